@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs the Debian packages mpiscope needs to build and test: both MPI
+# libraries (Open MPI and MPICH side by side), OTF2 with its tools, the call-site
+# resolvers, compilers for the Fortran and C++ tests, and clang for the
+# sanitizer and fuzz builds. As root it installs them; otherwise it prints the
+# exact apt-get line to run.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config python3
+  gfortran g++ clang libclang-rt-14-dev
+  libopenmpi-dev openmpi-bin
+  mpich libmpich-dev
+  libopen-trace-format2-dev otf2-tools python3-otf2
+  libunwind-dev libdw-dev
+)
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "mpiscope needs these Debian packages; run as root:" >&2
+  echo "  apt-get update && apt-get install -y --no-install-recommends ${packages[*]}" >&2
+  exit 1
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -1,0 +1,76 @@
+/* Private to mpiscope. One intercepted MPI call, as the modules see it.
+ *
+ * A generated wrapper fills the record with the roles that the function's
+ * entry in tools/wrapgen/functions.txt names (which parameter is the peer,
+ * the count, the datatype, the request, ...). Which fields are meaningful
+ * depends on the kind: the table below is the contract between the generator
+ * and the modules. Fields of other kinds are left unset, so a module reads
+ * only what the call's kind defines.
+ *
+ *   kind          fields set
+ *   SEND, BSEND.. comm peer tag buf count type
+ *   RECV          comm peer tag buf count type status
+ *   ISEND, IRECV  as SEND/RECV, and request (output: the new request)
+ *   SEND_INIT,
+ *   RECV_INIT     as ISEND/IRECV (persistent)
+ *   SENDRECV      comm peer tag buf count type rpeer rtag rbuf rcount rtype status
+ *   PROBE         comm peer tag status (and flag for Iprobe)
+ *   WAIT, TEST    request, req_in (the handle before the call), status, flag for TEST
+ *   WAITALL ..    nreq requests reqs_in statuses (flag, index, outcount, indices)
+ *   START         request or (nreq, requests)
+ *   COLL          comm root op buf count type rbuf rcount rtype (v-forms: counts rcounts)
+ *   ICOLL         as COLL, and request
+ *   COMM          comm, newcomm (communicator constructors and destructors)
+ *   OTHER         nothing beyond the common fields
+ * Status pointers are never MPI_STATUS(ES)_IGNORE in the record: the wrapper
+ * substitutes the thread's own storage so that modules can always read them.
+ */
+#ifndef MSC_CORE_CALL_H
+#define MSC_CORE_CALL_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "msc_functions.h"
+
+typedef enum {
+    MSC_LANG_C = 0,  /* C and C++ (which reaches the C layer) */
+    MSC_LANG_F77,    /* mpif.h and `use mpi` */
+    MSC_LANG_F08,    /* `use mpi_f08` */
+} msc_lang_t;
+
+struct msc_thread;
+
+typedef struct msc_call {
+    msc_fn_t fn;              /* function id (generated) */
+    msc_kind_t kind;          /* what the call does; selects the fields below */
+    msc_lang_t lang;          /* binding the application called */
+    void *site;               /* return address into the caller */
+    struct msc_thread *thread;
+    uint64_t t_enter;         /* ns, before the PMPI call */
+    uint64_t t_leave;         /* ns, after it */
+    int rc;                   /* what PMPI returned (MPI_SUCCESS for non-int functions) */
+
+    MPI_Comm comm;
+    int peer, tag;            /* destination or source, and tag */
+    int rpeer, rtag;          /* receive side of SENDRECV */
+    int root;
+    MPI_Op op;
+    const void *buf;          /* send buffer (or the only buffer) */
+    void *rbuf;               /* receive buffer */
+    MPI_Count count, rcount;  /* elements */
+    MPI_Datatype type, rtype;
+    const void *counts, *rcounts; /* v-collectives: int[] or, for _c functions, MPI_Count[] */
+    int counts_are_mpi_count;
+    MPI_Status *status;
+    MPI_Request *request;
+    MPI_Request req_in;
+    int nreq;
+    MPI_Request *requests;
+    MPI_Request *reqs_in;
+    MPI_Status *statuses;
+    int *flag, *index, *outcount, *indices;
+    MPI_Comm *newcomm;
+} msc_call_t;
+
+#endif

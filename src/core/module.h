@@ -1,0 +1,35 @@
+/* Private to mpiscope. The module interface: how profile, trace, MPI_T and
+ * checks plug into the core.
+ *
+ * A module is one `msc_module_t` that registers itself from a constructor
+ * with msc_module_register. The core never includes a module's header; it
+ * calls the hooks below in registration order. Hooks run with the calling
+ * thread's gate busy, so any MPI call a hook makes goes straight to the
+ * library and is not recorded; a hook that needs to talk to other ranks uses
+ * PMPI on msc_g.comm, never an application communicator.
+ */
+#ifndef MSC_CORE_MODULE_H
+#define MSC_CORE_MODULE_H
+
+#include "call.h"
+
+#define MSC_MODULE_ABI 1
+
+typedef struct msc_module {
+    int abi;                          /* MSC_MODULE_ABI */
+    const char *name;                 /* "profile", "trace", ... */
+    const char *mode;                 /* the MPISCOPE_MODE word that enables it; NULL: always */
+    /* After PMPI_Init, msc_g complete; collective over msc_g.comm. Return 0
+     * to take part, or nonzero to be left out of this run (the module has
+     * said why on stderr). `slot` indexes msc_thread_t.module_data. */
+    int (*init)(int slot);
+    void (*enter)(msc_call_t *c);     /* before the PMPI call, may be NULL */
+    void (*leave)(msc_call_t *c);     /* after it, may be NULL */
+    void (*pcontrol)(int level);      /* MPI_Pcontrol with level >= 2, or a level change */
+    void (*finalize)(void);           /* before PMPI_Finalize; collective over msc_g.comm */
+} msc_module_t;
+
+/* Called from a constructor. Returns the module's slot, or -1 if full. */
+int msc_module_register(const msc_module_t *m);
+
+#endif

@@ -1,0 +1,101 @@
+/* Output directory and file creation. World rank 0 picks the directory
+ * (MPISCOPE_OUTPUT, or a name made of the program, the time and its pid, so
+ * that two runs started in the same second do not collide), creates it with
+ * mode 0755 and broadcasts the outcome over the tool's private communicator.
+ */
+#include "output.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "state.h"
+
+static bool make_dir(const char *path)
+{
+    if (mkdir(path, 0755) == 0) return true;
+    if (errno != EEXIST) return false;
+    struct stat st;
+    return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+void msc_output_setup(const char *program)
+{
+    char path[sizeof msc_g.outdir];
+    int ok = 0;
+    if (msc_g.world_rank == 0) {
+        const char *given = msc_g.settings.v[MSC_SET_OUTPUT].str;
+        if (*given) {
+            snprintf(path, sizeof path, "%s", given);
+        } else {
+            const char *base = strrchr(program, '/');
+            base = base ? base + 1 : program;
+            time_t now = time(NULL);
+            struct tm tm;
+            localtime_r(&now, &tm);
+            char stamp[32];
+            strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+            snprintf(path, sizeof path, "mpiscope-%.64s-%s-%ld", *base ? base : "app", stamp,
+                     (long)getpid());
+        }
+        if (strlen(path) >= sizeof msc_g.outdir - 64)
+            msc_warn("output directory '%.80s...' is too long (%zu characters); results will "
+                     "not be written",
+                     path, strlen(path));
+        else if (!make_dir(path))
+            msc_warn("cannot create output directory '%s': %s; results will not be written", path,
+                     strerror(errno));
+        else
+            ok = 1;
+        if (!ok) path[0] = 0;
+    }
+    PMPI_Bcast(&ok, 1, MPI_INT, 0, msc_g.comm);
+    if (ok) PMPI_Bcast(path, (int)sizeof path, MPI_CHAR, 0, msc_g.comm);
+    snprintf(msc_g.outdir, sizeof msc_g.outdir, "%s", ok ? path : "");
+}
+
+bool msc_out_open(msc_out_t *o, const char *name)
+{
+    o->f = NULL;
+    if (!msc_g.outdir[0]) return false;
+    int n1 = snprintf(o->final_path, sizeof o->final_path, "%s/%s", msc_g.outdir, name);
+    int n2 = snprintf(o->temp_path, sizeof o->temp_path, "%s/.%s.partial-%ld", msc_g.outdir,
+                      name, (long)getpid());
+    if (n1 < 0 || n2 < 0 || (size_t)n2 >= sizeof o->temp_path ||
+        (size_t)n1 >= sizeof o->final_path) {
+        msc_warn_once("output-name", "path for '%s' in '%s' is too long; it will be missing", name,
+                      msc_g.outdir);
+        return false;
+    }
+    unlink(o->temp_path);
+    int fd = open(o->temp_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
+        msc_warn_once("output-open", "cannot create '%s': %s; it will be missing", o->final_path,
+                      strerror(errno));
+        if (fd >= 0) close(fd);
+        return false;
+    }
+    return true;
+}
+
+bool msc_out_close(msc_out_t *o)
+{
+    if (!o->f) return false;
+    bool ok = !ferror(o->f);
+    int err = errno;
+    if (fflush(o->f) != 0) ok = false, err = errno;
+    if (fsync(fileno(o->f)) != 0 && errno != EINVAL) ok = false, err = errno;
+    if (fclose(o->f) != 0) ok = false, err = errno;
+    o->f = NULL;
+    if (ok && rename(o->temp_path, o->final_path) != 0) ok = false, err = errno;
+    if (!ok) {
+        unlink(o->temp_path);
+        msc_warn_once("output-write", "could not write '%s': %s; it is missing", o->final_path,
+                      strerror(err));
+    }
+    return ok;
+}

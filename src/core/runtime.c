@@ -1,0 +1,149 @@
+/* Life cycle of the tool in one rank. MPI_Init* reads the settings and
+ * calibrates the clock before PMPI_Init (so a bad setting is reported even if
+ * MPI_Init then fails), then duplicates MPI_COMM_WORLD through PMPI for the
+ * tool's own traffic, sets up the output directory and starts the modules
+ * that MPISCOPE_MODE asks for. MPI_Finalize stops recording, lets each module
+ * write its results (collectively, over the private communicator) and frees
+ * that communicator before PMPI_Finalize.
+ */
+#include "runtime.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "log.h"
+#include "output.h"
+
+msc_hooks_t msc_hooks;
+
+static const msc_module_t *modules[MSC_MODULES_MAX];
+static bool module_active[MSC_MODULES_MAX];
+static int module_count;
+static bool preinit_done;
+
+int msc_module_register(const msc_module_t *m)
+{
+    if (!m || m->abi != MSC_MODULE_ABI || module_count >= MSC_MODULES_MAX) return -1;
+    modules[module_count] = m;
+    return module_count++;
+}
+
+static void report_setting(const char *message, void *arg)
+{
+    (void)arg;
+    if (msc_log_is_speaker()) msc_warn("%s", message);
+}
+
+extern char **environ;
+
+void msc_runtime_preinit(void)
+{
+    if (preinit_done) return;
+    preinit_done = true;
+    msc_settings_load(&msc_g.settings, environ, report_setting, NULL);
+    msc_clock_init((msc_clock_choice_t)msc_g.settings.v[MSC_SET_CLOCK].num);
+    msc_g.t_init_begin = msc_now_ns();
+}
+
+/* Bit of `word` in the MPISCOPE_MODE choices, or -1. */
+static int mode_bit(const char *word)
+{
+    const char *choices = msc_setting_desc(MSC_SET_MODE)->choices;
+    int bit = 0;
+    size_t n = strlen(word);
+    for (const char *p = choices; *p; bit++) {
+        const char *bar = strchr(p, '|');
+        size_t len = bar ? (size_t)(bar - p) : strlen(p);
+        if (len == n && strncmp(p, word, n) == 0) return bit;
+        if (!bar) break;
+        p = bar + 1;
+    }
+    return -1;
+}
+
+static bool mode_none(void)
+{
+    return (msc_g.settings.v[MSC_SET_MODE].num >> mode_bit("none")) & 1;
+}
+
+static const char *program_name(void)
+{
+    static char buf[256];
+    FILE *f = fopen("/proc/self/comm", "r");
+    if (f) {
+        if (fgets(buf, sizeof buf, f)) buf[strcspn(buf, "\n")] = 0;
+        fclose(f);
+    }
+    return buf[0] ? buf : "app";
+}
+
+void msc_runtime_init(int thread_provided)
+{
+    msc_g.t_init_end = msc_now_ns();
+    msc_g.thread_provided = thread_provided;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &msc_g.world_rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &msc_g.world_size);
+    msc_log_set_rank(msc_g.world_rank);
+    if (PMPI_Comm_dup(MPI_COMM_WORLD, &msc_g.comm) != MPI_SUCCESS) {
+        msc_warn_once("comm-dup", "cannot duplicate MPI_COMM_WORLD; recording is off");
+        msc_g.comm = MPI_COMM_NULL;
+        return;
+    }
+    PMPI_Comm_set_name(msc_g.comm, "mpiscope private");
+    bool none = mode_none();
+    if (!none) msc_output_setup(program_name());
+
+    long long mask = msc_g.settings.v[MSC_SET_MODE].num;
+    for (int i = 0; i < module_count && !none; i++) {
+        const msc_module_t *m = modules[i];
+        if (m->mode) {
+            int bit = mode_bit(m->mode);
+            if (bit < 0 || !((mask >> bit) & 1)) continue;
+        }
+        int rc = m->init ? m->init(i) : 0;
+        /* Every rank must agree, or a module would run collectives alone. */
+        PMPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_LOR, msc_g.comm);
+        if (rc) continue;
+        module_active[i] = true;
+        if (m->enter) msc_hooks.enter[msc_hooks.n_enter++] = m->enter;
+        if (m->leave) msc_hooks.leave[msc_hooks.n_leave++] = m->leave;
+    }
+    atomic_store(&msc_g.level, none ? 0 : 1);
+    atomic_store(&msc_g.phase, MSC_PHASE_RUNNING);
+    msc_gates_update();
+}
+
+void msc_runtime_finalize(void)
+{
+    msc_g.t_finalize_begin = msc_now_ns();
+    atomic_store(&msc_g.phase, MSC_PHASE_FINALIZING);
+    msc_gates_update();
+    if (msc_g.comm == MPI_COMM_NULL) return;
+    for (int i = module_count - 1; i >= 0; i--)
+        if (module_active[i] && modules[i]->finalize) modules[i]->finalize();
+    bool quiet = msc_g.settings.v[MSC_SET_QUIET].num;
+    if (!quiet && msc_g.world_rank == 0 && msc_g.outdir[0])
+        msc_warn("results in %s", msc_g.outdir);
+    PMPI_Comm_free(&msc_g.comm);
+}
+
+void msc_runtime_pcontrol(int level)
+{
+    int phase = atomic_load(&msc_g.phase);
+    if (level == 0 || level == 1) {
+        if (mode_none()) return;
+        atomic_store(&msc_g.level, level);
+        msc_gates_update();
+    }
+    if (phase != MSC_PHASE_RUNNING) return;
+    if (level == 0 || level == 1 || level == 2) {
+        for (int i = 0; i < module_count; i++)
+            if (module_active[i] && modules[i]->pcontrol) modules[i]->pcontrol(level);
+    } else {
+        msc_warn_once("pcontrol-level",
+                      "MPI_Pcontrol(%d) has no meaning in mpiscope and is ignored; levels are 0 "
+                      "(off), 1 (on) and 2 (flush)",
+                      level);
+    }
+}

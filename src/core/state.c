@@ -1,0 +1,104 @@
+/* Thread registry and process state. The registry is a singly linked list
+ * guarded by one mutex; it is touched only when a thread makes its first MPI
+ * call, when a thread exits, and when the recording level changes, never on
+ * the path of an ordinary call. Thread states are kept after their thread
+ * exits, so what a short-lived thread recorded is still merged at
+ * MPI_Finalize.
+ */
+#include "state.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "msc_functions.h"
+
+_Thread_local msc_tls_t msc_tls __attribute__((tls_model("initial-exec")));
+msc_global_t msc_g = {.comm = MPI_COMM_NULL, .world_rank = -1};
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static msc_thread_t *registry;
+static int registry_count;
+static pthread_key_t exit_key;
+static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
+
+static void on_thread_exit(void *arg)
+{
+    msc_thread_t *t = arg;
+    pthread_mutex_lock(&registry_lock);
+    t->gate = NULL;
+    pthread_mutex_unlock(&registry_lock);
+}
+
+static void make_exit_key(void)
+{
+    pthread_key_create(&exit_key, on_thread_exit);
+}
+
+static unsigned gate_for_level(void)
+{
+    return msc_recording_on() ? 0u : MSC_GATE_OFF;
+}
+
+msc_thread_t *msc_thread_attach(void)
+{
+    if (msc_tls.thread) return msc_tls.thread;
+    msc_thread_t *t = calloc(1, sizeof *t);
+    uint64_t *calls = calloc(MSC_FN_COUNT, sizeof *calls);
+    if (!t || !calls) {
+        free(t);
+        free(calls);
+        return NULL;
+    }
+    t->calls = calls;
+    t->gate = &msc_tls.gate;
+    pthread_once(&exit_key_once, make_exit_key);
+    pthread_setspecific(exit_key, t);
+    pthread_mutex_lock(&registry_lock);
+    t->index = registry_count++;
+    t->next = registry;
+    registry = t;
+    msc_tls.thread = t;
+    /* Under the lock, so that a concurrent msc_gates_update cannot slip
+     * between reading the level and publishing this thread. */
+    atomic_store_explicit(&msc_tls.gate,
+                          (atomic_load_explicit(&msc_tls.gate, memory_order_relaxed) &
+                           MSC_GATE_BUSY) | gate_for_level(),
+                          memory_order_relaxed);
+    pthread_mutex_unlock(&registry_lock);
+    return t;
+}
+
+void msc_gates_update(void)
+{
+    bool on = msc_recording_on();
+    pthread_mutex_lock(&registry_lock);
+    for (msc_thread_t *t = registry; t; t = t->next) {
+        if (!t->gate) continue;
+        if (on)
+            atomic_fetch_and_explicit(t->gate, ~MSC_GATE_OFF, memory_order_seq_cst);
+        else
+            atomic_fetch_or_explicit(t->gate, MSC_GATE_OFF, memory_order_seq_cst);
+    }
+    pthread_mutex_unlock(&registry_lock);
+}
+
+void msc_threads_foreach(void (*fn)(msc_thread_t *t, void *arg), void *arg)
+{
+    pthread_mutex_lock(&registry_lock);
+    for (msc_thread_t *t = registry; t; t = t->next) fn(t, arg);
+    pthread_mutex_unlock(&registry_lock);
+}
+
+bool msc_thread_scratch(msc_thread_t *t, int n)
+{
+    if (n <= t->scratch_n) return true;
+    int want = n < 64 ? 64 : n;
+    MPI_Status *s = realloc(t->scratch_status, (size_t)want * sizeof *s);
+    if (!s) return false;
+    t->scratch_status = s;
+    MPI_Request *r = realloc(t->scratch_req, (size_t)want * sizeof *r);
+    if (!r) return false;
+    t->scratch_req = r;
+    t->scratch_n = want;
+    return true;
+}

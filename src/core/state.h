@@ -1,0 +1,97 @@
+/* Private to mpiscope. Per-thread and per-process state of the tool.
+ *
+ * The hot path of every wrapper reads one word: the calling thread's `gate`
+ * (initial-exec TLS, so the load is a single %fs-relative mov). Zero means
+ * "take the recording path"; any bit set means "call PMPI and return":
+ *   MSC_GATE_BUSY  this thread is already inside a wrapper (the MPI library
+ *                  calling itself, or the tool's own MPI use: the standard's
+ *                  "multiple counting", section 14.2.7);
+ *   MSC_GATE_OFF   recording is off for the process (before MPI_Init, after
+ *                  MPI_Finalize, MPI_Pcontrol(0)).
+ * A thread owns BUSY and writes its gate with plain atomic stores; the thread
+ * that changes the recording level sets or clears OFF in every registered
+ * thread's gate with atomic read-modify-writes. The owner recomputes OFF from
+ * the process-wide level when it leaves a wrapper, so a change that races
+ * with a call in flight is never lost, and no lock-prefixed instruction is
+ * needed on the path of a recorded call. A thread registers itself (heap
+ * state, a gate pointer in the registry) on its first call; a thread-exit
+ * destructor unregisters the gate before its TLS goes away.
+ */
+#ifndef MSC_CORE_STATE_H
+#define MSC_CORE_STATE_H
+
+#include <limits.h>
+#include <mpi.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "settings.h"
+
+#define MSC_LIKELY(x) __builtin_expect(!!(x), 1)
+#define MSC_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define MSC_INTERNAL __attribute__((visibility("hidden")))
+
+enum { MSC_GATE_BUSY = 1u, MSC_GATE_OFF = 2u };
+enum { MSC_MODULES_MAX = 8 };
+
+typedef struct msc_thread {
+    struct msc_thread *next;
+    _Atomic unsigned *gate;      /* this thread's TLS gate; NULL once the thread has exited */
+    int index;                   /* 0, 1, ... in order of first MPI call */
+    uint64_t *calls;             /* recorded calls per function id */
+    MPI_Status *scratch_status;  /* stand-in for MPI_STATUSES_IGNORE, scratch_n entries */
+    MPI_Request *scratch_req;    /* copy of request arrays taken before completion calls */
+    int scratch_n;
+    void *module_data[MSC_MODULES_MAX]; /* one slot per registered module */
+} msc_thread_t;
+
+typedef struct {
+    _Atomic unsigned gate;
+    msc_thread_t *thread;
+} msc_tls_t;
+
+extern _Thread_local msc_tls_t msc_tls __attribute__((tls_model("initial-exec")));
+
+typedef enum {
+    MSC_PHASE_BEFORE_INIT = 0,
+    MSC_PHASE_RUNNING,
+    MSC_PHASE_FINALIZING,
+    MSC_PHASE_DONE,
+} msc_phase_t;
+
+typedef struct {
+    _Atomic int phase;           /* msc_phase_t */
+    _Atomic int level;           /* MPI_Pcontrol level; recording needs >= 1 */
+    int world_rank, world_size;
+    int thread_provided;         /* what MPI_Init_thread gave the application */
+    MPI_Comm comm;               /* private duplicate of MPI_COMM_WORLD for the tool's traffic */
+    msc_settings_t settings;
+    char outdir[PATH_MAX];       /* output directory; empty when output is impossible */
+    uint64_t t_init_begin;       /* ns, entry of MPI_Init */
+    uint64_t t_init_end;         /* ns, return of PMPI_Init */
+    uint64_t t_finalize_begin;   /* ns, entry of MPI_Finalize */
+} msc_global_t;
+
+extern msc_global_t msc_g;
+
+static inline bool msc_recording_on(void)
+{
+    return atomic_load_explicit(&msc_g.phase, memory_order_acquire) == MSC_PHASE_RUNNING &&
+           atomic_load_explicit(&msc_g.level, memory_order_acquire) >= 1;
+}
+
+/* Registers the calling thread (idempotent); NULL only if out of memory. */
+msc_thread_t *msc_thread_attach(void) MSC_INTERNAL;
+
+/* Sets or clears MSC_GATE_OFF in every registered thread from msc_g. */
+void msc_gates_update(void) MSC_INTERNAL;
+
+/* Calls this thread function `fn` at every registered thread's state, under
+ * the registry lock (for merging per-thread tables). */
+void msc_threads_foreach(void (*fn)(msc_thread_t *t, void *arg), void *arg) MSC_INTERNAL;
+
+/* Makes sure t->scratch_* hold at least n entries; false if memory ran out. */
+bool msc_thread_scratch(msc_thread_t *t, int n) MSC_INTERNAL;
+
+#endif

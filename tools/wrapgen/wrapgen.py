@@ -1,0 +1,318 @@
+#!/usr/bin/env python3
+"""wrapgen: generates mpiscope's MPI wrappers from the installed MPI.
+
+Inputs, all taken from the MPI being built against:
+  --header   mpi.h preprocessed by that MPI's compiler wrapper (-E -P)
+  --macros   the same header's macro definitions (-E -dM), to find functions
+             that mpi.h defines as macros (their calls never reach a symbol)
+  --symbols  the dynamic symbols the MPI libraries export (nm -D --defined-only)
+  --facts    functions.txt: the kind and argument roles of each function
+
+Outputs, into --outdir (the build tree; never committed):
+  msc_functions.h/.c  function ids, names and kinds shared by all wrappers
+  wrappers_c.c        one wrapper per C function (templates below)
+  coverage.txt        every PMPI_ function: wrapped, or skipped and why
+
+A function is wrapped when mpi.h declares PMPI_name and the library exports
+it. Anything the generator does not understand stops the build with a
+message that names the function.
+"""
+
+import argparse
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cdecl  # noqa: E402
+import fortran  # noqa: E402
+
+KINDS = ["OTHER", "LIFECYCLE", "SEND", "RECV", "SENDRECV", "ISEND", "IRECV", "SEND_INIT",
+         "RECV_INIT", "PROBE", "MRECV", "IMRECV", "WAIT", "TEST", "WAITANY", "TESTANY",
+         "WAITALL", "TESTALL", "WAITSOME", "TESTSOME", "START", "STARTALL", "REQUEST_FREE",
+         "CANCEL", "COLL", "ICOLL", "COMM", "COMM_FREE"]
+
+ROLES = {"buf", "rbuf", "count", "rcount", "type", "rtype", "peer", "tag", "rpeer", "rtag",
+         "root", "op", "comm", "counts", "rcounts", "status", "request", "reqio", "n", "reqs",
+         "statuses", "flag", "index", "outcount", "indices", "newcomm", "commio"}
+
+# Hand-written in src/intercept/lifecycle.c: they drive the tool's state.
+HAND_WRITTEN = {"MPI_Init", "MPI_Init_thread", "MPI_Finalize", "MPI_Pcontrol"}
+
+SKIPPED = {
+    "MPI_Wtime": "timer: applications build their own timers from it; recording it would "
+                 "distort exactly what it measures",
+    "MPI_Wtick": "timer resolution query, see MPI_Wtime",
+}
+
+
+class GenError(Exception):
+    pass
+
+
+class Function:
+    def __init__(self, proto, kind, roles):
+        self.proto = proto
+        self.name = proto.name
+        self.kind = kind
+        self.roles = roles        # role -> parameter name
+
+
+def read_facts(path):
+    facts = {}
+    with open(path) as f:
+        for lineno, line in enumerate(f, 1):
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            words = line.split()
+            if len(words) < 2:
+                raise GenError(f"{path}:{lineno}: expected 'NAME KIND role=param ...'")
+            name, kind = words[0], words[1]
+            if kind not in KINDS:
+                raise GenError(f"{path}:{lineno}: unknown kind {kind}")
+            roles = {}
+            for w in words[2:]:
+                role, _, param = w.partition("=")
+                if role not in ROLES or not param:
+                    raise GenError(f"{path}:{lineno}: bad role '{w}'")
+                roles[role] = param
+            if name in facts:
+                raise GenError(f"{path}:{lineno}: {name} listed twice")
+            facts[name] = (kind, roles)
+    return facts
+
+
+def read_symbols(path):
+    syms = set()
+    with open(path) as f:
+        for line in f:
+            parts = line.split()
+            if parts:
+                syms.add(parts[-1].split("@")[0])
+    return syms
+
+
+def function_macros(path):
+    names = set()
+    with open(path) as f:
+        for line in f:
+            m = re.match(r"#define (MPI_\w+)\(", line)
+            if m:
+                names.add(m.group(1))
+    return names
+
+
+def facts_for(name, facts):
+    if name in facts:
+        return facts[name]
+    if name.endswith("_c") and name[:-2] in facts:
+        return facts[name[:-2]]
+    return ("OTHER", {})
+
+
+def select(protos, symbols, macros, facts):
+    """Returns (functions to wrap, hand-written names, coverage rows)."""
+    wrap, hand, rows = [], [], []
+    for name in sorted(set(protos) | {s[1:] for s in symbols if s.startswith("PMPI_")}):
+        pname = "P" + name
+        if name not in protos:
+            rows.append((name, "skipped", "exported by the library but not declared in mpi.h"))
+            continue
+        if pname not in symbols:
+            rows.append((name, "skipped", "declared in mpi.h but not exported by the library"))
+            continue
+        if name in HAND_WRITTEN:
+            hand.append(name)
+            rows.append((name, "wrapped", "hand-written (src/intercept/lifecycle.c)"))
+            continue
+        if name in SKIPPED:
+            rows.append((name, "skipped", SKIPPED[name]))
+            continue
+        if name in macros:
+            rows.append((name, "skipped", "a function-like macro in mpi.h: calls never reach "
+                         "the symbol"))
+            continue
+        proto = protos[name]
+        if proto.variadic:
+            raise GenError(f"{name}: variadic, and no hand-written wrapper exists")
+        kind, roles = facts_for(name, facts)
+        resolved = {}
+        for role, params in roles.items():
+            found = [x for x in params.split("|") if proto.param(x)]
+            if not found:
+                raise GenError(f"{name}: role {role} names parameter '{params}', which the "
+                               f"prototype does not have: {[p.name for p in proto.params]}")
+            resolved[role] = found[0]
+        wrap.append(Function(proto, kind, resolved))
+        rows.append((name, "wrapped", f"generated, kind {kind}"))
+    return wrap, hand, rows
+
+
+# --- C templates -----------------------------------------------------------
+
+def role_lines(fn):
+    """C statements that fill the call record from the arguments."""
+    r, p = fn.roles, fn.proto
+    out = []
+    simple = {"buf": "buf", "rbuf": "rbuf", "type": "type", "rtype": "rtype", "peer": "peer",
+              "tag": "tag", "rpeer": "rpeer", "rtag": "rtag", "root": "root", "op": "op",
+              "comm": "comm", "request": "request", "flag": "flag", "index": "index",
+              "outcount": "outcount", "indices": "indices", "newcomm": "newcomm"}
+    for role, param in r.items():
+        if role in simple:
+            val = f"(void *){param}" if role == "rbuf" and "const" in p.param(param).text \
+                else param
+            out.append(f"msc_c.{simple[role]} = {val};")
+        elif role in ("count", "rcount"):
+            out.append(f"msc_c.{role} = (MPI_Count){param};")
+        elif role in ("counts", "rcounts"):
+            out.append(f"msc_c.{role} = {param};")
+            big = 1 if "MPI_Count" in p.param(param).text else 0
+            out.append(f"msc_c.counts_are_mpi_count = {big};")
+        elif role == "status":
+            out.append(f"MSC_STATUS(msc_c, {param}, msc_status);")
+        elif role == "reqio":
+            out.append(f"msc_c.request = {param};")
+            out.append(f"msc_c.req_in = *{param};")
+        elif role == "commio":
+            out.append(f"msc_c.newcomm = {param};")
+            out.append(f"msc_c.comm = *{param};")
+    if "reqs" in r:
+        n = r.get("n")
+        if not n:
+            raise GenError(f"{fn.name}: role reqs needs role n")
+        st = f"&{r['statuses']}" if "statuses" in r else "NULL"
+        out.append(f"msc_requests_in(&msc_c, {n}, {r['reqs']}, {st});")
+    elif "statuses" in r or "n" in r:
+        raise GenError(f"{fn.name}: roles n/statuses need role reqs")
+    return out
+
+
+def c_wrapper(fn):
+    p = fn.proto
+    decl = ", ".join(x.text for x in p.params) or "void"
+    args = ", ".join(x.name for x in p.params)
+    call = f"P{p.name}({args})"
+    is_int = p.ret == "int"
+    lines = [f"#ifndef {p.name}",
+             f"MSC_API {p.ret} {p.name}({decl})",
+             "{",
+             f"    if (msc_gate_closed()) return {call};",
+             "    msc_call_t msc_c;",
+             f"    if (!msc_call_begin(&msc_c, MSC_FN_{p.name}, MSC_KIND_{fn.kind}, MSC_LANG_C, "
+             "MSC_CALLER()))",
+             f"        return {call};"]
+    if "status" in fn.roles:
+        lines.append("    MPI_Status msc_status;")
+    lines += ["    " + s for s in role_lines(fn)]
+    lines += ["    msc_call_enter(&msc_c);",
+              f"    {p.ret} msc_rc = {call};",
+              f"    msc_call_leave(&msc_c, {'msc_rc' if is_int else 'MPI_SUCCESS'});",
+              "    return msc_rc;",
+              "}",
+              "#endif",
+              ""]
+    return "\n".join(lines)
+
+
+def write(path, text):
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def emit(outdir, mpi, wrap, hand, rows, generator):
+    names = sorted([f.name for f in wrap] + hand)
+    kinds = {f.name: f.kind for f in wrap}
+    for h in hand:
+        kinds[h] = "LIFECYCLE"
+    banner = (f"/* Generated by {generator} for {mpi} from its mpi.h and "
+              "tools/wrapgen/functions.txt. Do not edit. */\n")
+
+    h = [banner, "#ifndef MSC_FUNCTIONS_H", "#define MSC_FUNCTIONS_H", "",
+         "typedef enum {"]
+    h += [f"    MSC_KIND_{k}," for k in KINDS]
+    h += ["    MSC_KIND_COUNT", "} msc_kind_t;", "", "typedef enum {"]
+    h += [f"    MSC_FN_{n}," for n in names]
+    h += ["    MSC_FN_COUNT", "} msc_fn_t;", "",
+          "extern const char *const msc_fn_name[MSC_FN_COUNT];",
+          "extern const unsigned char msc_fn_kind[MSC_FN_COUNT];",
+          "extern const char *const msc_kind_name[MSC_KIND_COUNT];",
+          "/* Function id of an MPI function name (\"MPI_Send\"), or -1. */",
+          "int msc_fn_lookup(const char *name);", "", "#endif", ""]
+    write(os.path.join(outdir, "msc_functions.h"), "\n".join(h))
+
+    c = [banner, "#include \"msc_functions.h\"", "", "#include <stdlib.h>",
+         "#include <string.h>", "",
+         "const char *const msc_fn_name[MSC_FN_COUNT] = {"]
+    c += [f"    \"{n}\"," for n in names]
+    c += ["};", "", "const unsigned char msc_fn_kind[MSC_FN_COUNT] = {"]
+    c += [f"    MSC_KIND_{kinds[n]}," for n in names]
+    c += ["};", "", "const char *const msc_kind_name[MSC_KIND_COUNT] = {"]
+    c += [f"    \"{k}\"," for k in KINDS]
+    c += ["};", "",
+          "static int by_name(const void *key, const void *elem)",
+          "{",
+          "    return strcmp((const char *)key, *(const char *const *)elem);",
+          "}", "",
+          "int msc_fn_lookup(const char *name)",
+          "{",
+          "    const char *const *hit = bsearch(name, msc_fn_name, MSC_FN_COUNT, "
+          "sizeof msc_fn_name[0], by_name);",
+          "    return hit ? (int)(hit - msc_fn_name) : -1;",
+          "}", ""]
+    write(os.path.join(outdir, "msc_functions.c"), "\n".join(c))
+
+    w = [banner.replace("Do not edit.", "Template: c_wrapper() in wrapgen.py. Do not edit."),
+         "#include \"intercept/wrap.h\"", "",
+         "/* Deprecated functions are wrapped like any other: programs still call them. */",
+         "#pragma GCC diagnostic ignored \"-Wdeprecated-declarations\"", "",
+         "#define MSC_API __attribute__((visibility(\"default\")))", ""]
+    w += [c_wrapper(f) for f in wrap]
+    write(os.path.join(outdir, "wrappers_c.c"), "\n".join(w))
+
+    wrapped = sum(1 for r in rows if r[1] == "wrapped")
+    rep = [f"# mpiscope wrapper coverage for {mpi}",
+           f"# {len(rows)} PMPI_ functions: {wrapped} wrapped, {len(rows) - wrapped} skipped",
+           "# function status reason"]
+    rep += [f"{n} {s} {why}" for n, s, why in rows]
+    write(os.path.join(outdir, "coverage.txt"), "\n".join(rep) + "\n")
+    return wrapped, len(rows)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--mpi", required=True)
+    ap.add_argument("--header", required=True)
+    ap.add_argument("--macros", required=True)
+    ap.add_argument("--symbols", required=True)
+    ap.add_argument("--fortran-symbols", default=None,
+                    help="symbols of the Fortran binding libraries (nm -D --defined-only)")
+    ap.add_argument("--facts", required=True)
+    ap.add_argument("--outdir", required=True)
+    a = ap.parse_args()
+    try:
+        protos = cdecl.parse(open(a.header).read())
+        if len(protos) < 100:
+            raise GenError(f"only {len(protos)} PMPI_ prototypes in {a.header}: not an mpi.h?")
+        wrap, hand, rows = select(protos, read_symbols(a.symbols), function_macros(a.macros),
+                                  read_facts(a.facts))
+        missing = HAND_WRITTEN - set(hand)
+        if missing:
+            raise GenError(f"the library lacks {sorted(missing)}, which mpiscope needs")
+        os.makedirs(a.outdir, exist_ok=True)
+        wrapped, total = emit(a.outdir, a.mpi, wrap, hand, rows, "tools/wrapgen/wrapgen.py")
+        fsyms = read_symbols(a.fortran_symbols) if a.fortran_symbols else set()
+        fortran.emit(a.outdir, a.mpi, wrap, fsyms, "tools/wrapgen/fortran.py")
+    except (cdecl.ParseError, GenError, OSError) as e:
+        print(f"wrapgen: {a.mpi}: error: {e}", file=sys.stderr)
+        return 1
+    print(f"wrapgen: {a.mpi}: {wrapped} of {total} PMPI_ functions wrapped "
+          f"(coverage: {os.path.join(a.outdir, 'coverage.txt')})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
