@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Runs one test program under mpirun with the tool loaded, the way a user
+# would, and then an optional check of the results.
+#   run-mpi.sh <flavor> <np> <program> [args...]
+# Environment (set by CTest, see tests/CMakeLists.txt):
+#   MSC_MPIRUN   the flavor's mpirun
+#   MSC_LIB      the tool library to preload; empty to run without the tool
+#   MSC_OUT      a fresh output directory for this test (becomes MPISCOPE_OUTPUT)
+#   MSC_CHECK    a command run after the program succeeded, with MPISCOPE_OUTPUT set
+#   MSC_EXPECT_RC  the exit code the run must end with (default 0)
+#   MPISCOPE_*   passed on to every rank
+set -uo pipefail
+flavor=$1 np=$2
+shift 2
+rm -rf "$MSC_OUT" && mkdir -p "$MSC_OUT"
+export MPISCOPE_OUTPUT="$MSC_OUT"
+preload=${MSC_PRELOAD_EXTRA:-}
+[ -n "${MSC_LIB:-}" ] && preload="${preload:+$preload:}$MSC_LIB"
+args=(-np "$np")
+case "$flavor" in
+  openmpi)
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
+    [ -n "$preload" ] && args+=(-x "LD_PRELOAD=$preload")
+    for v in $(env | sed -n 's/^\(MPISCOPE_[A-Z0-9_]*\)=.*/\1/p'); do args+=(-x "$v"); done
+    ;;
+  mpich)
+    [ -n "$preload" ] && args+=(-genv LD_PRELOAD "$preload")
+    ;;
+  *) echo "run-mpi.sh: unknown flavor $flavor" >&2; exit 2 ;;
+esac
+"$MSC_MPIRUN" "${args[@]}" "$@"
+rc=$?
+expect=${MSC_EXPECT_RC:-0}
+if [ "$rc" != "$expect" ]; then
+  echo "run-mpi.sh: exit code $rc, expected $expect" >&2
+  exit 1
+fi
+if [ -n "${MSC_CHECK:-}" ]; then
+  eval "$MSC_CHECK" || { echo "run-mpi.sh: check failed: $MSC_CHECK" >&2; exit 1; }
+fi
+exit 0

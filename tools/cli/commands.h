@@ -1,0 +1,10 @@
+/* The subcommands of the `mpiscope` program. Each lives in its own file and
+ * takes the arguments after its name; each returns the program's exit code
+ * (0 success, 2 usage error, or what the launched application returned). */
+#ifndef MSC_CLI_COMMANDS_H
+#define MSC_CLI_COMMANDS_H
+
+int msc_cmd_run(int argc, char **argv);     /* run.c */
+int msc_cmd_report(int argc, char **argv);  /* report.c */
+
+#endif
