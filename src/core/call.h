@@ -17,6 +17,9 @@
  *   PROBE         comm peer tag status (and flag for Iprobe)
  *   WAIT, TEST    request, req_in (the handle before the call), status, flag for TEST
  *   WAITALL ..    nreq requests reqs_in statuses (flag, index, outcount, indices)
+ *                 and, for every completion kind, done/ndone: the operations that
+ *                 completed, with what was known when they were posted
+ *                 (src/core/requests.h), their status and bytes
  *   START         request or (nreq, requests)
  *   COLL          comm root op buf count type rbuf rcount rtype (v-forms: counts rcounts)
  *   ICOLL         as COLL, and request
@@ -24,6 +27,11 @@
  *   OTHER         nothing beyond the common fields
  * Status pointers are never MPI_STATUS(ES)_IGNORE in the record: the wrapper
  * substitutes the thread's own storage so that modules can always read them.
+ * Every binding fills C handles: a Fortran wrapper converts handles with the
+ * PMPI_*_f2c functions, and for posting kinds makes `request` point to the C
+ * handle of the new request after the call.
+ * Posting kinds (ISEND, IRECV, *_INIT, IMRECV, ICOLL) get req_id, the id the
+ * request table gave the new request, before the leave hooks run.
  */
 #ifndef MSC_CORE_CALL_H
 #define MSC_CORE_CALL_H
@@ -32,6 +40,7 @@
 #include <stdint.h>
 
 #include "msc_functions.h"
+#include "requests.h"
 
 typedef enum {
     MSC_LANG_C = 0,  /* C and C++ (which reaches the C layer) */
@@ -71,6 +80,9 @@ typedef struct msc_call {
     MPI_Status *statuses;
     int *flag, *index, *outcount, *indices;
     MPI_Comm *newcomm;
+    uint64_t req_id;          /* posting kinds: id of the new request (0: none) */
+    msc_done_t *done;         /* completion kinds: what completed (thread scratch) */
+    int ndone;
 } msc_call_t;
 
 #endif

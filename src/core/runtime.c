@@ -14,8 +14,18 @@
 #include "clock.h"
 #include "log.h"
 #include "output.h"
+#include "requests.h"
 
 msc_hooks_t msc_hooks;
+
+const unsigned char msc_kind_has_requests[MSC_KIND_COUNT] = {
+    [MSC_KIND_ISEND] = 1,   [MSC_KIND_IRECV] = 1,    [MSC_KIND_SEND_INIT] = 1,
+    [MSC_KIND_RECV_INIT] = 1, [MSC_KIND_IMRECV] = 1, [MSC_KIND_ICOLL] = 1,
+    [MSC_KIND_WAIT] = 1,    [MSC_KIND_TEST] = 1,     [MSC_KIND_WAITANY] = 1,
+    [MSC_KIND_TESTANY] = 1, [MSC_KIND_WAITALL] = 1,  [MSC_KIND_TESTALL] = 1,
+    [MSC_KIND_WAITSOME] = 1, [MSC_KIND_TESTSOME] = 1, [MSC_KIND_START] = 1,
+    [MSC_KIND_STARTALL] = 1, [MSC_KIND_REQUEST_FREE] = 1,
+};
 
 static const msc_module_t *modules[MSC_MODULES_MAX];
 static bool module_active[MSC_MODULES_MAX];
@@ -93,6 +103,9 @@ void msc_runtime_init(int thread_provided)
     PMPI_Comm_set_name(msc_g.comm, "mpiscope private");
     bool none = mode_none();
     if (!none) msc_output_setup(program_name());
+    if (!none && !msc_requests_init((int)msc_g.settings.v[MSC_SET_MAX_REQUESTS].num))
+        msc_warn_once("requests", "out of memory for the request table; completions of "
+                                  "nonblocking operations will not be understood");
 
     long long mask = msc_g.settings.v[MSC_SET_MODE].num;
     for (int i = 0; i < module_count && !none; i++) {

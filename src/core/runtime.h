@@ -16,6 +16,9 @@ typedef struct {
 
 extern msc_hooks_t msc_hooks MSC_INTERNAL;
 
+/* Kinds whose calls create, start, free or complete requests. */
+extern const unsigned char msc_kind_has_requests[MSC_KIND_COUNT] MSC_INTERNAL;
+
 /* At entry of MPI_Init*: settings and clock, once per process. */
 void msc_runtime_preinit(void) MSC_INTERNAL;
 

@@ -43,6 +43,8 @@ typedef struct msc_thread {
     MPI_Status *scratch_status;  /* stand-in for MPI_STATUSES_IGNORE, scratch_n entries */
     MPI_Request *scratch_req;    /* copy of request arrays taken before completion calls */
     int scratch_n;
+    struct msc_done *scratch_done; /* completed operations of one call */
+    int scratch_done_n;
     void *module_data[MSC_MODULES_MAX]; /* one slot per registered module */
 } msc_thread_t;
 

@@ -43,6 +43,8 @@ static inline int msc_call_begin(msc_call_t *c, msc_fn_t fn, msc_kind_t kind, ms
     c->lang = lang;
     c->site = site;
     c->thread = t;
+    c->ndone = 0;
+    c->req_id = 0;
     return 1;
 }
 
@@ -57,6 +59,7 @@ static inline void msc_call_leave(msc_call_t *c, int rc)
     c->t_leave = msc_now_ns();
     c->rc = rc;
     c->thread->calls[c->fn]++;
+    if (msc_kind_has_requests[c->kind]) msc_requests_leave(c);
     for (int i = 0; i < msc_hooks.n_leave; i++) msc_hooks.leave[i](c);
     atomic_store_explicit(&msc_tls.gate, msc_recording_on() ? 0u : MSC_GATE_OFF,
                           memory_order_relaxed);

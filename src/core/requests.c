@@ -1,0 +1,278 @@
+/* Request table implementation: 64 stripes chosen by a hash of the handle
+ * (MPI_Request is a pointer in Open MPI and an int in MPICH, so the handle's
+ * bytes are hashed), each a small chained hash table with a fixed pool of
+ * entries and its own mutex. A completion call locks one stripe per
+ * completed request; nothing here runs for calls that involve no request.
+ */
+#include "requests.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "call.h"
+#include "state.h"
+
+enum { STRIPES = 64, BUCKETS = 256 };
+
+typedef struct entry {
+    struct entry *next;
+    MPI_Request key;
+    msc_req_info_t info;
+} entry_t;
+
+typedef struct {
+    pthread_mutex_t lock;
+    entry_t *bucket[BUCKETS];
+    entry_t *free_list;
+    entry_t *pool;
+} stripe_t;
+
+static stripe_t stripes[STRIPES];
+static _Atomic uint64_t dropped, pending, next_id = 1;
+static bool ready;
+
+static uint64_t hash(MPI_Request r)
+{
+    uint64_t k = 0;
+    memcpy(&k, &r, sizeof r < sizeof k ? sizeof r : sizeof k);
+    k ^= k >> 29;
+    k *= 0x9e3779b97f4a7c15ull;
+    return k ^ (k >> 32);
+}
+
+static bool same(MPI_Request a, MPI_Request b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+bool msc_requests_init(int capacity)
+{
+    if (ready) return true;
+    int per = capacity / STRIPES;
+    if (per < 4) per = 4;
+    for (int s = 0; s < STRIPES; s++) {
+        stripe_t *st = &stripes[s];
+        pthread_mutex_init(&st->lock, NULL);
+        st->pool = calloc((size_t)per, sizeof *st->pool);
+        if (!st->pool) return false;
+        for (int i = 0; i < per; i++) {
+            st->pool[i].next = st->free_list;
+            st->free_list = &st->pool[i];
+        }
+    }
+    ready = true;
+    return true;
+}
+
+static stripe_t *stripe_of(uint64_t h)
+{
+    return &stripes[h % STRIPES];
+}
+
+static entry_t **slot_of(stripe_t *st, uint64_t h, MPI_Request r)
+{
+    entry_t **p = &st->bucket[(h / STRIPES) % BUCKETS];
+    while (*p && !same((*p)->key, r)) p = &(*p)->next;
+    return p;
+}
+
+static void insert(MPI_Request r, const msc_req_info_t *info)
+{
+    uint64_t h = hash(r);
+    stripe_t *st = stripe_of(h);
+    pthread_mutex_lock(&st->lock);
+    entry_t **p = slot_of(st, h, r);
+    entry_t *e = *p;
+    if (!e) {
+        e = st->free_list;
+        if (e) {
+            st->free_list = e->next;
+            e->next = NULL;
+            e->key = r;
+            *p = e;
+            atomic_fetch_add_explicit(&pending, 1, memory_order_relaxed);
+        }
+    }
+    if (e) e->info = *info;
+    pthread_mutex_unlock(&st->lock);
+    if (!e) atomic_fetch_add_explicit(&dropped, 1, memory_order_relaxed);
+}
+
+/* Copies the entry of `r` into `out`; removes it when `remove` is set, or
+ * when it is a completed non-persistent request. `start` marks it active. */
+enum { LOOKUP_COMPLETE, LOOKUP_START, LOOKUP_FREE };
+
+static bool lookup(MPI_Request r, int what, msc_req_info_t *out)
+{
+    uint64_t h = hash(r);
+    stripe_t *st = stripe_of(h);
+    pthread_mutex_lock(&st->lock);
+    entry_t **p = slot_of(st, h, r);
+    entry_t *e = *p;
+    if (e) {
+        bool remove = what == LOOKUP_FREE || (what == LOOKUP_COMPLETE && !e->info.persistent);
+        if (what == LOOKUP_START) e->info.active = 1;
+        if (out) *out = e->info;
+        if (what == LOOKUP_COMPLETE) e->info.active = 0;
+        if (remove) {
+            *p = e->next;
+            e->next = st->free_list;
+            st->free_list = e;
+            atomic_fetch_sub_explicit(&pending, 1, memory_order_relaxed);
+        }
+    }
+    pthread_mutex_unlock(&st->lock);
+    return e != NULL;
+}
+
+int64_t msc_type_bytes(MPI_Datatype type, MPI_Count count)
+{
+    if (type == MPI_DATATYPE_NULL || count <= 0) return 0;
+    MPI_Count size = 0;
+    if (PMPI_Type_size_x(type, &size) != MPI_SUCCESS || size < 0) return 0;
+    return (int64_t)(size * count);
+}
+
+static void post(msc_call_t *c)
+{
+    if (c->rc != MPI_SUCCESS || !c->request || *c->request == MPI_REQUEST_NULL) return;
+    msc_req_info_t info = {
+        .id = atomic_fetch_add_explicit(&next_id, 1, memory_order_relaxed),
+        .fn = c->fn,
+        .kind = c->kind,
+        .comm = c->comm,
+        .peer = c->peer,
+        .tag = c->tag,
+        .root = MPI_UNDEFINED,
+        .site = c->site,
+        .t_post = c->t_enter,
+    };
+    switch (c->kind) {
+    case MSC_KIND_ISEND:
+    case MSC_KIND_SEND_INIT:
+        info.count = c->count;
+        info.type = c->type;
+        info.bytes = msc_type_bytes(c->type, c->count);
+        break;
+    case MSC_KIND_IRECV:
+    case MSC_KIND_RECV_INIT:
+    case MSC_KIND_IMRECV:
+        info.count = c->rcount;
+        info.type = c->rtype;
+        info.bytes = msc_type_bytes(c->rtype, c->rcount);
+        if (c->kind == MSC_KIND_IMRECV) info.peer = MPI_ANY_SOURCE, info.comm = MPI_COMM_NULL;
+        break;
+    default: /* ICOLL and others: the modules know the call itself */
+        info.root = c->root;
+        info.peer = MPI_UNDEFINED;
+        break;
+    }
+    info.persistent = c->kind == MSC_KIND_SEND_INIT || c->kind == MSC_KIND_RECV_INIT;
+    c->req_id = info.id;
+    insert(*c->request, &info);
+}
+
+static bool done_room(msc_call_t *c, int n)
+{
+    msc_thread_t *t = c->thread;
+    if (n <= t->scratch_done_n) return true;
+    int want = n < 64 ? 64 : n;
+    msc_done_t *d = realloc(t->scratch_done, (size_t)want * sizeof *d);
+    if (!d) return false;
+    t->scratch_done = d;
+    t->scratch_done_n = want;
+    return true;
+}
+
+static void complete(msc_call_t *c, MPI_Request r, MPI_Status *status)
+{
+    if (r == MPI_REQUEST_NULL) return;
+    msc_done_t *d = &c->done[c->ndone];
+    memset(d, 0, sizeof *d);
+    if (!lookup(r, LOOKUP_COMPLETE, &d->info)) d->info.id = 0;
+    d->status = status;
+    d->bytes = d->info.bytes;
+    if (status) {
+        int flag = 0;
+        if (PMPI_Test_cancelled(status, &flag) == MPI_SUCCESS && flag) d->cancelled = true;
+        bool recv = d->info.kind == MSC_KIND_IRECV || d->info.kind == MSC_KIND_RECV_INIT ||
+                    d->info.kind == MSC_KIND_IMRECV;
+        if (recv) {
+            MPI_Count n = 0;
+            d->bytes = PMPI_Get_elements_x(status, MPI_BYTE, &n) == MPI_SUCCESS && n > 0 ? n : 0;
+        }
+    }
+    c->ndone++;
+}
+
+void msc_requests_leave(msc_call_t *c)
+{
+    c->ndone = 0;
+    if (!ready) return;
+    switch (c->kind) {
+    case MSC_KIND_ISEND:
+    case MSC_KIND_IRECV:
+    case MSC_KIND_SEND_INIT:
+    case MSC_KIND_RECV_INIT:
+    case MSC_KIND_IMRECV:
+    case MSC_KIND_ICOLL:
+        post(c);
+        return;
+    case MSC_KIND_START:
+        if (c->rc == MPI_SUCCESS) lookup(c->req_in, LOOKUP_START, NULL);
+        return;
+    case MSC_KIND_STARTALL:
+        if (c->rc == MPI_SUCCESS && c->reqs_in)
+            for (int i = 0; i < c->nreq; i++) lookup(c->reqs_in[i], LOOKUP_START, NULL);
+        return;
+    case MSC_KIND_REQUEST_FREE:
+        if (c->rc == MPI_SUCCESS) lookup(c->req_in, LOOKUP_FREE, NULL);
+        return;
+    default:
+        break;
+    }
+    if (c->rc != MPI_SUCCESS && c->rc != MPI_ERR_IN_STATUS) return;
+    int room = c->kind == MSC_KIND_WAIT || c->kind == MSC_KIND_TEST ? 1 : c->nreq;
+    if (room <= 0 || !done_room(c, room)) return;
+    c->done = c->thread->scratch_done;
+    switch (c->kind) {
+    case MSC_KIND_WAIT:
+        complete(c, c->req_in, c->status);
+        break;
+    case MSC_KIND_TEST:
+        if (*c->flag) complete(c, c->req_in, c->status);
+        break;
+    case MSC_KIND_WAITANY:
+    case MSC_KIND_TESTANY:
+        if ((c->kind == MSC_KIND_WAITANY || *c->flag) && *c->index != MPI_UNDEFINED &&
+            c->reqs_in)
+            complete(c, c->reqs_in[*c->index], c->status);
+        break;
+    case MSC_KIND_WAITALL:
+    case MSC_KIND_TESTALL:
+        if ((c->kind == MSC_KIND_WAITALL || *c->flag) && c->reqs_in)
+            for (int i = 0; i < c->nreq; i++)
+                complete(c, c->reqs_in[i], c->statuses ? &c->statuses[i] : NULL);
+        break;
+    case MSC_KIND_WAITSOME:
+    case MSC_KIND_TESTSOME:
+        if (*c->outcount != MPI_UNDEFINED && c->reqs_in)
+            for (int i = 0; i < *c->outcount; i++)
+                complete(c, c->reqs_in[c->indices[i]], c->statuses ? &c->statuses[i] : NULL);
+        break;
+    default:
+        break;
+    }
+}
+
+uint64_t msc_requests_dropped(void)
+{
+    return atomic_load(&dropped);
+}
+
+uint64_t msc_requests_pending(void)
+{
+    return atomic_load(&pending);
+}

@@ -1,0 +1,65 @@
+/* Private to mpiscope. The request table: what each pending nonblocking or
+ * persistent operation is, so that its completion can be understood.
+ *
+ * MPI tells a completion call only which request finished; the peer, tag,
+ * datatype and size were known when it was posted. The core records them at
+ * post time (ISEND, IRECV, *_INIT, IMRECV, ICOLL calls) and, in every
+ * completion call (Wait/Test and their any/some/all forms), hands the modules
+ * the list of operations that completed, with the status and the bytes
+ * actually transferred. Persistent requests stay in the table until freed and
+ * are marked active by MPI_Start/MPI_Startall. Modules never touch the table.
+ *
+ * The table is split into stripes, each with its own lock and a fixed pool of
+ * entries: requests may be created by one thread and completed by another,
+ * and memory is bounded (MPISCOPE_MAX_REQUESTS). A request that does not fit
+ * is counted as dropped; its completion is then reported as unknown.
+ */
+#ifndef MSC_CORE_REQUESTS_H
+#define MSC_CORE_REQUESTS_H
+
+#include <mpi.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "msc_functions.h"
+
+typedef struct {
+    uint64_t id;            /* unique in this process, never 0: names the request in traces */
+    msc_fn_t fn;            /* the call that created it */
+    msc_kind_t kind;        /* ISEND, IRECV, SEND_INIT, RECV_INIT, IMRECV, ICOLL, COMM */
+    MPI_Comm comm;
+    int peer, tag, root;    /* peer: rank in comm, or MPI_ANY_SOURCE / MPI_PROC_NULL */
+    MPI_Count count;        /* elements */
+    MPI_Datatype type;
+    int64_t bytes;          /* send: message size; receive: buffer capacity */
+    void *site;             /* return address of the posting call */
+    uint64_t t_post;        /* ns */
+    uint8_t persistent;
+    uint8_t active;         /* persistent: started and not yet completed */
+} msc_req_info_t;
+
+typedef struct msc_done {
+    msc_req_info_t info;    /* info.id == 0: the request was not in the table */
+    MPI_Status *status;     /* the completion's status, or NULL (sends from Wait*all...) */
+    int64_t bytes;          /* receive: bytes received (from the status); send: info.bytes */
+    bool cancelled;         /* MPI_Test_cancelled said so */
+} msc_done_t;
+
+struct msc_call;
+
+/* Sets up the table with room for `capacity` pending requests. */
+bool msc_requests_init(int capacity) __attribute__((visibility("hidden")));
+
+/* After a call of a request-related kind: records new requests, marks
+ * started ones, removes freed ones, and fills c->done/c->ndone with what
+ * completed. Called by the core before the modules' leave hooks. */
+void msc_requests_leave(struct msc_call *c) __attribute__((visibility("hidden")));
+
+/* Requests that did not fit the table so far, and pending ones now. */
+uint64_t msc_requests_dropped(void) __attribute__((visibility("hidden")));
+uint64_t msc_requests_pending(void) __attribute__((visibility("hidden")));
+
+/* Size in bytes of `count` elements of `type` (0 for MPI_DATATYPE_NULL). */
+int64_t msc_type_bytes(MPI_Datatype type, MPI_Count count) __attribute__((visibility("hidden")));
+
+#endif
