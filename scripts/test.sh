@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The whole test suite: builds into build/ and runs every test (unit, both
+# MPIs, command line), then rebuilds with AddressSanitizer and
+# UndefinedBehaviorSanitizer into build-asan/ and runs the suite again.
+# Set MPISCOPE_TEST_SANITIZERS=0 to skip the sanitizer pass.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/build.sh build
+status=0
+(cd build && ctest --output-on-failure --timeout 300) || status=1
+
+if [ "${MPISCOPE_TEST_SANITIZERS:-1}" != 0 ]; then
+  echo "== the suite again under AddressSanitizer and UndefinedBehaviorSanitizer"
+  scripts/build.sh build-asan -DMPISCOPE_SANITIZE=address,undefined
+  # The ASan runtime must come first in the list of preloaded libraries,
+  # before the tool library. The MPI libraries keep memory until exit by
+  # design, so leak checking is off; every other ASan and UBSan error fails.
+  export MSC_PRELOAD_EXTRA=$(gcc -print-file-name=libasan.so)
+  export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:verify_asan_link_order=0
+  export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+  (cd build-asan && ctest --output-on-failure --timeout 600 -LE no-sanitizer) || status=1
+fi
+exit $status
