@@ -206,18 +206,23 @@ def role_lines(fn):
 
 
 def c_wrapper(fn):
+    """The exported wrapper tests the gate and tail-calls either PMPI or the
+    recording path, which lives in its own function so that the path taken
+    when recording is off has no stack frame to set up."""
     p = fn.proto
     decl = ", ".join(x.text for x in p.params) or "void"
     args = ", ".join(x.name for x in p.params)
     call = f"P{p.name}({args})"
+    rec = f"msc_rec_{p.name}"
+    rdecl = ", ".join([x.text for x in p.params] + ["void *msc_site"])
+    rargs = ", ".join([x.name for x in p.params] + ["MSC_CALLER()"])
     is_int = p.ret == "int"
     lines = [f"#ifndef {p.name}",
-             f"MSC_API {p.ret} {p.name}({decl})",
+             f"static __attribute__((noinline)) {p.ret} {rec}({rdecl})",
              "{",
-             f"    if (msc_gate_closed()) return {call};",
              "    msc_call_t msc_c;",
              f"    if (!msc_call_begin(&msc_c, MSC_FN_{p.name}, MSC_KIND_{fn.kind}, MSC_LANG_C, "
-             "MSC_CALLER()))",
+             "msc_site))",
              f"        return {call};"]
     if "status" in fn.roles:
         lines.append("    MPI_Status msc_status;")
@@ -226,6 +231,12 @@ def c_wrapper(fn):
               f"    {p.ret} msc_rc = {call};",
               f"    msc_call_leave(&msc_c, {'msc_rc' if is_int else 'MPI_SUCCESS'});",
               "    return msc_rc;",
+              "}",
+              "",
+              f"MSC_API {p.ret} {p.name}({decl})",
+              "{",
+              f"    if (msc_gate_closed()) return {call};",
+              f"    return {rec}({rargs});",
               "}",
               "#endif",
               ""]
