@@ -84,6 +84,10 @@ bool msc_setting_parse(msc_setting_id_t id, const char *text, msc_setting_value_
         snprintf(err, errlen, "no such setting");
         return false;
     }
+    if (!text) {
+        snprintf(err, errlen, "%s has no value", d->name);
+        return false;
+    }
     if (strlen(text) >= sizeof out->str) {
         snprintf(err, errlen, "%s is %zu characters long; at most %zu are allowed", d->name,
                  strlen(text), sizeof out->str - 1);
