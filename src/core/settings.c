@@ -67,7 +67,9 @@ static bool parse_integer(const char *text, long long *out, bool allow_suffix)
             if (toupper((unsigned char)*end) == 'I') end++;
             if (toupper((unsigned char)*end) == 'B') end++;
         }
-        if (v > 0 && v > __LONG_LONG_MAX__ / mul) return false;
+        /* Both signs: a negative value times the suffix must not wrap around
+         * into the allowed range either. */
+        if (v > __LONG_LONG_MAX__ / mul || v < -__LONG_LONG_MAX__ / mul) return false;
         v *= mul;
     }
     while (isspace((unsigned char)*end)) end++;

@@ -1,0 +1,17 @@
+# Unit tests without MPI: the MPI-free core (settings, clock), linked against
+# msc_base. Each line of list.h becomes its own CTest test, run in its own
+# process: unit/<name>.
+add_executable(unit_tests
+  ${CMAKE_CURRENT_LIST_DIR}/runner.c
+  ${CMAKE_CURRENT_LIST_DIR}/test_settings.c
+  ${CMAKE_CURRENT_LIST_DIR}/test_clock.c)
+target_link_libraries(unit_tests PRIVATE msc_base)
+set_target_properties(unit_tests PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${MSC_TEST_BIN}/unit)
+
+file(STRINGS ${CMAKE_CURRENT_LIST_DIR}/list.h msc_unit_lines REGEX "^UNIT_TEST\\(")
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/list.h)
+foreach(line IN LISTS msc_unit_lines)
+  string(REGEX REPLACE "^UNIT_TEST\\(([a-z0-9_]+)\\).*" "\\1" name "${line}")
+  add_test(NAME unit/${name} COMMAND unit_tests ${name})
+  set_tests_properties(unit/${name} PROPERTIES TIMEOUT 20 LABELS unit)
+endforeach()
