@@ -24,6 +24,7 @@
  *   COLL          comm root op buf count type rbuf rcount rtype (v-forms: counts rcounts)
  *   ICOLL         as COLL, and request
  *   COMM          comm, newcomm (communicator constructors and destructors)
+ *   ABORT         comm (MPI_Abort: the modules' emergency hooks have run)
  *   OTHER         nothing beyond the common fields
  * Status pointers are never MPI_STATUS(ES)_IGNORE in the record: the wrapper
  * substitutes the thread's own storage so that modules can always read them.

@@ -27,6 +27,11 @@ typedef struct msc_module {
     void (*leave)(msc_call_t *c);     /* after it, may be NULL */
     void (*pcontrol)(int level);      /* MPI_Pcontrol with level >= 2, or a level change */
     void (*finalize)(void);           /* before PMPI_Finalize; collective over msc_g.comm */
+    /* The rank is going down without MPI_Finalize: a fatal signal (signum),
+     * or MPI_Abort (signum 0). Write what this rank recorded so far, marked
+     * incomplete, without collective operations and without taking locks
+     * that the interrupted thread may hold. Called at most once; may be NULL. */
+    void (*emergency)(int signum);
 } msc_module_t;
 
 /* Called from a constructor. Returns the module's slot, or -1 if full. */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "fatal.h"
 #include "log.h"
 #include "output.h"
 #include "requests.h"
@@ -125,6 +126,13 @@ void msc_runtime_init(int thread_provided)
     atomic_store(&msc_g.level, none ? 0 : 1);
     atomic_store(&msc_g.phase, MSC_PHASE_RUNNING);
     msc_gates_update();
+    if (!none) msc_fatal_install();
+}
+
+void msc_runtime_emergency(int signum)
+{
+    for (int i = module_count - 1; i >= 0; i--)
+        if (module_active[i] && modules[i]->emergency) modules[i]->emergency(signum);
 }
 
 void msc_runtime_finalize(void)
@@ -132,6 +140,7 @@ void msc_runtime_finalize(void)
     msc_g.t_finalize_begin = msc_now_ns();
     atomic_store(&msc_g.phase, MSC_PHASE_FINALIZING);
     msc_gates_update();
+    msc_fatal_uninstall();
     if (msc_g.comm == MPI_COMM_NULL) return;
     for (int i = module_count - 1; i >= 0; i--)
         if (module_active[i] && modules[i]->finalize) modules[i]->finalize();

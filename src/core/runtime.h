@@ -30,6 +30,9 @@ void msc_runtime_init(int thread_provided) MSC_INTERNAL;
  * their results, the private communicator is freed. */
 void msc_runtime_finalize(void) MSC_INTERNAL;
 
+/* The modules' emergency hooks (see fatal.h). */
+void msc_runtime_emergency(int signum) MSC_INTERNAL;
+
 /* MPI_Pcontrol(level). */
 void msc_runtime_pcontrol(int level) MSC_INTERNAL;
 

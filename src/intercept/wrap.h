@@ -19,6 +19,7 @@
 
 #include "../core/call.h"
 #include "../core/clock.h"
+#include "../core/fatal.h"
 #include "../core/runtime.h"
 #include "../core/state.h"
 

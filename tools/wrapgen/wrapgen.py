@@ -31,7 +31,7 @@ import fortran  # noqa: E402
 KINDS = ["OTHER", "LIFECYCLE", "HANDWRITTEN", "SEND", "RECV", "SENDRECV", "ISEND", "IRECV", "SEND_INIT",
          "RECV_INIT", "PROBE", "MRECV", "IMRECV", "WAIT", "TEST", "WAITANY", "TESTANY",
          "WAITALL", "TESTALL", "WAITSOME", "TESTSOME", "START", "STARTALL", "REQUEST_FREE",
-         "CANCEL", "COLL", "ICOLL", "COMM", "COMM_FREE"]
+         "CANCEL", "COLL", "ICOLL", "COMM", "COMM_FREE", "ABORT"]
 
 ROLES = {"buf", "rbuf", "count", "rcount", "type", "rtype", "peer", "tag", "rpeer", "rtag",
          "root", "op", "comm", "counts", "rcounts", "status", "request", "reqio", "n", "reqs",
@@ -234,8 +234,11 @@ def c_wrapper(fn):
               "}",
               "",
               f"MSC_API {p.ret} {p.name}({decl})",
-              "{",
-              f"    if (msc_gate_closed()) return {call};",
+              "{"]
+    if fn.kind == "ABORT":
+        # Whatever the recording state: the rank is about to go down.
+        lines.append("    msc_fatal_emergency(0);")
+    lines += [f"    if (msc_gate_closed()) return {call};",
               f"    return {rec}({rargs});",
               "}",
               "#endif",

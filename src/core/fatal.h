@@ -1,0 +1,21 @@
+/* Private to mpiscope. What happens when a rank goes down without
+ * MPI_Finalize: a fatal signal, a termination request from the launcher, or
+ * MPI_Abort. The modules get one chance to write what they have recorded
+ * (module.h: `emergency`), then the signal takes its previous course, so the
+ * application's own handlers, its exit status and the launcher's view of it
+ * are what they would have been without the tool.
+ */
+#ifndef MSC_CORE_FATAL_H
+#define MSC_CORE_FATAL_H
+
+/* Installs the handlers (after PMPI_Init, so that the MPI library's own
+ * handlers are the ones chained to). */
+void msc_fatal_install(void) __attribute__((visibility("hidden")));
+
+/* Restores the previous handlers (at MPI_Finalize). */
+void msc_fatal_uninstall(void) __attribute__((visibility("hidden")));
+
+/* Runs the modules' emergency hooks once per process. */
+void msc_fatal_emergency(int signum) __attribute__((visibility("hidden")));
+
+#endif

@@ -1,0 +1,39 @@
+/* dies: a program that ends one rank early, the way real jobs fail.
+ *   dies segv   rank 1 dereferences NULL after some MPI calls
+ *   dies term   rank 1 receives SIGTERM (as from a launcher stopping the job)
+ *   dies abort  rank 1 calls MPI_Abort(MPI_COMM_WORLD, 7)
+ *   dies exit   rank 0 returns 3 from main after MPI_Finalize
+ * Rank 0 waits in a receive that never comes for the first three, so the job
+ * ends only through the MPI library's own failure handling.
+ */
+#include <mpi.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, x = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    const char *how = argc > 1 ? argv[1] : "exit";
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (strcmp(how, "exit") == 0) {
+        MPI_Finalize();
+        return rank == 0 ? 3 : 0;
+    }
+    if (rank == 1) {
+        if (strcmp(how, "segv") == 0) {
+            volatile int *p = NULL;
+            *p = 1;
+        } else if (strcmp(how, "term") == 0) {
+            raise(SIGTERM);
+        } else if (strcmp(how, "abort") == 0) {
+            MPI_Abort(MPI_COMM_WORLD, 7);
+        }
+    } else {
+        MPI_Recv(&x, 1, MPI_INT, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    MPI_Finalize();
+    return 0;
+}
