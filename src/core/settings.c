@@ -185,7 +185,10 @@ int msc_settings_load(msc_settings_t *s, char *const *envp,
             problems++;
             if (report) {
                 char msg[sizeof err + 64];
-                snprintf(msg, sizeof msg, "%s; using the default '%s'", err, table[i].dflt);
+                if (*table[i].dflt)
+                    snprintf(msg, sizeof msg, "%s; using the default '%s'", err, table[i].dflt);
+                else
+                    snprintf(msg, sizeof msg, "%s; the setting is ignored", err);
                 report(msg, arg);
             }
         }

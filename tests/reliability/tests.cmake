@@ -12,3 +12,11 @@ foreach(f IN LISTS MSC_FLAVORS)
       ENVIRONMENT "MSC_MPIRUN=${MSC_${f}_MPIRUN};MSC_LIB=${lib};MSC_OUT=${MSC_TEST_OUT}/${f}_reliability_${how}")
   endforeach()
 endforeach()
+
+foreach(f IN LISTS MSC_FLAVORS)
+  add_test(NAME ${f}/reliability/output-dir
+    COMMAND ${CMAKE_CURRENT_LIST_DIR}/output-dir.sh ${f} ${MSC_TEST_BIN}/${f}/dies)
+  set_tests_properties(${f}/reliability/output-dir PROPERTIES TIMEOUT 120
+    LABELS "mpi;${f};reliability"
+    ENVIRONMENT "MSC_MPIRUN=${MSC_${f}_MPIRUN};MSC_LIB=${CMAKE_BINARY_DIR}/${MSC_LIBDIR_REL}/${f}/libmpiscope.so;MSC_OUT=${MSC_TEST_OUT}/${f}_reliability_output_dir")
+endforeach()
