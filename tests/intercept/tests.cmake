@@ -1,12 +1,12 @@
 # Interception: what the C wrappers see, for each MPI. Every program is a
 # table of cases (harness.h); msc_intercept_case registers one case as the
-# test <flavor>/intercept/<case>[-<np>] under mpirun with the tool preloaded.
+# test <flavor>/intercept/<program>/<case>[<suffix>] under mpirun with the tool preloaded.
 # MPICH busy-polls, so its jobs keep to the 2 cores of the test machine.
 
 # msc_intercept_case(<flavor> <program> <case> NP <n> [SUFFIX <s>] [more msc_mpi_test args])
 function(msc_intercept_case flavor program case)
   cmake_parse_arguments(A "" "NP;SUFFIX" "" ${ARGN})
-  set(name intercept/${case}${A_SUFFIX})
+  set(name intercept/${program}/${case}${A_SUFFIX})
   msc_mpi_test(${flavor} ${name} NP ${A_NP} PROGRAM ${program} ARGS ${case} TIMEOUT 60
                ${A_UNPARSED_ARGUMENTS})
   set_property(TEST ${flavor}/${name} APPEND PROPERTY LABELS intercept)
@@ -44,6 +44,25 @@ foreach(f IN LISTS MSC_FLAVORS)
   if(f STREQUAL "mpich")
     msc_intercept_case(${f} counts large_count NP 2)
   endif()
+
+  # Calls made inside MPI calls (callbacks) are not the application's.
+  msc_mpi_program(${f} reentrancy SOURCES reentrancy.c FLAGS ${msc_cflags})
+  msc_intercept_case(${f} reentrancy user_op NP 2)
+  msc_intercept_case(${f} reentrancy attr_callbacks NP 2)
+  msc_intercept_case(${f} reentrancy errhandler NP 1)
+  msc_intercept_case(${f} reentrancy grequest NP 1)
+
+  # Recording off and on.
+  msc_mpi_program(${f} pcontrol SOURCES pcontrol.c FLAGS ${msc_cflags})
+  msc_intercept_case(${f} pcontrol off_on NP 2)
+  msc_intercept_case(${f} pcontrol unknown_level NP 2)
+  msc_intercept_case(${f} pcontrol mode_none NP 2 ENV MPISCOPE_MODE=none)
+  msc_intercept_case(${f} pcontrol threads NP 1)
+
+  # MPI_THREAD_MULTIPLE.
+  msc_mpi_program(${f} threads SOURCES threads.c FLAGS ${msc_cflags})
+  msc_intercept_case(${f} threads multiple NP 2)
+  msc_intercept_case(${f} threads pcontrol_race NP 1)
 
   # The same program linked with -lmpiscope, the tool not preloaded.
   msc_mpi_program(${f} counts_linked SOURCES counts.c second_tu.c FLAGS ${msc_cflags}
