@@ -1,6 +1,9 @@
 /* The subcommands of the `mpiscope` program. Each lives in its own file and
- * takes the arguments after its name; each returns the program's exit code
- * (0 success, 2 usage error, or what the launched application returned). */
+ * takes the arguments after its name: argv[0] is the first argument after
+ * "run" or "report", not the subcommand's name. Each returns the program's
+ * exit code (0 success, 2 usage error, or what the launched application
+ * returned), and answers -h/--help as its first argument with its help on
+ * stdout and 0 (`mpiscope help <command>` calls it that way). */
 #ifndef MSC_CLI_COMMANDS_H
 #define MSC_CLI_COMMANDS_H
 
