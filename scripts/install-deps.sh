@@ -13,6 +13,7 @@ packages=(
   mpich libmpich-dev
   libopen-trace-format2-dev otf2-tools python3-otf2
   libunwind-dev libdw-dev
+  python3-jsonschema
 )
 
 if [ "$(id -u)" -ne 0 ]; then

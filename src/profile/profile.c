@@ -1,0 +1,520 @@
+/* The profile module: what each call costs and moves, recorded on the hot
+ * path into per-thread tables (profile.h), merged and written at finalize.
+ *
+ * The leave hook does a fixed amount of work for most calls: a dense
+ * per-function update, one probe of the call-site table (hash of the return
+ * address the wrapper already captured) and, for calls that move data, the
+ * size and one matrix cell. Everything that is not that goes out of line:
+ * the first call of a thread (table allocation), the first use of a
+ * communicator (world-rank translation through PMPI_Group_translate_ranks,
+ * cached per thread and dropped when any communicator is freed), deeper
+ * stacks (msc_callsite_backtrace, only when MPISCOPE_CALLSITE_DEPTH > 1)
+ * and collectives (whose logical edges depend on the function's shape).
+ *
+ * Bytes: a send counts its message size when it is posted (MPI_Isend) or
+ * when it completes (persistent sends, once per start). A receive counts
+ * what its status says arrived, when it completes: blocking receives from
+ * their status (the wrapper substitutes its own for MPI_STATUS_IGNORE),
+ * nonblocking and persistent ones from the completion call's c->done, and
+ * those bytes are credited to the function and call site that posted them.
+ * MPI_PROC_NULL moves nothing. Collectives count their buffer sizes; their
+ * matrix edges follow the logical data flow of each shape (docs/profile.md).
+ */
+#include "profile.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "callsite.h"
+#include "clock.h"
+#include "log.h"
+#include "module.h"
+#include "state.h"
+
+msc_prof_t msc_prof;
+
+typedef enum {
+    SH_NONE = 0, SH_BARRIER, SH_BCAST, SH_REDUCE, SH_ALLREDUCE, SH_SCAN, SH_RSB, SH_RS,
+    SH_GATHER, SH_GATHERV, SH_SCATTER, SH_SCATTERV, SH_ALLGATHER, SH_ALLGATHERV,
+    SH_ALLTOALL, SH_ALLTOALLV, SH_OTHER_COLL
+} shape_t;
+
+static const struct {
+    const char *name; /* without MPI_, the nonblocking I and the _c suffix */
+    shape_t shape;
+} shapes[] = {
+    {"Barrier", SH_BARRIER},     {"Bcast", SH_BCAST},
+    {"Reduce", SH_REDUCE},       {"Allreduce", SH_ALLREDUCE},
+    {"Scan", SH_SCAN},           {"Exscan", SH_SCAN},
+    {"Reduce_scatter_block", SH_RSB}, {"Reduce_scatter", SH_RS},
+    {"Gather", SH_GATHER},       {"Gatherv", SH_GATHERV},
+    {"Scatter", SH_SCATTER},     {"Scatterv", SH_SCATTERV},
+    {"Allgather", SH_ALLGATHER}, {"Allgatherv", SH_ALLGATHERV},
+    {"Alltoall", SH_ALLTOALL},   {"Alltoallv", SH_ALLTOALLV},
+};
+
+static void setup_shapes(void)
+{
+    for (int f = 0; f < MSC_FN_COUNT; f++) {
+        int k = msc_fn_kind[f];
+        if (k != MSC_KIND_COLL && k != MSC_KIND_ICOLL) continue;
+        char name[64];
+        const char *n = msc_fn_name[f] + 4; /* "MPI_" */
+        if (k == MSC_KIND_ICOLL && *n == 'I') n++;
+        snprintf(name, sizeof name, "%s", n);
+        size_t len = strlen(name);
+        if (len > 2 && strcmp(name + len - 2, "_c") == 0) name[len - 2] = 0;
+        msc_prof.shape[f] = SH_OTHER_COLL;
+        for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+            if (strcmp(shapes[i].name, name) == 0) msc_prof.shape[f] = (unsigned char)shapes[i].shape;
+    }
+}
+
+/* ---- per-thread tables ------------------------------------------------- */
+
+static msc_ptab_t *table_new(msc_thread_t *t)
+{
+    msc_ptab_t *p = calloc(1, sizeof *p);
+    if (!p) return NULL;
+    p->fn = calloc(MSC_FN_COUNT, sizeof *p->fn);
+    p->site_cap = (uint32_t)msc_prof.site_cap;
+    p->sites = calloc(p->site_cap, sizeof *p->sites);
+    if (msc_prof.matrix_on) p->row = calloc(2 * (size_t)msc_g.world_size, sizeof *p->row);
+    if (!p->fn || !p->sites || (msc_prof.matrix_on && !p->row)) {
+        free(p->fn);
+        free(p->sites);
+        free(p->row);
+        free(p);
+        msc_warn_once("profile-oom", "profile: out of memory for a thread's tables; that "
+                                     "thread is not profiled");
+        return NULL;
+    }
+    for (int f = 0; f < MSC_FN_COUNT; f++) p->fn[f].s.tmin_ns = UINT64_MAX;
+    p->comm_epoch = atomic_load(&msc_prof.comm_epoch);
+    t->module_data[msc_prof.slot] = p;
+    return p;
+}
+
+static inline unsigned size_bin(uint64_t bytes)
+{
+    if (bytes == 0) return 0;
+    unsigned b = 64u - (unsigned)__builtin_clzll(bytes);
+    return b < MSC_PROF_BINS ? b : MSC_PROF_BINS - 1;
+}
+
+static inline void stat_time(msc_pstat_t *s, uint64_t dt)
+{
+    s->count++;
+    s->time_ns += dt;
+    if (dt < s->tmin_ns) s->tmin_ns = dt;
+    if (dt > s->tmax_ns) s->tmax_ns = dt;
+}
+
+static inline uint64_t site_hash(int fn, void *const *pc)
+{
+    uint64_t h = (uint64_t)(uintptr_t)pc[0] ^ ((uint64_t)fn << 48);
+    for (int i = 1; i < msc_prof.depth; i++) h = h * 31 + (uint64_t)(uintptr_t)pc[i];
+    h *= 0x9e3779b97f4a7c15ull;
+    return h ^ (h >> 29);
+}
+
+/* The site entry of (fn, pc[0..depth)); NULL if the table is full. */
+static msc_psite_t *site_get(msc_ptab_t *p, int fn, void *const *pc)
+{
+    uint32_t mask = p->site_cap - 1;
+    int depth = msc_prof.depth;
+    for (uint32_t i = (uint32_t)site_hash(fn, pc) & mask, n = 0; n <= mask; i = (i + 1) & mask, n++) {
+        msc_psite_t *e = &p->sites[i];
+        if (!e->pc[0]) {
+            /* Half full is full: probes stay short, and the budget is the setting. */
+            if (p->site_used >= (uint32_t)msc_prof.max_sites) return NULL;
+            p->site_used++;
+            e->fn = fn;
+            memcpy(e->pc, pc, (size_t)depth * sizeof *pc);
+            e->s.tmin_ns = UINT64_MAX;
+            return e;
+        }
+        if (e->fn == fn && e->pc[0] == pc[0] &&
+            (depth == 1 || memcmp(e->pc, pc, (size_t)depth * sizeof *pc) == 0))
+            return e;
+    }
+    return NULL;
+}
+
+/* ---- communicators ------------------------------------------------------ */
+
+static bool same_comm(MPI_Comm a, MPI_Comm b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+static unsigned comm_slot(MPI_Comm c)
+{
+    uint64_t k = 0;
+    memcpy(&k, &c, sizeof c < sizeof k ? sizeof c : sizeof k);
+    k *= 0x9e3779b97f4a7c15ull;
+    return (unsigned)(k >> 40) % MSC_PROF_COMM_CACHE;
+}
+
+static void comm_clear(msc_ptab_t *p)
+{
+    for (int i = 0; i < MSC_PROF_COMM_CACHE; i++) {
+        free(p->comms[i].world);
+        p->comms[i].world = NULL;
+        p->comms[i].comm = MPI_COMM_NULL;
+    }
+}
+
+static __attribute__((noinline)) msc_pcomm_t *comm_fill(msc_ptab_t *p, MPI_Comm comm, bool add)
+{
+    uint64_t epoch = atomic_load_explicit(&msc_prof.comm_epoch, memory_order_acquire);
+    if (epoch != p->comm_epoch) {
+        comm_clear(p);
+        p->comm_epoch = epoch;
+    }
+    msc_pcomm_t *e = &p->comms[comm_slot(comm)];
+    if (same_comm(e->comm, comm)) return e;
+    if (!add || comm == MPI_COMM_NULL) return NULL;
+    free(e->world);
+    e->world = NULL;
+    e->comm = MPI_COMM_NULL;
+    int inter = 0;
+    MPI_Group g = MPI_GROUP_NULL, wg = MPI_GROUP_NULL;
+    if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS) return NULL;
+    if (inter ? PMPI_Comm_remote_group(comm, &g) : PMPI_Comm_group(comm, &g)) return NULL;
+    PMPI_Comm_rank(comm, &e->me);
+    PMPI_Group_size(g, &e->size);
+    PMPI_Comm_group(MPI_COMM_WORLD, &wg);
+    int *in = malloc(2 * (size_t)e->size * sizeof *in);
+    if (in) {
+        int *out = in + e->size;
+        bool identity = true;
+        for (int i = 0; i < e->size; i++) in[i] = i;
+        PMPI_Group_translate_ranks(g, e->size, in, wg, out);
+        for (int i = 0; i < e->size; i++) identity &= out[i] == i;
+        if (identity && e->size == msc_g.world_size) {
+            free(in);
+        } else {
+            memmove(in, out, (size_t)e->size * sizeof *in);
+            e->world = in;
+        }
+    }
+    PMPI_Group_free(&g);
+    PMPI_Group_free(&wg);
+    if (!in) return NULL;
+    e->inter = inter != 0;
+    e->comm = comm;
+    return e;
+}
+
+static inline msc_pcomm_t *comm_get(msc_ptab_t *p, MPI_Comm comm, bool add)
+{
+    msc_pcomm_t *e = &p->comms[comm_slot(comm)];
+    if (MSC_LIKELY(same_comm(e->comm, comm) &&
+                   atomic_load_explicit(&msc_prof.comm_epoch, memory_order_relaxed) ==
+                       p->comm_epoch))
+        return e;
+    return comm_fill(p, comm, add);
+}
+
+static inline void edge(msc_ptab_t *p, int cls, const msc_pcomm_t *cm, int peer, uint64_t bytes)
+{
+    if (!p->row || peer < 0 || peer >= cm->size) return;
+    int w = cm->world ? cm->world[peer] : peer;
+    if (w < 0 || w >= msc_g.world_size) return;
+    msc_pcell_t *cell = &p->row[(size_t)cls * (size_t)msc_g.world_size + (size_t)w];
+    cell->msgs++;
+    cell->bytes += bytes;
+}
+
+static inline void p2p_edge(msc_ptab_t *p, MPI_Comm comm, int peer, uint64_t bytes)
+{
+    if (!p->row || peer < 0) return; /* MPI_PROC_NULL, MPI_ANY_SOURCE */
+    msc_pcomm_t *cm = comm_get(p, comm, true);
+    if (cm) edge(p, MSC_PROF_P2P, cm, peer, bytes);
+}
+
+/* ---- collectives -------------------------------------------------------- */
+
+static int64_t tb(MPI_Datatype t, MPI_Count n)
+{
+    return msc_type_bytes(t, n);
+}
+
+static MPI_Count count_at(const msc_call_t *c, const void *counts, int i)
+{
+    if (!counts) return 0;
+    return c->counts_are_mpi_count ? ((const MPI_Count *)counts)[i] : ((const int *)counts)[i];
+}
+
+static MPI_Count count_sum(const msc_call_t *c, const void *counts, int n)
+{
+    MPI_Count s = 0;
+    for (int i = 0; i < n; i++) s += count_at(c, counts, i);
+    return s;
+}
+
+static __attribute__((noinline)) void collective(msc_ptab_t *p, msc_call_t *c, msc_pfn_t *f,
+                                                 uint64_t *sent_out, uint64_t *recv_out)
+{
+    shape_t sh = (shape_t)msc_prof.shape[c->fn];
+    msc_pcomm_t *cm = comm_get(p, c->comm, true);
+    if (!cm || sh == SH_NONE || sh == SH_BARRIER || sh == SH_OTHER_COLL) return;
+    int n = cm->size, me = cm->me;
+    bool in_place = c->buf == MPI_IN_PLACE;
+    bool root = !cm->inter && c->root == me;
+    int64_t sent = 0, recv = 0, each = 0;
+    const void *ecounts = NULL; /* per-destination counts of the edges */
+    MPI_Datatype etype = MPI_DATATYPE_NULL;
+    enum { E_NONE, E_ALL, E_TO_ROOT, E_FROM_ROOT, E_HIGHER } edges = E_NONE;
+    switch (sh) {
+    case SH_BCAST:
+        each = tb(c->type, c->count);
+        if (root) sent = each, edges = E_FROM_ROOT;
+        else recv = each;
+        break;
+    case SH_REDUCE:
+        each = sent = tb(c->type, c->count);
+        if (root) recv = each;
+        else edges = E_TO_ROOT;
+        break;
+    case SH_ALLREDUCE:
+    case SH_SCAN:
+        each = sent = recv = tb(c->type, c->count);
+        edges = sh == SH_SCAN ? E_HIGHER : E_ALL;
+        break;
+    case SH_RSB:
+        each = recv = tb(c->type, c->rcount);
+        sent = each * n;
+        edges = E_ALL;
+        break;
+    case SH_RS:
+        sent = tb(c->type, count_sum(c, c->rcounts, n));
+        recv = tb(c->type, count_at(c, c->rcounts, me));
+        ecounts = c->rcounts, etype = c->type, edges = E_ALL;
+        break;
+    case SH_GATHER:
+    case SH_GATHERV:
+        each = sent = in_place ? 0 : tb(c->type, c->count);
+        if (root)
+            recv = sh == SH_GATHER ? tb(c->rtype, c->rcount) * n
+                                   : tb(c->rtype, count_sum(c, c->rcounts, n));
+        else edges = E_TO_ROOT;
+        break;
+    case SH_SCATTER:
+    case SH_SCATTERV:
+        recv = c->rbuf == MPI_IN_PLACE ? 0 : tb(c->rtype, c->rcount);
+        if (root) {
+            if (sh == SH_SCATTER) each = tb(c->type, c->count), sent = each * n;
+            else sent = tb(c->type, count_sum(c, c->counts, n)), ecounts = c->counts, etype = c->type;
+            edges = E_FROM_ROOT;
+        }
+        break;
+    case SH_ALLGATHER:
+        each = sent = in_place ? tb(c->rtype, c->rcount) : tb(c->type, c->count);
+        recv = tb(c->rtype, c->rcount) * n;
+        edges = E_ALL;
+        break;
+    case SH_ALLGATHERV:
+        each = sent = in_place ? tb(c->rtype, count_at(c, c->rcounts, me)) : tb(c->type, c->count);
+        recv = tb(c->rtype, count_sum(c, c->rcounts, n));
+        edges = E_ALL;
+        break;
+    case SH_ALLTOALL:
+        each = in_place ? tb(c->rtype, c->rcount) : tb(c->type, c->count);
+        sent = each * n;
+        recv = tb(c->rtype, c->rcount) * n;
+        edges = E_ALL;
+        break;
+    case SH_ALLTOALLV:
+        recv = tb(c->rtype, count_sum(c, c->rcounts, n));
+        if (in_place) sent = recv, ecounts = c->rcounts, etype = c->rtype;
+        else sent = tb(c->type, count_sum(c, c->counts, n)), ecounts = c->counts, etype = c->type;
+        edges = E_ALL;
+        break;
+    default:
+        break;
+    }
+    *sent_out = (uint64_t)sent;
+    *recv_out = (uint64_t)recv;
+    (void)f;
+    if (!p->row || cm->inter) return;
+    for (int j = 0; j < n; j++) {
+        if (j == me) continue;
+        bool on = edges == E_ALL || (edges == E_FROM_ROOT) ||
+                  (edges == E_TO_ROOT && j == c->root) || (edges == E_HIGHER && j > me);
+        if (!on) continue;
+        uint64_t b = ecounts ? (uint64_t)tb(etype, count_at(c, ecounts, j)) : (uint64_t)each;
+        edge(p, MSC_PROF_COLL, cm, j, b);
+    }
+}
+
+/* ---- completions -------------------------------------------------------- */
+
+/* Bytes of a completed operation, credited to the call that posted it. */
+static __attribute__((noinline)) void completions(msc_ptab_t *p, msc_call_t *c)
+{
+    for (int i = 0; i < c->ndone; i++) {
+        msc_done_t *d = &c->done[i];
+        if (d->info.id == 0 || d->cancelled) continue;
+        int k = d->info.kind;
+        bool recv = k == MSC_KIND_IRECV || k == MSC_KIND_RECV_INIT || k == MSC_KIND_IMRECV;
+        if (!recv && k != MSC_KIND_SEND_INIT) continue; /* Isend: counted when posted */
+        if (!recv && d->info.peer == MPI_PROC_NULL) continue;
+        uint64_t bytes = d->bytes > 0 ? (uint64_t)d->bytes : 0;
+        msc_pfn_t *f = &p->fn[d->info.fn];
+        void *pc[MSC_PROF_DEPTH_MAX] = {d->info.site};
+        msc_psite_t *s = d->info.site ? site_get(p, (int)d->info.fn, pc) : NULL;
+        f->hist[size_bin(bytes)]++;
+        if (recv) {
+            f->s.bytes_recv += bytes;
+            if (s) s->s.bytes_recv += bytes;
+        } else {
+            f->s.bytes_sent += bytes;
+            if (s) s->s.bytes_sent += bytes;
+            if (p->row && d->info.peer >= 0) {
+                msc_pcomm_t *cm = comm_get(p, d->info.comm, false);
+                if (cm) edge(p, MSC_PROF_P2P, cm, d->info.peer, bytes);
+            }
+        }
+    }
+}
+
+static inline uint64_t status_bytes(MPI_Status *st)
+{
+    MPI_Count n = 0;
+    if (PMPI_Get_elements_x(st, MPI_BYTE, &n) != MPI_SUCCESS || n < 0) return 0;
+    return (uint64_t)n;
+}
+
+/* ---- the hook ------------------------------------------------------------ */
+
+static __attribute__((noinline)) msc_ptab_t *table_first(msc_thread_t *t)
+{
+    return table_new(t);
+}
+
+static void profile_leave(msc_call_t *c)
+{
+    msc_ptab_t *p = c->thread->module_data[msc_prof.slot];
+    if (MSC_UNLIKELY(!p) && !(p = table_first(c->thread))) return;
+    uint64_t dt = c->t_leave - c->t_enter;
+    msc_pfn_t *f = &p->fn[c->fn];
+    void *pc[MSC_PROF_DEPTH_MAX];
+    pc[0] = c->site;
+    if (MSC_UNLIKELY(msc_prof.depth > 1)) msc_callsite_backtrace(c->site, pc, msc_prof.depth);
+    msc_psite_t *s = c->site ? site_get(p, c->fn, pc) : NULL;
+    if (MSC_UNLIKELY(!s) && msc_prof.max_sites) p->site_dropped++;
+    stat_time(&f->s, dt);
+    if (s) stat_time(&s->s, dt);
+
+    uint64_t sent = 0, recv = 0;
+    bool sized = false;
+    bool ok = c->rc == MPI_SUCCESS;
+    switch (c->kind) {
+    case MSC_KIND_SEND:
+    case MSC_KIND_ISEND:
+        if (!ok || c->peer == MPI_PROC_NULL) break;
+        sent = (uint64_t)msc_type_bytes(c->type, c->count);
+        sized = true;
+        p2p_edge(p, c->comm, c->peer, sent);
+        break;
+    case MSC_KIND_RECV:
+    case MSC_KIND_MRECV:
+        if (!ok || (c->kind == MSC_KIND_RECV && c->peer == MPI_PROC_NULL)) break;
+        recv = status_bytes(c->status);
+        sized = true;
+        break;
+    case MSC_KIND_SENDRECV:
+        if (!ok && c->rc != MPI_ERR_IN_STATUS) break;
+        if (c->peer != MPI_PROC_NULL) {
+            sent = (uint64_t)msc_type_bytes(c->type, c->count);
+            p2p_edge(p, c->comm, c->peer, sent);
+        }
+        recv = status_bytes(c->status);
+        sized = true;
+        break;
+    case MSC_KIND_IRECV:
+    case MSC_KIND_SEND_INIT:
+    case MSC_KIND_RECV_INIT:
+        /* Counted at completion; make sure the communicator is known then. */
+        if (ok && p->row && c->peer >= 0) comm_get(p, c->comm, true);
+        break;
+    case MSC_KIND_COLL:
+    case MSC_KIND_ICOLL:
+        if (!ok) break;
+        collective(p, c, f, &sent, &recv);
+        sized = msc_prof.shape[c->fn] != SH_BARRIER;
+        break;
+    case MSC_KIND_COMM_FREE:
+        atomic_fetch_add_explicit(&msc_prof.comm_epoch, 1, memory_order_release);
+        break;
+    default:
+        break;
+    }
+    if (c->ndone) completions(p, c);
+    if (sized) {
+        f->s.bytes_sent += sent;
+        f->s.bytes_recv += recv;
+        f->hist[size_bin(sent ? sent : recv)]++;
+        if (s) {
+            s->s.bytes_sent += sent;
+            s->s.bytes_recv += recv;
+        }
+    }
+}
+
+/* ---- life cycle ------------------------------------------------------------ */
+
+static int profile_init(int slot)
+{
+    msc_prof.slot = slot;
+    msc_prof.depth = (int)msc_g.settings.v[MSC_SET_CALLSITE_DEPTH].num;
+    if (msc_prof.depth < 1) msc_prof.depth = 1; /* 0: sites off, see max_sites */
+    msc_prof.max_sites = (int)msc_g.settings.v[MSC_SET_PROFILE_SITES].num;
+    if (msc_g.settings.v[MSC_SET_CALLSITE_DEPTH].num == 0) msc_prof.max_sites = 0;
+    int cap = 16;
+    while (cap < 2 * msc_prof.max_sites) cap *= 2;
+    msc_prof.site_cap = cap;
+    long long mr = msc_g.settings.v[MSC_SET_PROFILE_MATRIX_RANKS].num;
+    msc_prof.matrix_on = mr > 0 && msc_g.world_size <= mr;
+    msc_prof.matrix_pairs = (int)msc_g.settings.v[MSC_SET_PROFILE_MATRIX_PAIRS].num;
+    msc_prof.per_rank = msc_g.settings.v[MSC_SET_PROFILE_PER_RANK].num != 0;
+    setup_shapes();
+    return 0;
+}
+
+static void profile_pcontrol(int level)
+{
+    uint64_t now = msc_now_ns();
+    if (level == 0 && !msc_prof.off_since_ns) msc_prof.off_since_ns = now;
+    if (level == 1 && msc_prof.off_since_ns) {
+        msc_prof.off_ns += now - msc_prof.off_since_ns;
+        msc_prof.off_since_ns = 0;
+    }
+    if (level == 2) msc_prof_write(true);
+}
+
+static void profile_finalize(void)
+{
+    if (msc_prof.off_since_ns) {
+        msc_prof.off_ns += msc_g.t_finalize_begin - msc_prof.off_since_ns;
+        msc_prof.off_since_ns = 0;
+    }
+    msc_prof_write(false);
+}
+
+static const msc_module_t profile_module = {
+    .abi = MSC_MODULE_ABI,
+    .name = "profile",
+    .mode = "profile",
+    .init = profile_init,
+    .leave = profile_leave,
+    .pcontrol = profile_pcontrol,
+    .finalize = profile_finalize,
+};
+
+__attribute__((constructor)) static void profile_register(void)
+{
+    msc_module_register(&profile_module);
+}

@@ -1,0 +1,102 @@
+/* Private to the profile module. The tables each thread fills on the hot
+ * path and the merged form that finalize reduces over the ranks.
+ *
+ * A thread owns one msc_ptab_t (msc_thread_t.module_data[slot]), made on its
+ * first recorded call: a dense per-function array (statistics and a
+ * power-of-two message-size histogram), an open-addressing table of call
+ * sites with a fixed capacity (MPISCOPE_PROFILE_SITES; a full table counts
+ * the call as dropped) and one row of the communication matrix (this rank as
+ * the sender, to every world rank, point-to-point and collective apart). No
+ * lock and no allocation happens per call after that first one, except when
+ * a communicator is seen for the first time (its world-rank translation).
+ *
+ * At finalize (or on MPI_Pcontrol(2)) the threads' tables are folded into
+ * one, call-site addresses are resolved to strings on the rank that owns
+ * them, and the result becomes a list of keyed records (msc_prec_t) that the
+ * ranks merge pairwise along a binomial tree (merge.c).
+ */
+#ifndef MSC_PROFILE_PROFILE_H
+#define MSC_PROFILE_PROFILE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "call.h"
+
+enum {
+    MSC_PROF_BINS = 48,      /* histogram bins: 0 bytes, then [2^(k-1), 2^k) */
+    MSC_PROF_DEPTH_MAX = 8,  /* frames per call site (MPISCOPE_CALLSITE_DEPTH max) */
+    MSC_PROF_COMM_CACHE = 16 /* communicators remembered per thread */
+};
+
+enum { MSC_PROF_P2P = 0, MSC_PROF_COLL = 1 }; /* matrix classes */
+
+typedef struct {
+    uint64_t count;      /* calls */
+    uint64_t time_ns;    /* ns, sum over calls */
+    uint64_t tmin_ns;    /* ns, shortest call (UINT64_MAX: none) */
+    uint64_t tmax_ns;    /* ns, longest call */
+    uint64_t bytes_sent; /* bytes */
+    uint64_t bytes_recv; /* bytes */
+} msc_pstat_t;
+
+typedef struct {
+    msc_pstat_t s;
+    uint64_t hist[MSC_PROF_BINS]; /* calls (or completed receives) per size bin */
+} msc_pfn_t;
+
+typedef struct {
+    void *pc[MSC_PROF_DEPTH_MAX]; /* return addresses, innermost first; pc[0] NULL: free slot */
+    int32_t fn;                   /* msc_fn_t */
+    msc_pstat_t s;
+} msc_psite_t;
+
+typedef struct {
+    uint64_t msgs;  /* messages */
+    uint64_t bytes; /* bytes */
+} msc_pcell_t;
+
+typedef struct {
+    MPI_Comm comm;
+    int size;      /* ranks of the (remote, for intercommunicators) group */
+    int me;        /* this process's rank in comm */
+    bool inter;    /* intercommunicator: peers name remote ranks */
+    int *world;    /* world rank of each peer rank; NULL: identity */
+} msc_pcomm_t;
+
+typedef struct {
+    msc_pfn_t *fn;           /* MSC_FN_COUNT entries */
+    msc_psite_t *sites;      /* site_cap entries */
+    uint32_t site_cap;       /* power of two */
+    uint32_t site_used;      /* entries in use */
+    uint64_t site_dropped;   /* calls whose site did not fit */
+    msc_pcell_t *row;        /* 2 * world_size cells: [class * world_size + to]; NULL: off */
+    uint64_t comm_epoch;     /* msc_prof.comm_epoch when comms[] was last valid */
+    msc_pcomm_t comms[MSC_PROF_COMM_CACHE];
+} msc_ptab_t;
+
+/* Process-wide state of the module. */
+typedef struct {
+    int slot;                /* module_data index */
+    int depth;               /* MPISCOPE_CALLSITE_DEPTH */
+    int site_cap;            /* MPISCOPE_PROFILE_SITES, rounded up to a power of two x2 */
+    int max_sites;           /* MPISCOPE_PROFILE_SITES */
+    int matrix_pairs;        /* MPISCOPE_PROFILE_MATRIX_PAIRS */
+    bool matrix_on;          /* world_size <= MPISCOPE_PROFILE_MATRIX_RANKS */
+    bool per_rank;           /* MPISCOPE_PROFILE_PER_RANK */
+    _Atomic uint64_t comm_epoch;  /* bumped when a communicator is freed */
+    uint64_t off_since_ns;   /* ns, when MPI_Pcontrol(0) took effect (0: recording) */
+    uint64_t off_ns;         /* ns, total time with recording off */
+    int flushes;             /* MPI_Pcontrol(2) calls so far */
+    unsigned char shape[MSC_FN_COUNT]; /* collective shape of each function (msc_pshape_t) */
+} msc_prof_t;
+
+extern msc_prof_t msc_prof __attribute__((visibility("hidden")));
+
+/* Folds every thread's tables, merges over the ranks (collective over
+ * msc_g.comm) and writes profile.json and profile.txt from world rank 0.
+ * With `flush` set it runs on this rank alone, without communication, and
+ * writes profile.rank<R>.flush<K>.{json,txt} from this rank's tables. */
+void msc_prof_write(bool flush) __attribute__((visibility("hidden")));
+
+#endif

@@ -1,0 +1,30 @@
+/* Private to mpiscope. The text report of a profile, rendered from the
+ * parsed profile.json alone. The tool library (profile.txt) and `mpiscope
+ * report` both call it, so the two texts are the same for the same data.
+ * No MPI here: the command-line program compiles this file too.
+ */
+#ifndef MSC_PROFILE_RENDER_H
+#define MSC_PROFILE_RENDER_H
+
+#include <stdio.h>
+
+#include "pjson.h"
+
+typedef enum { MSC_SORT_TIME, MSC_SORT_CALLS, MSC_SORT_BYTES, MSC_SORT_NAME } msc_sort_t;
+
+typedef struct {
+    msc_sort_t sort; /* order of the function and call-site tables */
+    int limit;       /* rows per table; 0: all */
+} msc_render_opts_t;
+
+/* What profile.txt uses: by time, 20 rows. */
+msc_render_opts_t msc_render_defaults(void);
+
+/* Parses "time", "calls", "bytes" or "name"; false if none of them. */
+int msc_render_parse_sort(const char *word, msc_sort_t *out);
+
+/* Writes the report; returns 0, or -1 if `root` is not a profile (with a
+ * line on `out` saying why). */
+int msc_profile_render(FILE *out, const msc_json_t *root, const msc_render_opts_t *opts);
+
+#endif
