@@ -102,7 +102,7 @@ static void insert(MPI_Request r, const msc_req_info_t *info)
 
 /* Copies the entry of `r` into `out`; removes it when `remove` is set, or
  * when it is a completed non-persistent request. `start` marks it active. */
-enum { LOOKUP_COMPLETE, LOOKUP_START, LOOKUP_FREE };
+enum { LOOKUP_COMPLETE, LOOKUP_START, LOOKUP_FREE, LOOKUP_PEEK };
 
 static bool lookup(MPI_Request r, int what, msc_req_info_t *out)
 {
@@ -265,6 +265,11 @@ void msc_requests_leave(msc_call_t *c)
     default:
         break;
     }
+}
+
+bool msc_requests_find(MPI_Request r, msc_req_info_t *out)
+{
+    return ready && r != MPI_REQUEST_NULL && lookup(r, LOOKUP_PEEK, out);
 }
 
 uint64_t msc_requests_dropped(void)

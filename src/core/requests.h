@@ -55,6 +55,10 @@ bool msc_requests_init(int capacity) __attribute__((visibility("hidden")));
  * completed. Called by the core before the modules' leave hooks. */
 void msc_requests_leave(struct msc_call *c) __attribute__((visibility("hidden")));
 
+/* What the table knows of pending request `r`, without changing it (for a
+ * test that did not complete, or a request just started). false if unknown. */
+bool msc_requests_find(MPI_Request r, msc_req_info_t *out) __attribute__((visibility("hidden")));
+
 /* Requests that did not fit the table so far, and pending ones now. */
 uint64_t msc_requests_dropped(void) __attribute__((visibility("hidden")));
 uint64_t msc_requests_pending(void) __attribute__((visibility("hidden")));

@@ -1,0 +1,602 @@
+/* Local definitions of the trace and their unification at MPI_Finalize.
+ *
+ * Events carry local references: a communicator's reference is the order in
+ * which this rank first met it, a user region's or metric's the order of its
+ * definition. Nothing is exchanged while the program runs. At finalize every
+ * rank sends its definitions to rank 0 (PMPI on the private communicator),
+ * which merges them, writes the global definitions and sends each rank the
+ * table from its local references to global ones; each rank writes those as
+ * OTF2 mapping tables, which readers apply to its events.
+ *
+ * A communicator is identified across ranks without talking to the other
+ * members: by its group (the world ranks of its members in rank order; for an
+ * intercommunicator both groups, the one holding the lower world rank first)
+ * and by how many communicators with that same group this rank had met
+ * before. Members create a given group's communicators in the same order
+ * (creation is collective), so the pair names the same communicator on every
+ * member. MPI functions are regions with their function id as reference:
+ * every rank has the same function table.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/log.h"
+#include "../core/output.h"
+#include "impl.h"
+#include "msc_functions.h"
+#include "trace.h"
+
+trc_comm_t trc_world;
+static trc_comm_t no_comm = {.ref = OTF2_UNDEFINED_COMM};
+
+enum { SLOTS = 1 << 14, MAX_DEFS = 1 << 16 };
+
+typedef struct {
+    int inter, n, nr, occ;
+    int *ranks;          /* n local then nr remote world ranks, canonical order */
+    char name[32];
+} comm_def_t;
+
+typedef struct {
+    char name[128];
+    char unit[32];
+    int a, b;            /* region: role, paradigm; metric: type, mode */
+} named_def_t;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static trc_comm_t slots[SLOTS];
+static comm_def_t *comms;
+static int ncomms, capcomms;
+static named_def_t regions[1024], metrics[256];
+static _Atomic int nregions, nmetrics;
+static MPI_Group world_group = MPI_GROUP_NULL;
+
+static uint64_t handle_key(MPI_Comm c)
+{
+    uint64_t k = 0;
+    memcpy(&k, &c, sizeof c < sizeof k ? sizeof c : sizeof k);
+    return k;
+}
+
+static uint64_t hash(uint64_t k)
+{
+    k ^= k >> 29;
+    k *= 0x9e3779b97f4a7c15ull;
+    return k ^ (k >> 32);
+}
+
+static bool same_group(const comm_def_t *d, int inter, int n, int nr, const int *ranks)
+{
+    return d->inter == inter && d->n == n && d->nr == nr &&
+           memcmp(d->ranks, ranks, (size_t)(n + nr) * sizeof *ranks) == 0;
+}
+
+/* Adds a definition for `comm` (lock held); fills the hot-path fields. */
+static bool define(MPI_Comm comm, trc_comm_t *e)
+{
+    int inter = 0, n = 0, nr = 0, rank = 0;
+    PMPI_Comm_test_inter(comm, &inter);
+    PMPI_Comm_size(comm, &n);
+    PMPI_Comm_rank(comm, &rank);
+    if (inter) PMPI_Comm_remote_size(comm, &nr);
+    if (ncomms >= MAX_DEFS) return false;
+    if (ncomms == capcomms) {
+        int cap = capcomms ? 2 * capcomms : 64;
+        comm_def_t *p = realloc(comms, (size_t)cap * sizeof *p);
+        if (!p) return false;
+        comms = p;
+        capcomms = cap;
+    }
+    int *ranks = malloc((size_t)(n + nr) * sizeof *ranks);
+    int *seq = malloc((size_t)(n > nr ? n : nr) * sizeof *seq);
+    if (!ranks || !seq) {
+        free(ranks);
+        free(seq);
+        return false;
+    }
+    for (int i = 0; i < (n > nr ? n : nr); i++) seq[i] = i;
+    MPI_Group g;
+    PMPI_Comm_group(comm, &g);
+    PMPI_Group_translate_ranks(g, n, seq, world_group, ranks);
+    PMPI_Group_free(&g);
+    if (inter) {
+        PMPI_Comm_remote_group(comm, &g);
+        PMPI_Group_translate_ranks(g, nr, seq, world_group, ranks + n);
+        PMPI_Group_free(&g);
+        if (ranks[n] < ranks[0]) { /* canonical order: lower world rank first */
+            int *tmp = malloc((size_t)(n + nr) * sizeof *tmp);
+            if (tmp) {
+                memcpy(tmp, ranks + n, (size_t)nr * sizeof *tmp);
+                memcpy(tmp + nr, ranks, (size_t)n * sizeof *tmp);
+                free(ranks);
+                ranks = tmp;
+                int t = n;
+                n = nr;
+                nr = t;
+            }
+        }
+    }
+    free(seq);
+    comm_def_t *d = &comms[ncomms];
+    d->inter = inter;
+    d->n = n;
+    d->nr = nr;
+    d->ranks = ranks;
+    d->occ = 0;
+    for (int i = 0; i < ncomms; i++)
+        if (same_group(&comms[i], inter, n, nr, ranks)) d->occ++;
+    if (comm == MPI_COMM_WORLD)
+        strcpy(d->name, "MPI_COMM_WORLD");
+    else if (comm == MPI_COMM_SELF)
+        strcpy(d->name, "MPI_COMM_SELF");
+    else
+        snprintf(d->name, sizeof d->name, "%s %d", inter ? "Intercomm" : "Comm", ncomms);
+    e->ref = (uint32_t)ncomms++;
+    e->rank = rank;
+    PMPI_Comm_size(comm, &e->size);
+    e->rsize = 0;
+    if (inter) PMPI_Comm_remote_size(comm, &e->rsize);
+    return true;
+}
+
+/* Slot of `key`, or of the empty slot where it would go (lock held for
+ * inserts; readers probe without it). */
+static trc_comm_t *probe(uint64_t key)
+{
+    size_t i = hash(key) & (SLOTS - 1);
+    for (size_t n = 0; n < SLOTS; n++, i = (i + 1) & (SLOTS - 1)) {
+        uint64_t k = atomic_load_explicit(&slots[i].key, memory_order_acquire);
+        if (k == key || k == 0) return &slots[i];
+    }
+    return NULL;
+}
+
+static trc_comm_t *insert(MPI_Comm comm)
+{
+    uint64_t key = handle_key(comm);
+    trc_comm_t *e = probe(key);
+    if (!e) return &no_comm;
+    if (atomic_load(&e->key) == key && atomic_load(&e->live)) return e;
+    trc_comm_t tmp = {0};
+    if (!define(comm, &tmp)) return &no_comm;
+    e->ref = tmp.ref;
+    e->size = tmp.size;
+    e->rank = tmp.rank;
+    e->rsize = tmp.rsize;
+    atomic_store(&e->live, 1);
+    atomic_store_explicit(&e->key, key, memory_order_release);
+    return e;
+}
+
+trc_comm_t *trc_comm_lookup_slow(MPI_Comm comm)
+{
+    if (comm == MPI_COMM_NULL) return &no_comm;
+    uint64_t key = handle_key(comm);
+    trc_comm_t *e = probe(key);
+    if (MSC_LIKELY(e && atomic_load_explicit(&e->key, memory_order_relaxed) == key &&
+                   atomic_load_explicit(&e->live, memory_order_relaxed)))
+        return e;
+    pthread_mutex_lock(&lock);
+    e = insert(comm);
+    pthread_mutex_unlock(&lock);
+    return e;
+}
+
+void trc_comm_created(MPI_Comm comm)
+{
+    if (comm == MPI_COMM_NULL) return;
+    pthread_mutex_lock(&lock);
+    trc_comm_t *e = probe(handle_key(comm));
+    if (e && atomic_load(&e->key) == handle_key(comm)) atomic_store(&e->live, 0);
+    insert(comm);
+    pthread_mutex_unlock(&lock);
+}
+
+void trc_comm_freed(MPI_Comm comm)
+{
+    if (comm == MPI_COMM_NULL || comm == MPI_COMM_WORLD) return;
+    pthread_mutex_lock(&lock);
+    trc_comm_t *e = probe(handle_key(comm));
+    if (e && atomic_load(&e->key) == handle_key(comm)) atomic_store(&e->live, 0);
+    pthread_mutex_unlock(&lock);
+}
+
+void trc_defs_init(void)
+{
+    PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
+    pthread_mutex_lock(&lock);
+    define(MPI_COMM_WORLD, &trc_world); /* local reference 0 */
+    atomic_store(&trc_world.live, 1);
+    insert(MPI_COMM_SELF);
+    pthread_mutex_unlock(&lock);
+}
+
+static uint32_t named_def(named_def_t *tab, _Atomic int *count, int cap, const char *name,
+                          const char *unit, int a, int b)
+{
+    if (!msc_trace_active() || !name) return UINT32_MAX;
+    pthread_mutex_lock(&lock);
+    int n = atomic_load(count);
+    uint32_t ref = UINT32_MAX;
+    for (int i = 0; i < n && ref == UINT32_MAX; i++)
+        if (strcmp(tab[i].name, name) == 0 && tab[i].a == a && tab[i].b == b) ref = (uint32_t)i;
+    if (ref == UINT32_MAX && n < cap) {
+        snprintf(tab[n].name, sizeof tab[n].name, "%s", name);
+        snprintf(tab[n].unit, sizeof tab[n].unit, "%s", unit ? unit : "");
+        tab[n].a = a;
+        tab[n].b = b;
+        ref = (uint32_t)n;
+        atomic_store(count, n + 1);
+    }
+    pthread_mutex_unlock(&lock);
+    return ref;
+}
+
+uint32_t msc_trace_region_def(const char *name, OTF2_RegionRole role, OTF2_Paradigm paradigm)
+{
+    uint32_t i = named_def(regions, &nregions, 1024, name, NULL, role, paradigm);
+    return i == UINT32_MAX ? i : (uint32_t)MSC_FN_COUNT + i;
+}
+
+uint32_t msc_trace_metric_def(const char *name, const char *unit, OTF2_Type type,
+                              OTF2_MetricMode mode)
+{
+    return named_def(metrics, &nmetrics, 256, name, unit, type, mode);
+}
+
+OTF2_Type trc_metric_type(uint32_t metric)
+{
+    return metric < (uint32_t)atomic_load(&nmetrics) ? (OTF2_Type)metrics[metric].a
+                                                      : OTF2_TYPE_UINT64;
+}
+
+/* --- Serialization: int64 words; a string is its length and its bytes. -- */
+
+typedef struct {
+    int64_t *w;
+    size_t n, cap;
+} buf_t;
+
+static void put(buf_t *b, int64_t v)
+{
+    if (b->n == b->cap) {
+        size_t cap = b->cap ? 2 * b->cap : 1024;
+        int64_t *p = realloc(b->w, cap * sizeof *p);
+        if (!p) return;
+        b->w = p;
+        b->cap = cap;
+    }
+    b->w[b->n++] = v;
+}
+
+static void put_str(buf_t *b, const char *s)
+{
+    size_t len = strlen(s);
+    put(b, (int64_t)len);
+    for (size_t i = 0; i < len; i += 8) {
+        int64_t v = 0;
+        memcpy(&v, s + i, len - i < 8 ? len - i : 8);
+        put(b, v);
+    }
+}
+
+static int64_t get(const int64_t **p)
+{
+    return *(*p)++;
+}
+
+static void get_str(const int64_t **p, char *out, size_t cap)
+{
+    size_t len = (size_t)get(p);
+    char tmp[256] = {0};
+    for (size_t i = 0; i < len; i += 8) {
+        int64_t v = get(p);
+        if (i < sizeof tmp - 8) memcpy(tmp + i, &v, 8);
+    }
+    if (len >= sizeof tmp) len = sizeof tmp - 1;
+    tmp[len] = 0;
+    snprintf(out, cap, "%s", tmp);
+}
+
+/* --- Rank 0: the merged definitions. ----------------------------------- */
+
+typedef struct {
+    comm_def_t *c;       /* unique communicators (pointing into the received words' copies) */
+    int nc, capc;
+    named_def_t *r, *m;
+    int nr, nm;
+    uint32_t nstrings;
+    OTF2_GlobalDefWriter *gw;
+} merged_t;
+
+static OTF2_StringRef str(merged_t *mg, const char *s)
+{
+    OTF2_StringRef ref = mg->nstrings++;
+    OTF2_GlobalDefWriter_WriteString(mg->gw, ref, s);
+    return ref;
+}
+
+static int find_comm(merged_t *mg, const comm_def_t *d)
+{
+    for (int i = 0; i < mg->nc; i++)
+        if (mg->c[i].occ == d->occ && same_group(&mg->c[i], d->inter, d->n, d->nr, d->ranks))
+            return i;
+    if (mg->nc == mg->capc) {
+        mg->capc = mg->capc ? 2 * mg->capc : 64;
+        mg->c = realloc(mg->c, (size_t)mg->capc * sizeof *mg->c);
+    }
+    comm_def_t *n = &mg->c[mg->nc];
+    *n = *d;
+    n->ranks = malloc((size_t)(d->n + d->nr) * sizeof *n->ranks);
+    memcpy(n->ranks, d->ranks, (size_t)(d->n + d->nr) * sizeof *n->ranks);
+    return mg->nc++;
+}
+
+static int find_named(named_def_t **tab, int *n, const named_def_t *d)
+{
+    for (int i = 0; i < *n; i++)
+        if (strcmp((*tab)[i].name, d->name) == 0 && (*tab)[i].a == d->a && (*tab)[i].b == d->b)
+            return i;
+    *tab = realloc(*tab, (size_t)(*n + 1) * sizeof **tab);
+    (*tab)[*n] = *d;
+    return (*n)++;
+}
+
+static OTF2_RegionRole fn_role(int fn)
+{
+    const char *name = msc_fn_name[fn];
+    switch (msc_fn_kind[fn]) {
+    case MSC_KIND_COLL:
+    case MSC_KIND_ICOLL:
+        if (strstr(name, "arrier")) return OTF2_REGION_ROLE_BARRIER;
+        if (strstr(name, "Bcast") || strstr(name, "Scatter")) return OTF2_REGION_ROLE_COLL_ONE2ALL;
+        if (strstr(name, "Gather") && !strstr(name, "llgather")) return OTF2_REGION_ROLE_COLL_ALL2ONE;
+        if (strncmp(name, "MPI_Reduce", 10) == 0 && !strstr(name, "scatter"))
+            return OTF2_REGION_ROLE_COLL_ALL2ONE;
+        if (strncmp(name, "MPI_Ireduce", 11) == 0 && !strstr(name, "scatter"))
+            return OTF2_REGION_ROLE_COLL_ALL2ONE;
+        return OTF2_REGION_ROLE_COLL_ALL2ALL;
+    case MSC_KIND_SEND: case MSC_KIND_RECV: case MSC_KIND_SENDRECV: case MSC_KIND_ISEND:
+    case MSC_KIND_IRECV: case MSC_KIND_SEND_INIT: case MSC_KIND_RECV_INIT: case MSC_KIND_PROBE:
+    case MSC_KIND_MRECV: case MSC_KIND_IMRECV: case MSC_KIND_WAIT: case MSC_KIND_TEST:
+    case MSC_KIND_WAITANY: case MSC_KIND_TESTANY: case MSC_KIND_WAITALL: case MSC_KIND_TESTALL:
+    case MSC_KIND_WAITSOME: case MSC_KIND_TESTSOME: case MSC_KIND_START: case MSC_KIND_STARTALL:
+    case MSC_KIND_REQUEST_FREE: case MSC_KIND_CANCEL:
+        return OTF2_REGION_ROLE_POINT2POINT;
+    default:
+        if (strncmp(name, "MPI_File_", 9) == 0) return OTF2_REGION_ROLE_FILE_IO;
+        if (strncmp(name, "MPI_Win_", 8) == 0 || strcmp(name, "MPI_Put") == 0 ||
+            strcmp(name, "MPI_Get") == 0 || strstr(name, "ccumulate") ||
+            strcmp(name, "MPI_Rput") == 0 || strcmp(name, "MPI_Rget") == 0 ||
+            strcmp(name, "MPI_Compare_and_swap") == 0)
+            return OTF2_REGION_ROLE_RMA;
+        return OTF2_REGION_ROLE_FUNCTION;
+    }
+}
+
+static void write_global(merged_t *mg, const int64_t *all, const int *counts, const int *displs,
+                         int size, int64_t gmin, int64_t gmax, bool complete)
+{
+    OTF2_GlobalDefWriter *gw = mg->gw;
+    OTF2_GlobalDefWriter_WriteClockProperties(gw, 1000000000u, (uint64_t)gmin,
+                                              (uint64_t)(gmax - gmin), OTF2_UNDEFINED_TIMESTAMP);
+    OTF2_GlobalDefWriter_WriteParadigm(gw, OTF2_PARADIGM_MPI, str(mg, "MPI"),
+                                       OTF2_PARADIGM_CLASS_PROCESS);
+    OTF2_StringRef empty = str(mg, "");
+    OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 0, str(mg, "machine"), str(mg, "machine"),
+                                             OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+    uint64_t *members = malloc((size_t)size * sizeof *members);
+    for (int r = 0; r < size; r++) {
+        char name[64];
+        snprintf(name, sizeof name, "MPI Rank %d", r);
+        OTF2_GlobalDefWriter_WriteLocationGroup(gw, (OTF2_LocationGroupRef)r, str(mg, name),
+                                                OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
+                                                OTF2_UNDEFINED_LOCATION_GROUP);
+    }
+    /* Locations: the tail of every rank's words (see trc_defs_write). */
+    for (int r = 0; r < size; r++) {
+        const int64_t *p = all + displs[r] + counts[r];
+        int64_t nlocs = p[-1];
+        const int64_t *l = p - 1 - 2 * nlocs;
+        members[r] = (uint64_t)l[0];
+        for (int i = 0; i < nlocs; i++) {
+            char name[64];
+            uint64_t id = (uint64_t)l[2 * i];
+            if (id >> 32)
+                snprintf(name, sizeof name, "Thread %u", (unsigned)(id >> 32));
+            else
+                snprintf(name, sizeof name, "Master thread");
+            OTF2_GlobalDefWriter_WriteLocation(gw, id, str(mg, name), OTF2_LOCATION_TYPE_CPU_THREAD,
+                                               (uint64_t)l[2 * i + 1], (OTF2_LocationGroupRef)r);
+        }
+    }
+    for (int fn = 0; fn < MSC_FN_COUNT; fn++) {
+        OTF2_StringRef s = str(mg, msc_fn_name[fn]);
+        OTF2_GlobalDefWriter_WriteRegion(gw, (OTF2_RegionRef)fn, s, s, empty, fn_role(fn),
+                                         OTF2_PARADIGM_MPI, OTF2_REGION_FLAG_NONE, empty, 0, 0);
+    }
+    for (int i = 0; i < mg->nr; i++) {
+        OTF2_StringRef s = str(mg, mg->r[i].name);
+        OTF2_GlobalDefWriter_WriteRegion(gw, (OTF2_RegionRef)(MSC_FN_COUNT + i), s, s, empty,
+                                         (OTF2_RegionRole)mg->r[i].a, (OTF2_Paradigm)mg->r[i].b,
+                                         OTF2_REGION_FLAG_NONE, empty, 0, 0);
+    }
+    OTF2_GroupRef group = 0;
+    OTF2_GlobalDefWriter_WriteGroup(gw, group++, str(mg, "MPI_COMM_WORLD locations"),
+                                    OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
+                                    OTF2_GROUP_FLAG_NONE, (uint32_t)size, members);
+    free(members);
+    for (int i = 0; i < mg->nc; i++) {
+        comm_def_t *d = &mg->c[i];
+        uint64_t *m = malloc((size_t)(d->n + d->nr + 1) * sizeof *m);
+        for (int k = 0; k < d->n + d->nr; k++) m[k] = (uint64_t)d->ranks[k];
+        OTF2_StringRef name = str(mg, d->name);
+        OTF2_GroupRef ga = group++;
+        OTF2_GlobalDefWriter_WriteGroup(gw, ga, name, OTF2_GROUP_TYPE_COMM_GROUP,
+                                        OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
+                                        (uint32_t)d->n, m);
+        if (d->inter) {
+            OTF2_GroupRef gb = group++;
+            OTF2_GlobalDefWriter_WriteGroup(gw, gb, name, OTF2_GROUP_TYPE_COMM_GROUP,
+                                            OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
+                                            (uint32_t)d->nr, m + d->n);
+            OTF2_GlobalDefWriter_WriteInterComm(gw, (OTF2_CommRef)i, name, ga, gb,
+                                                OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+        } else {
+            OTF2_GlobalDefWriter_WriteComm(gw, (OTF2_CommRef)i, name, ga, OTF2_UNDEFINED_COMM,
+                                           OTF2_COMM_FLAG_NONE);
+        }
+        free(m);
+    }
+    for (int i = 0; i < mg->nm; i++) {
+        OTF2_MetricMemberRef mm = (OTF2_MetricMemberRef)i;
+        OTF2_GlobalDefWriter_WriteMetricMember(gw, mm, str(mg, mg->m[i].name), empty,
+                                               OTF2_METRIC_TYPE_USER,
+                                               (OTF2_MetricMode)mg->m[i].b,
+                                               (OTF2_Type)mg->m[i].a, OTF2_BASE_DECIMAL, 0,
+                                               str(mg, mg->m[i].unit));
+        OTF2_GlobalDefWriter_WriteMetricClass(gw, (OTF2_MetricRef)i, 1, &mm,
+                                              OTF2_METRIC_SYNCHRONOUS_STRICT,
+                                              OTF2_RECORDER_KIND_CPU);
+    }
+    (void)complete;
+}
+
+static void write_map(OTF2_DefWriter *dw, OTF2_MappingType type, const uint64_t *map, size_t n)
+{
+    if (!n) return;
+    OTF2_IdMap *m = OTF2_IdMap_CreateFromUint64Array(n, map, true);
+    if (!m) return;
+    OTF2_DefWriter_WriteMappingTable(dw, type, m);
+    OTF2_IdMap_Free(m);
+}
+
+void trc_defs_write(OTF2_Archive *archive, const trc_loc_t *locs, int nlocs,
+                    const int64_t sync_time[2], const int64_t sync_offset[2],
+                    const double sync_dev[2], bool complete)
+{
+    int rank = msc_g.world_rank, size = msc_g.world_size;
+    buf_t b = {0};
+    pthread_mutex_lock(&lock);
+    int nc = ncomms, nr = atomic_load(&nregions), nm = atomic_load(&nmetrics);
+    put(&b, nc);
+    for (int i = 0; i < nc; i++) {
+        comm_def_t *d = &comms[i];
+        put(&b, d->inter), put(&b, d->n), put(&b, d->nr), put(&b, d->occ);
+        for (int k = 0; k < d->n + d->nr; k++) put(&b, d->ranks[k]);
+        put_str(&b, d->name);
+    }
+    put(&b, nr);
+    for (int i = 0; i < nr; i++) put(&b, regions[i].a), put(&b, regions[i].b), put_str(&b, regions[i].name);
+    put(&b, nm);
+    for (int i = 0; i < nm; i++) {
+        put(&b, metrics[i].a), put(&b, metrics[i].b);
+        put_str(&b, metrics[i].name), put_str(&b, metrics[i].unit);
+    }
+    pthread_mutex_unlock(&lock);
+    put(&b, sync_time[0] + sync_offset[0]);       /* first corrected time */
+    put(&b, sync_time[1] + sync_offset[1]);       /* last corrected time */
+    for (int i = 0; i < nlocs; i++) put(&b, (int64_t)locs[i].id), put(&b, (int64_t)locs[i].events);
+    put(&b, nlocs);
+
+    int count = (int)b.n;
+    int *counts = NULL, *displs = NULL;
+    int64_t *all = NULL;
+    if (rank == 0) {
+        counts = calloc((size_t)size, sizeof *counts);
+        displs = calloc((size_t)size, sizeof *displs);
+    }
+    PMPI_Gather(&count, 1, MPI_INT, counts, 1, MPI_INT, 0, msc_g.comm);
+    if (rank == 0) {
+        long total = 0;
+        for (int r = 0; r < size; r++) displs[r] = (int)total, total += counts[r];
+        all = malloc((size_t)total * sizeof *all);
+    }
+    PMPI_Gatherv(b.w, count, MPI_INT64_T, all, counts, displs, MPI_INT64_T, 0, msc_g.comm);
+
+    /* Rank 0 merges and computes every rank's maps: comms, regions, metrics. */
+    uint64_t *maps = NULL;
+    int *mcounts = NULL, *mdispls = NULL;
+    merged_t mg = {0};
+    if (rank == 0) {
+        mcounts = calloc((size_t)size, sizeof *mcounts);
+        mdispls = calloc((size_t)size, sizeof *mdispls);
+        size_t cap = 1024, used = 0;
+        maps = malloc(cap * sizeof *maps);
+        int64_t gmin = INT64_MAX, gmax = INT64_MIN;
+        for (int r = 0; r < size; r++) {
+            const int64_t *p = all + displs[r];
+            mdispls[r] = (int)used;
+            int64_t n = get(&p);
+            for (int64_t i = 0; i < n; i++) {
+                comm_def_t d;
+                d.inter = (int)get(&p), d.n = (int)get(&p), d.nr = (int)get(&p), d.occ = (int)get(&p);
+                int *rk = malloc((size_t)(d.n + d.nr + 1) * sizeof *rk);
+                for (int k = 0; k < d.n + d.nr; k++) rk[k] = (int)get(&p);
+                d.ranks = rk;
+                get_str(&p, d.name, sizeof d.name);
+                if (used == cap) maps = realloc(maps, (cap *= 2) * sizeof *maps);
+                maps[used++] = (uint64_t)find_comm(&mg, &d);
+                free(rk);
+            }
+            n = get(&p);
+            for (int64_t i = 0; i < n; i++) {
+                named_def_t d = {0};
+                d.a = (int)get(&p), d.b = (int)get(&p);
+                get_str(&p, d.name, sizeof d.name);
+                if (used == cap) maps = realloc(maps, (cap *= 2) * sizeof *maps);
+                maps[used++] = (uint64_t)(MSC_FN_COUNT + find_named(&mg.r, &mg.nr, &d));
+            }
+            n = get(&p);
+            for (int64_t i = 0; i < n; i++) {
+                named_def_t d = {0};
+                d.a = (int)get(&p), d.b = (int)get(&p);
+                get_str(&p, d.name, sizeof d.name);
+                get_str(&p, d.unit, sizeof d.unit);
+                if (used == cap) maps = realloc(maps, (cap *= 2) * sizeof *maps);
+                maps[used++] = (uint64_t)find_named(&mg.m, &mg.nm, &d);
+            }
+            int64_t first = get(&p), last = get(&p);
+            if (first < gmin) gmin = first;
+            if (last > gmax) gmax = last;
+            mcounts[r] = (int)used - mdispls[r];
+        }
+        OTF2_Archive_SetCreator(archive, "mpiscope " MSC_MPI_NAME);
+        if (!complete)
+            OTF2_Archive_SetProperty(archive, "MPISCOPE::TRACE_COMPLETE", "false", true);
+        else
+            OTF2_Archive_SetProperty(archive, "MPISCOPE::TRACE_COMPLETE", "true", true);
+        mg.gw = OTF2_Archive_GetGlobalDefWriter(archive);
+        if (mg.gw) {
+            write_global(&mg, all, counts, displs, size, gmin, gmax, complete);
+            OTF2_Archive_CloseGlobalDefWriter(archive, mg.gw);
+        }
+        for (int i = 0; i < mg.nc; i++) free(mg.c[i].ranks);
+        free(mg.c), free(mg.r), free(mg.m);
+    }
+    int mine = nc + nr + nm;
+    uint64_t *map = calloc((size_t)mine + 1, sizeof *map);
+    PMPI_Scatterv(maps, mcounts, mdispls, MPI_UINT64_T, map, mine, MPI_UINT64_T, 0, msc_g.comm);
+
+    /* Region map: identity for MPI functions, then the user regions. */
+    uint64_t *rmap = malloc(((size_t)MSC_FN_COUNT + (size_t)nr) * sizeof *rmap);
+    for (int i = 0; i < MSC_FN_COUNT; i++) rmap[i] = (uint64_t)i;
+    for (int i = 0; i < nr; i++) rmap[MSC_FN_COUNT + i] = map[nc + i];
+    OTF2_Archive_OpenDefFiles(archive);
+    for (int i = 0; i < nlocs; i++) {
+        OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(archive, locs[i].id);
+        if (!dw) continue;
+        write_map(dw, OTF2_MAPPING_COMM, map, (size_t)nc);
+        if (nr) write_map(dw, OTF2_MAPPING_REGION, rmap, (size_t)MSC_FN_COUNT + (size_t)nr);
+        write_map(dw, OTF2_MAPPING_METRIC, map + nc + nr, (size_t)nm);
+        for (int k = 0; k < 2; k++)
+            OTF2_DefWriter_WriteClockOffset(dw, (uint64_t)sync_time[k], sync_offset[k],
+                                            sync_dev[k]);
+        OTF2_Archive_CloseDefWriter(archive, dw);
+    }
+    OTF2_Archive_CloseDefFiles(archive);
+    free(rmap), free(map), free(maps), free(mcounts), free(mdispls);
+    free(all), free(counts), free(displs), free(b.w);
+}

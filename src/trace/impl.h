@@ -1,0 +1,71 @@
+/* Private to the trace module: what trace.c, defs.c and sync.c share.
+ *
+ * defs.c keeps the rank's local definitions (communicators, user regions,
+ * metrics) and unifies them at finalize; sync.c measures clock offsets
+ * against rank 0; trace.c owns the archive, the per-thread event writers and
+ * the hooks.
+ */
+#ifndef MSC_TRACE_IMPL_H
+#define MSC_TRACE_IMPL_H
+
+#include <mpi.h>
+#include <otf2/otf2.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../core/state.h"
+
+#define TRC_HIDDEN __attribute__((visibility("hidden")))
+
+/* One communicator handle known to the rank (the hot path reads it). */
+typedef struct {
+    _Atomic uint64_t key;  /* the handle's bytes; 0: empty slot */
+    uint32_t ref;          /* local communicator reference */
+    int size, rank;        /* local group */
+    int rsize;             /* remote group of an intercommunicator, else 0 */
+    _Atomic int live;      /* 0 once freed (the handle may be reused) */
+} trc_comm_t;
+
+extern trc_comm_t trc_world TRC_HIDDEN;
+extern int64_t trc_skew TRC_HIDDEN;           /* ns added to every timestamp (test setting) */
+
+/* Timestamps written to the archive. */
+static inline uint64_t trc_ts(uint64_t t)
+{
+    return t + (uint64_t)trc_skew;
+}
+
+/* defs.c ------------------------------------------------------------------*/
+void trc_defs_init(void) TRC_HIDDEN;
+trc_comm_t *trc_comm_lookup_slow(MPI_Comm comm) TRC_HIDDEN;  /* registers unknown handles */
+void trc_comm_created(MPI_Comm comm) TRC_HIDDEN;             /* after a constructor */
+void trc_comm_freed(MPI_Comm comm) TRC_HIDDEN;               /* before the handle dies */
+
+static inline trc_comm_t *trc_comm(MPI_Comm comm)
+{
+    if (comm == MPI_COMM_WORLD) return &trc_world;
+    return trc_comm_lookup_slow(comm);
+}
+
+/* The value type a metric was defined with. */
+OTF2_Type trc_metric_type(uint32_t metric) TRC_HIDDEN;
+
+/* Collective over msc_g.comm at finalize: unifies the definitions, writes
+ * the local definitions (mapping tables, clock offsets) of every location
+ * in `locs` and, on rank 0, the global definitions. */
+typedef struct {
+    uint64_t id;
+    uint64_t events;
+} trc_loc_t;
+void trc_defs_write(OTF2_Archive *archive, const trc_loc_t *locs, int nlocs,
+                    const int64_t sync_time[2], const int64_t sync_offset[2],
+                    const double sync_dev[2], bool complete) TRC_HIDDEN;
+
+/* sync.c ------------------------------------------------------------------*/
+/* Collective over msc_g.comm: offset of this rank's trace clock to rank 0's
+ * (add it to a local time), the local time it was taken at, and half the
+ * smallest round trip (an error bound). */
+void trc_clock_sync(int64_t *time, int64_t *offset, double *dev) TRC_HIDDEN;
+
+#endif

@@ -1,0 +1,8 @@
+# The trace module: OTF2 archives (docs/trace.md).
+pkg_check_modules(OTF2 REQUIRED IMPORTED_TARGET otf2)
+list(APPEND MSC_MODULE_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/trace.c
+  ${CMAKE_CURRENT_LIST_DIR}/defs.c
+  ${CMAKE_CURRENT_LIST_DIR}/sync.c)
+list(APPEND MSC_MODULE_INCLUDES ${OTF2_INCLUDE_DIRS})
+list(APPEND MSC_MODULE_LIBS PkgConfig::OTF2)

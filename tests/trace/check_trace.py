@@ -1,0 +1,184 @@
+#!/usr/bin/python3
+"""Checks an mpiscope OTF2 archive with the OTF2 reader (python3-otf2).
+
+    check_trace.py <output dir> [--ranks N] [--flushes] [--skew]
+
+Asserts, for the archive <output dir>/trace/traces.otf2:
+- the archive opens and says it is complete;
+- per rank, the Enter events per region equal the calls the program counted
+  (<output dir>/expect.<rank>, written by tests/trace/expect.h);
+- timestamps never decrease on a location; Enter/Leave nest properly;
+- every send (MpiSend, MpiIsend) matches exactly one receive (MpiRecv,
+  MpiIrecv) by communicator, sender, receiver, tag and length, in order;
+  no receive ends before its matching send begins (clock correction);
+- every MpiIsend has one MpiIsendComplete and every MpiIrecvRequest one
+  MpiIrecv, or a MpiRequestCancelled; every NonBlockingCollectiveRequest one
+  NonBlockingCollectiveComplete;
+- every member of a communicator records the same sequence of collective
+  operations on it (so communicators were unified);
+- with --flushes, at least one BufferFlush event is present.
+Must run with /usr/bin/python3 (the otf2 module is installed for it).
+"""
+import collections
+import glob
+import os
+import sys
+
+import otf2
+import otf2.definitions as D
+
+# python3-otf2 3.0.2 maps an InterComm definition's fields onto Comm's
+# (name, group, parent, flags) followed by its own; keep name and its own.
+_f = list(D.InterComm._fields)
+if len(_f) == 8:
+    D.InterComm._fields = tuple([_f[0]] + _f[4:])
+
+failures = []
+
+
+def fail(msg):
+    failures.append(msg)
+    if len(failures) < 30:
+        print("check_trace: " + msg, file=sys.stderr)
+
+
+def comm_groups(comm):
+    """World ranks of the local groups: (A, B) for an intercommunicator."""
+    def ranks(g):
+        return [m if isinstance(m, int) else int(m._ref) & 0xffffffff for m in g.members]
+    if isinstance(comm, D.InterComm):
+        return ranks(comm.groupA), ranks(comm.groupB)
+    return ranks(comm.group), None
+
+
+def world_of(comm, me, peer):
+    """World rank of `peer` (a rank in `comm`) as seen by world rank `me`."""
+    a, b = comm_groups(comm)
+    if b is None:
+        return a[peer]
+    return b[peer] if me in a else a[peer]
+
+
+def main():
+    out = sys.argv[1]
+    want_flush = "--flushes" in sys.argv
+    anchor = os.path.join(out, "trace", "traces.otf2")
+    if not os.path.exists(anchor):
+        fail("no archive at " + anchor)
+        return
+    expect = {}
+    for path in glob.glob(os.path.join(out, "expect.*")):
+        rank = int(path.rsplit(".", 1)[1])
+        with open(path) as f:
+            expect[rank] = {l.split()[0]: int(l.split()[1]) for l in f if l.strip()}
+    with otf2.reader.open(anchor) as trace:
+        props = {}
+        try:
+            props = dict(trace.definitions.properties)
+        except Exception:
+            pass
+        enters = collections.defaultdict(collections.Counter)
+        last_t = {}
+        stacks = collections.defaultdict(list)
+        sends = collections.defaultdict(list)   # (comm, src, dst, tag) -> [(len, t)]
+        recvs = collections.defaultdict(list)
+        isend, irecv, nbc = {}, {}, {}
+        colls = collections.defaultdict(lambda: collections.defaultdict(list))
+        flushes = 0
+        nev = 0
+        for loc, ev in trace.events:
+            nev += 1
+            me = int(loc._ref) & 0xffffffff
+            key = int(loc._ref)
+            name = type(ev).__name__
+            if key in last_t and ev.time < last_t[key]:
+                fail(f"time goes back on location {key}: {ev.time} < {last_t[key]}")
+            last_t[key] = ev.time
+            if name == "Enter":
+                enters[me][ev.region.name] += 1
+                stacks[key].append(ev.region.name)
+            elif name == "Leave":
+                if not stacks[key] or stacks[key][-1] != ev.region.name:
+                    fail(f"Leave {ev.region.name} does not match the open region on {key}")
+                else:
+                    stacks[key].pop()
+            elif name in ("MpiSend", "MpiIsend"):
+                dst = world_of(ev.communicator, me, ev.receiver)
+                sends[(ev.communicator._ref, me, dst, ev.msg_tag)].append((ev.msg_length, ev.time))
+                if name == "MpiIsend":
+                    isend[(key, ev.request_id)] = isend.get((key, ev.request_id), 0) + 1
+            elif name in ("MpiRecv", "MpiIrecv"):
+                src = world_of(ev.communicator, me, ev.sender)
+                recvs[(ev.communicator._ref, src, me, ev.msg_tag)].append((ev.msg_length, ev.time))
+                if name == "MpiIrecv":
+                    if irecv.get((key, ev.request_id), 0) < 1:
+                        fail(f"MpiIrecv without request on {key}: {ev.request_id}")
+                    irecv[(key, ev.request_id)] = irecv.get((key, ev.request_id), 0) - 1
+            elif name == "MpiIrecvRequest":
+                irecv[(key, ev.request_id)] = irecv.get((key, ev.request_id), 0) + 1
+            elif name == "MpiIsendComplete":
+                isend[(key, ev.request_id)] = isend.get((key, ev.request_id), 0) - 1
+            elif name == "MpiRequestCancelled":
+                if irecv.get((key, ev.request_id), 0) > 0:
+                    irecv[(key, ev.request_id)] -= 1
+                else:
+                    isend[(key, ev.request_id)] = isend.get((key, ev.request_id), 0) - 1
+            elif name == "MpiCollectiveEnd":
+                colls[ev.communicator._ref][me].append((str(ev.collective_op), ev.root))
+            elif name == "NonBlockingCollectiveRequest":
+                nbc[(key, ev.request_id)] = nbc.get((key, ev.request_id), 0) + 1
+            elif name == "NonBlockingCollectiveComplete":
+                nbc[(key, ev.request_id)] = nbc.get((key, ev.request_id), 0) - 1
+                colls[ev.communicator._ref][me].append((str(ev.collective_op), ev.root))
+            elif name == "BufferFlush":
+                flushes += 1
+        print(f"check_trace: {nev} events, {len(last_t)} locations, {flushes} flushes")
+
+        for k, st in stacks.items():
+            if st:
+                fail(f"regions left open on {k}: {st}")
+        for rank, want in expect.items():
+            got = enters.get(rank, collections.Counter())
+            for fn, n in want.items():
+                if got[fn] != n:
+                    fail(f"rank {rank}: {got[fn]} Enter events for {fn}, {n} calls made")
+            for fn, n in got.items():
+                if fn not in want:
+                    fail(f"rank {rank}: {n} Enter events for {fn}, which was not called")
+        if set(expect) and set(expect) != set(range(len(expect))):
+            fail("expect files are not from ranks 0..n-1")
+        for k in set(sends) | set(recvs):
+            s, r = sends.get(k, []), recvs.get(k, [])
+            if len(s) != len(r):
+                fail(f"{len(s)} sends and {len(r)} receives for (comm, src, dst, tag) {k}")
+                continue
+            for (sl, st), (rl, rt) in zip(s, r):
+                if sl != rl:
+                    fail(f"message {k}: sent {sl} bytes, received {rl}")
+                if rt < st:
+                    fail(f"message {k}: received at {rt} before it was sent at {st}")
+        for what, tab in (("MpiIsend", isend), ("MpiIrecvRequest", irecv), ("nonblocking collective", nbc)):
+            for k, v in tab.items():
+                if v != 0:
+                    fail(f"{what} {k}: {v} posts without completion")
+        for comm, per in colls.items():
+            seqs = list(per.values())
+            for s in seqs[1:]:
+                if [op for op, _ in s] != [op for op, _ in seqs[0]]:
+                    fail(f"members of communicator {comm} disagree on its collectives")
+                    break
+        if want_flush and flushes == 0:
+            fail("no BufferFlush event although the buffer was small")
+        if not sends and expect:
+            fail("no messages in the trace")
+        comp = props.get("MPISCOPE::TRACE_COMPLETE")
+        if comp is not None and str(comp) != "true":
+            fail("the archive says it is incomplete")
+
+
+if __name__ == "__main__":
+    main()
+    if failures:
+        print(f"check_trace: {len(failures)} problems", file=sys.stderr)
+        sys.exit(1)
+    print("check_trace: ok")

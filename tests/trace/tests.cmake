@@ -1,0 +1,32 @@
+# Trace: OTF2 archives read back with the OTF2 reader (check_trace.py, with
+# /usr/bin/python3 and python3-otf2): exact Enter counts per rank, message
+# matching, request completion, monotonic time, nesting, unified communicators.
+set(trc_check "/usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/check_trace.py $MSC_OUT")
+foreach(f IN LISTS MSC_FLAVORS)
+  msc_mpi_program(${f} trace_mixed SOURCES mixed.c)
+  msc_mpi_test(${f} trace/mixed NP 2 PROGRAM trace_mixed ENV MPISCOPE_MODE=trace
+               CHECK "${trc_check}" TIMEOUT 120)
+  # Clock correction: rank r's clock is r * 50 ms behind; after the offsets
+  # measured at init and finalize no receive may end before its send begins.
+  msc_mpi_test(${f} trace/skew NP 2 PROGRAM trace_mixed ARGS 50
+               ENV MPISCOPE_MODE=trace MPISCOPE_TEST_CLOCK_SKEW=50000
+               CHECK "${trc_check}" TIMEOUT 120)
+  # Bounded memory: a 512 KiB buffer and 30000 ping-pongs force flushes to
+  # disk, which show as BufferFlush events; nothing is lost.
+  msc_mpi_test(${f} trace/flush NP 2 PROGRAM trace_mixed ARGS 30000
+               ENV MPISCOPE_MODE=trace MPISCOPE_TRACE_BUFFER=512K
+               CHECK "${trc_check} --flushes" TIMEOUT 180)
+  # Trace together with the profile.
+  msc_mpi_test(${f} trace/with-profile NP 2 PROGRAM trace_mixed
+               ENV MPISCOPE_MODE=profile,trace CHECK "${trc_check}" TIMEOUT 120)
+endforeach()
+if(openmpi IN_LIST MSC_FLAVORS)
+  # Eight ranks (oversubscribed), and an odd count with a rank left without partner.
+  msc_mpi_test(openmpi trace/mixed-8 NP 8 PROGRAM trace_mixed ENV MPISCOPE_MODE=trace
+               CHECK "${trc_check}" TIMEOUT 240)
+  msc_mpi_test(openmpi trace/mixed-3 NP 3 PROGRAM trace_mixed ENV MPISCOPE_MODE=trace
+               CHECK "${trc_check}" TIMEOUT 120)
+  msc_mpi_test(openmpi trace/skew-4 NP 4 PROGRAM trace_mixed ARGS 50
+               ENV MPISCOPE_MODE=trace MPISCOPE_TEST_CLOCK_SKEW=50000
+               CHECK "${trc_check}" TIMEOUT 180)
+endif()
