@@ -578,12 +578,13 @@ static int run(run_request_t *r)
                            "openmpi or --mpi mpich",
                            program_why, launcher_why);
     }
+    /* Mixed MPIs rarely work, but the user may know better: say so and go on. */
     if (r->mpi != MSC_MPI_UNKNOWN && program_mpi != MSC_MPI_UNKNOWN && program_mpi != r->mpi)
-        fprintf(stderr, "mpiscope run: warning: --mpi %s, but %s\n", msc_mpi_name(r->mpi),
-                program_why);
+        fprintf(stderr, "mpiscope run: warning: --mpi %s, but %s (%s)\n", msc_mpi_name(r->mpi),
+                program_why, msc_mpi_name(program_mpi));
     else if (launcher_mpi != MSC_MPI_UNKNOWN && launcher_mpi != mpi)
-        fprintf(stderr, "mpiscope run: warning: the program uses %s but %s\n", msc_mpi_name(mpi),
-                launcher_why);
+        fprintf(stderr, "mpiscope run: warning: %s (%s), but %s (%s)\n", program_why,
+                msc_mpi_name(mpi), launcher_why, msc_mpi_name(launcher_mpi));
     if (kind == MSC_LAUNCHER_MPIRUN) kind = msc_launcher_for_mpi(mpi);
 
     char library[PATH_MAX + 256];
