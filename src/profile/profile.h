@@ -72,6 +72,9 @@ typedef struct {
     uint64_t site_dropped;   /* calls whose site did not fit */
     msc_pcell_t *row;        /* 2 * world_size cells: [class * world_size + to]; NULL: off */
     uint64_t comm_epoch;     /* msc_prof.comm_epoch when comms[] was last valid */
+    MPI_Datatype last_type;  /* last datatype sized on this thread */
+    uint64_t last_type_size; /* bytes per element of last_type */
+    uint64_t type_epoch;     /* msc_prof.type_epoch when last_type was sized */
     msc_pcomm_t comms[MSC_PROF_COMM_CACHE];
 } msc_ptab_t;
 
@@ -85,6 +88,8 @@ typedef struct {
     bool matrix_on;          /* world_size <= MPISCOPE_PROFILE_MATRIX_RANKS */
     bool per_rank;           /* MPISCOPE_PROFILE_PER_RANK */
     _Atomic uint64_t comm_epoch;  /* bumped when a communicator is freed */
+    _Atomic uint64_t type_epoch;  /* bumped when a datatype is freed */
+    int fn_type_free;        /* function id of MPI_Type_free, or -1 */
     uint64_t off_since_ns;   /* ns, when MPI_Pcontrol(0) took effect (0: recording) */
     uint64_t off_ns;         /* ns, total time with recording off */
     int flushes;             /* MPI_Pcontrol(2) calls so far */
