@@ -425,10 +425,15 @@ static void completions(trc_thread_t *t, msc_call_t *c, uint64_t tl)
 
 /* --- The hook ------------------------------------------------------------- */
 
+/* Bytes received: MPI_Get_count in bytes is the cheap path in both MPIs
+ * (MPI_Get_elements_x walks the type map); a count that does not fit an int
+ * (MPI_UNDEFINED) falls back to it. */
 static int64_t recv_bytes(MPI_Status *st)
 {
-    MPI_Count n = 0;
-    return PMPI_Get_elements_x(st, MPI_BYTE, &n) == MPI_SUCCESS && n > 0 ? (int64_t)n : 0;
+    int n = 0;
+    if (PMPI_Get_count(st, MPI_BYTE, &n) == MPI_SUCCESS && n != MPI_UNDEFINED) return n > 0 ? n : 0;
+    MPI_Count x = 0;
+    return PMPI_Get_elements_x(st, MPI_BYTE, &x) == MPI_SUCCESS && x > 0 ? (int64_t)x : 0;
 }
 
 static void records(trc_thread_t *t, msc_call_t *c, uint64_t te, uint64_t tl)
