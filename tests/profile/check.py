@@ -111,6 +111,11 @@ if test == "pingpong":
                 expect(f"site {tag} rank", (x["ranks"], x["rank_time_max_at"]), (1, rank))
             if x["frames"][0]["symbol"] != "main":
                 failures.append(f"site {tag}: symbol {x['frames'][0]['symbol']!r}, expected main")
+            if doc["callsite_depth"] == 2:
+                # main's caller is in the C library (a shared object: resolved there too)
+                outer = x["frames"][1] if len(x["frames"]) > 1 else {}
+                if "libc" not in os.path.basename(outer.get("module", "")) or not outer.get("symbol"):
+                    failures.append(f"site {tag}: second frame {outer!r} is not main's caller in libc")
 elif test == "ring":
     irecv, isend = fn(doc, "MPI_Irecv"), fn(doc, "MPI_Isend")
     expect("MPI_Irecv calls", irecv["calls"], 20 * n)

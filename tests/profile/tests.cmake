@@ -21,4 +21,8 @@ foreach(f IN LISTS MSC_FLAVORS)
       ENV MPISCOPE_QUIET=1
       CHECK "${msc_profile_check} ${t} $MPISCOPE_OUTPUT ${CMAKE_CURRENT_LIST_DIR}/${t}.c ${ranks} ${MSC_TEST_BIN}/msc_profile_report")
   endforeach()
+  # Two frames per call site: main, and its caller in the C library.
+  msc_mpi_test(${f} profile/pingpong-depth2 NP 2 PROGRAM profile_pingpong TIMEOUT 60
+    ENV MPISCOPE_QUIET=1 MPISCOPE_CALLSITE_DEPTH=2
+    CHECK "${msc_profile_check} pingpong $MPISCOPE_OUTPUT ${CMAKE_CURRENT_LIST_DIR}/pingpong.c 2 ${MSC_TEST_BIN}/msc_profile_report")
 endforeach()
