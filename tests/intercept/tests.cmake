@@ -64,6 +64,27 @@ foreach(f IN LISTS MSC_FLAVORS)
   msc_intercept_case(${f} threads multiple NP 2)
   msc_intercept_case(${f} threads pcontrol_race NP 1)
 
+  # What the application gets back is what it gets without the tool.
+  msc_mpi_program(${f} errors SOURCES errors.c FLAGS ${msc_cflags})
+  foreach(c error_codes truncate completion_errors statuses)
+    msc_intercept_case(${f} errors ${c} NP 2)
+  endforeach()
+  # The same computation without and with the tool: identical results.
+  set(ref ${MSC_TEST_OUT}/${f}_intercept_errors_results-reference/results.txt)
+  msc_intercept_case(${f} errors results NP 2 SUFFIX -reference NO_TOOL)
+  msc_intercept_case(${f} errors results NP 2 CHECK "cmp ${ref} \$MPISCOPE_OUTPUT/results.txt")
+  set_tests_properties(${f}/intercept/errors/results-reference PROPERTIES
+                       FIXTURES_SETUP ${f}_results)
+  set_tests_properties(${f}/intercept/errors/results PROPERTIES FIXTURES_REQUIRED ${f}_results)
+
+  # C++ bindings, seen through the C layer (mpicxx as users call it: with
+  # the C++ bindings, neither OMPI_SKIP_MPICXX nor MPICH_SKIP_MPICXX).
+  if(MSC_${f}_MPICXX)
+    msc_mpi_program(${f} cxx SOURCES cxx.cpp LANG CXX FLAGS -Wall -Werror -Wno-cast-function-type
+                    -Wno-deprecated-declarations)
+    msc_intercept_case(${f} cxx bindings NP 2)
+  endif()
+
   # The same program linked with -lmpiscope, the tool not preloaded.
   msc_mpi_program(${f} counts_linked SOURCES counts.c second_tu.c FLAGS ${msc_cflags}
                   LINK_MPISCOPE)
