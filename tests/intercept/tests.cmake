@@ -92,4 +92,17 @@ foreach(f IN LISTS MSC_FLAVORS)
   foreach(c collectives persistent)
     msc_intercept_case(${f} counts_linked ${c} NP 2 SUFFIX -linked NO_TOOL)
   endforeach()
+
+  # The build tree's pkg-config file compiles and links a program.
+  add_test(NAME ${f}/intercept/pkgconfig
+    COMMAND ${CMAKE_CURRENT_LIST_DIR}/pkgconfig.sh ${f} ${MSC_${f}_MPICC} ${MSC_${f}_MPIRUN}
+            ${CMAKE_BINARY_DIR} ${CMAKE_SOURCE_DIR} ${MSC_TEST_OUT}/${f}_intercept_pkgconfig)
+  set_tests_properties(${f}/intercept/pkgconfig PROPERTIES TIMEOUT 60
+                       LABELS "mpi;${f};intercept")
+
+  # Every PMPI_ function of the MPI library is in the coverage report.
+  add_test(NAME ${f}/intercept/coverage
+    COMMAND ${CMAKE_CURRENT_LIST_DIR}/coverage.sh ${CMAKE_BINARY_DIR}/gen/${f}/coverage.txt
+            $<TARGET_FILE:mpiscope_${f}> ${MSC_${f}_LIBFILES})
+  set_tests_properties(${f}/intercept/coverage PROPERTIES TIMEOUT 30 LABELS "${f};intercept")
 endforeach()
