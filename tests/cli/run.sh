@@ -12,7 +12,8 @@
 #   default-dir without -o: mpiscope-<program>-<YYYYmmdd-HHMMSS>-<pid> here
 #   quiet       --quiet: no closing line; MPISCOPE_QUIET=0: the library's too
 #   none        --mode none: library loaded, no directory, no closing line
-#   preload     the user's LD_PRELOAD reaches the ranks before ours
+#   preload     the user's LD_PRELOAD (environment or launcher option) reaches
+#               the ranks, before ours
 #   singleton   no launcher: one rank, the program's parent is mpiscope
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -95,6 +96,14 @@ case $what in
   preload)
     capture env LD_PRELOAD=libm.so.6 "$MSC_CLI" run -o "$res" -- "${launch[@]}" "$prog"
     expect_rc 0 "$what"
+    check_ranks 2 tool=yes barriers=3 "preload=libm.so.6:$lib" ancestors=clean
+    # given to the launcher itself, where it would have replaced ours
+    case $flavor in
+      openmpi) own=(-x LD_PRELOAD=libm.so.6) ;;
+      mpich) own=(-genv LD_PRELOAD libm.so.6) ;;
+    esac
+    capture "$MSC_CLI" run -o "$res" -- "${launch[0]}" "${own[@]}" "${launch[@]:1}" "$prog"
+    expect_rc 0 "$what, launcher option"
     check_ranks 2 tool=yes barriers=3 "preload=libm.so.6:$lib" ancestors=clean
     ;;
   singleton)

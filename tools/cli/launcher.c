@@ -193,6 +193,64 @@ int msc_launcher_program(msc_launcher_t kind, int argc, char *const *argv, char 
     return -1;
 }
 
+/* How many arguments from argv[i] on set LD_PRELOAD for the ranks (0: none);
+ * `*value` receives the value set. */
+static int preload_option_span(msc_launcher_t kind, int argc, char *const *argv, int i,
+                               const char **value)
+{
+    const char *a = argv[i];
+    if (kind == MSC_LAUNCHER_OPENMPI && strcmp(a, "-x") == 0 && i + 1 < argc) {
+        if (strcmp(argv[i + 1], "LD_PRELOAD") == 0) {
+            const char *own = getenv("LD_PRELOAD");
+            *value = own ? own : "";
+            return 2;
+        }
+        if (strncmp(argv[i + 1], "LD_PRELOAD=", 11) == 0) {
+            *value = argv[i + 1] + 11;
+            return 2;
+        }
+    }
+    if (kind == MSC_LAUNCHER_HYDRA && i + 2 < argc && strcmp(argv[i + 1], "LD_PRELOAD") == 0) {
+        const char *name = a;
+        while (*name == '-') name++;
+        if (strcmp(name, "genv") == 0 || strcmp(name, "env") == 0) {
+            *value = argv[i + 2];
+            return 3;
+        }
+    }
+    return 0;
+}
+
+/* Marks in `skip` (argc entries) the launcher options that set LD_PRELOAD,
+ * before the program; returns the value of the last one, or NULL. */
+static const char *find_preload_options(msc_launcher_t kind, int argc, char *const *argv,
+                                        bool *skip)
+{
+    char *program = NULL;
+    int end = msc_launcher_program(kind, argc, argv, &program);
+    free(program);
+    if (end < 0) end = argc;
+    const char *value = NULL;
+    for (int i = 1; i < end; i++) {
+        if (strcmp(argv[i], "--") == 0) break;
+        const char *v;
+        int span = preload_option_span(kind, argc, argv, i, &v);
+        if (span > 0) {
+            value = v;
+            for (int k = 0; k < span && skip; k++) skip[i + k] = true;
+            i += span - 1;
+        } else if (argv[i][0] == '-') {
+            i += option_values(kind, argv[i]);
+        }
+    }
+    return value;
+}
+
+const char *msc_launcher_preload_option(msc_launcher_t kind, int argc, char *const *argv)
+{
+    return find_preload_options(kind, argc, argv, NULL);
+}
+
 void msc_argv_free(msc_argv_t *a)
 {
     for (int i = 0; i < a->nowned; i++) free(a->owned[i]);
@@ -322,7 +380,16 @@ bool msc_launcher_command(msc_launcher_t kind, int argc, char *const *argv,
         msc_argv_free(out);
         return false;
     }
-    for (int i = 1; i < argc; i++) argv_push(out, argv[i], false);
+    bool *skip = calloc((size_t)argc, sizeof *skip);
+    if (!skip) {
+        snprintf(err, errlen, "out of memory");
+        msc_argv_free(out);
+        return false;
+    }
+    find_preload_options(kind, argc, argv, skip);
+    for (int i = 1; i < argc; i++)
+        if (!skip[i]) argv_push(out, argv[i], false);
+    free(skip);
     return true;
 }
 

@@ -49,6 +49,14 @@ char *msc_find_executable(const char *name);
  * Returns -1 when there is none (an appfile, a program not found). */
 int msc_launcher_program(msc_launcher_t kind, int argc, char *const *argv, char **path);
 
+/* The LD_PRELOAD that the launcher's own options (before the program) give
+ * the ranks: Open MPI's -x LD_PRELOAD=V or -x LD_PRELOAD (the launcher's own
+ * value), hydra's -genv/-env LD_PRELOAD V. Both launchers keep the last value
+ * given, so such an option would replace ours: the caller puts its value in
+ * front of ours, and msc_launcher_command leaves the option out. Returns the
+ * value of the last such option, or NULL when there is none. */
+const char *msc_launcher_preload_option(msc_launcher_t kind, int argc, char *const *argv);
+
 typedef struct {
     const char *name;  /* e.g. "LD_PRELOAD" */
     const char *value;
@@ -66,8 +74,9 @@ typedef struct {
 void msc_argv_free(msc_argv_t *a);
 
 /* Builds the launcher command `argv` with `vars` passed in the syntax of
- * `kind` (which must be OPENMPI, HYDRA or SLURM). Returns false with one
- * sentence in `err` if a value cannot be expressed in that syntax. */
+ * `kind` (which must be OPENMPI, HYDRA or SLURM), right after the launcher's
+ * name, without the options msc_launcher_preload_option found. Returns false
+ * with one sentence in `err` if a value cannot be expressed in that syntax. */
 bool msc_launcher_command(msc_launcher_t kind, int argc, char *const *argv,
                           const msc_envvar_t *vars, int nvars, msc_argv_t *out, char *err,
                           size_t errlen);

@@ -638,7 +638,12 @@ static int run(run_request_t *r)
     if (!vars) return usage_error("out of memory");
     keep(vars);
     int nvars = 0;
-    const char *preload = getenv("LD_PRELOAD");
+    /* The user's LD_PRELOAD stays, before ours: the one the launcher's options
+     * would give the ranks, else the one of the environment. */
+    const char *preload = kind != MSC_LAUNCHER_NONE
+                              ? msc_launcher_preload_option(kind, r->cmd_argc, cmd)
+                              : NULL;
+    if (!preload) preload = getenv("LD_PRELOAD");
     vars[nvars++] = (msc_envvar_t){"LD_PRELOAD", (preload && *preload)
                                                      ? keepf("%s:%s", preload, library)
                                                      : library};
