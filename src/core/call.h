@@ -25,6 +25,9 @@
  *   ICOLL         as COLL, and request
  *   COMM          comm, newcomm (communicator constructors and destructors)
  *   ABORT         comm (MPI_Abort: the modules' emergency hooks have run)
+ *   HANDLE_NEW    obj obj_class: the address of the new handle (valid after the call)
+ *   HANDLE_FREE   obj obj_class: the handle to free (read it before the call)
+ *   TYPE_COMMIT   obj obj_class (MSC_OBJ_DATATYPE)
  *   OTHER         nothing beyond the common fields
  * Status pointers are never MPI_STATUS(ES)_IGNORE in the record: the wrapper
  * substitutes the thread's own storage so that modules can always read them.
@@ -50,6 +53,12 @@ typedef enum {
 } msc_lang_t;
 
 struct msc_thread;
+
+/* Classes of MPI handles (role obj). */
+typedef enum {
+    MSC_OBJ_COMM = 0, MSC_OBJ_GROUP, MSC_OBJ_DATATYPE, MSC_OBJ_OP, MSC_OBJ_WIN, MSC_OBJ_FILE,
+    MSC_OBJ_INFO, MSC_OBJ_ERRHANDLER, MSC_OBJ_COUNT
+} msc_obj_class_t;
 
 typedef struct msc_call {
     msc_fn_t fn;              /* function id (generated) */
@@ -81,6 +90,8 @@ typedef struct msc_call {
     MPI_Status *statuses;
     int *flag, *index, *outcount, *indices;
     MPI_Comm *newcomm;
+    void *obj;                /* HANDLE_NEW/HANDLE_FREE/TYPE_COMMIT: address of the handle */
+    msc_obj_class_t obj_class;
     uint64_t req_id;          /* posting kinds: id of the new request (0: none) */
     msc_done_t *done;         /* completion kinds: what completed (thread scratch) */
     int ndone;

@@ -1,0 +1,506 @@
+/* The check module (MPISCOPE_MODE=check): correctness checks in the
+ * tradition of MARMOT and MUST. This file registers the module, reads its
+ * settings and runs the local checks; the enter hook checks arguments
+ * before the PMPI call (many invalid arguments make the MPI library abort
+ * under MPI_ERRORS_ARE_FATAL, so a finding must be recorded first) and never
+ * changes them: the call then proceeds exactly as the application made it.
+ * The leave hook tracks objects and requests, reports failed calls, compares
+ * send-buffer checksums at completion and hands receives to the
+ * point-to-point type matching (global.c). Every finding names a class;
+ * docs/checks.md lists them.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "log.h"
+#include "module.h"
+
+chk_config_t chk_cfg;
+
+/* Per-thread: the checksum of the send buffer taken at enter, for the
+ * request the call is about to make. */
+static _Thread_local uint64_t pending_sum;
+
+static bool has(const msc_call_t *c, unsigned long long role)
+{
+    return (msc_fn_roles[c->fn] & role) != 0;
+}
+
+static int comm_size_of(MPI_Comm comm, bool remote)
+{
+    int n = -1;
+    int inter = 0;
+    PMPI_Comm_test_inter(comm, &inter);
+    if (remote && inter)
+        PMPI_Comm_remote_size(comm, &n);
+    else
+        PMPI_Comm_size(comm, &n);
+    return n;
+}
+
+/* Checks a communicator argument; false if unusable (no further checks). */
+static bool check_comm(msc_call_t *c, MPI_Comm comm)
+{
+    if (comm == MPI_COMM_NULL) {
+        chk_report("LOCAL:ARG:NULL_HANDLE", c->fn, c->site,
+                   "%s was called with MPI_COMM_NULL as its communicator. MPI_COMM_NULL names no "
+                   "communicator (it is what MPI_Comm_split gives ranks that passed "
+                   "MPI_UNDEFINED, and what MPI_Comm_free leaves behind); pass a valid one, or "
+                   "skip the call on ranks that are not members.",
+                   msc_fn_name[c->fn]);
+        return false;
+    }
+    if (chk_obj_state(MSC_OBJ_COMM, &comm, sizeof comm) == CHK_FREED) {
+        chk_report("LOCAL:ARG:FREED_HANDLE", c->fn, c->site,
+                   "%s was called with a communicator that was already freed (MPI_Comm_free). A "
+                   "freed handle must not be used; keep the communicator until its last use.",
+                   msc_fn_name[c->fn]);
+        return false;
+    }
+    return true;
+}
+
+static void check_type(msc_call_t *c, MPI_Datatype t, const char *which)
+{
+    if (t == MPI_DATATYPE_NULL) {
+        chk_report("LOCAL:ARG:NULL_HANDLE", c->fn, c->site,
+                   "%s was called with MPI_DATATYPE_NULL as its %sdatatype. Pass the datatype of "
+                   "the buffer's elements.",
+                   msc_fn_name[c->fn], which);
+        return;
+    }
+    if (chk_obj_state(MSC_OBJ_DATATYPE, &t, sizeof t) == CHK_FREED) {
+        chk_report("LOCAL:ARG:FREED_HANDLE", c->fn, c->site,
+                   "%s was called with a %sdatatype that was already freed (MPI_Type_free). "
+                   "Free a datatype only after its last use in a communication call.",
+                   msc_fn_name[c->fn], which);
+        return;
+    }
+    if (!chk_type_committed(t))
+        chk_report("LOCAL:ARG:TYPE_NOT_COMMITTED", c->fn, c->site,
+                   "%s was called with a derived %sdatatype that was never committed. A derived "
+                   "datatype must be committed with MPI_Type_commit before it is used in "
+                   "communication.",
+                   msc_fn_name[c->fn], which);
+}
+
+static void check_count(msc_call_t *c, MPI_Count n, const char *which)
+{
+    if (n < 0)
+        chk_report("LOCAL:ARG:NEGATIVE_COUNT", c->fn, c->site,
+                   "%s was called with a negative %scount (%lld). Counts are numbers of "
+                   "elements and must be zero or more; a negative count usually comes from an "
+                   "uninitialised variable or a subtraction that went below zero.",
+                   msc_fn_name[c->fn], which, (long long)n);
+}
+
+static void check_rank(msc_call_t *c, MPI_Comm comm, int r, bool recv, const char *which)
+{
+    if (r == MPI_PROC_NULL || (recv && r == MPI_ANY_SOURCE)) return;
+    int n = comm_size_of(comm, true);
+    if (n >= 0 && (r < 0 || r >= n))
+        chk_report("LOCAL:ARG:RANK_OUT_OF_RANGE", c->fn, c->site,
+                   "%s was called with %s %d, but the communicator has %d rank%s (0 to %d)%s. "
+                   "Ranks are relative to the communicator passed; compute neighbours modulo the "
+                   "size or use MPI_PROC_NULL at the edges.",
+                   msc_fn_name[c->fn], which, r, n, n == 1 ? "" : "s", n - 1,
+                   recv ? "; MPI_ANY_SOURCE and MPI_PROC_NULL are also allowed"
+                        : "; MPI_PROC_NULL is also allowed");
+}
+
+static void check_tag(msc_call_t *c, int tag, bool recv)
+{
+    if (recv && tag == MPI_ANY_TAG) return;
+    if (tag < 0 || tag > chk_cfg.tag_ub)
+        chk_report("LOCAL:ARG:TAG_OUT_OF_RANGE", c->fn, c->site,
+                   "%s was called with tag %d. Tags must lie between 0 and MPI_TAG_UB (%d here)%s.",
+                   msc_fn_name[c->fn], tag, chk_cfg.tag_ub,
+                   recv ? "; a receive may also use MPI_ANY_TAG" : "; MPI_ANY_TAG is for receives only");
+}
+
+static void check_not_in_place(msc_call_t *c, const void *buf)
+{
+    if (buf == MPI_IN_PLACE)
+        chk_report("LOCAL:ARG:IN_PLACE", c->fn, c->site,
+                   "%s was called with MPI_IN_PLACE as a buffer, which only some collective "
+                   "operations accept (and then only in the argument the standard names). Pass "
+                   "a real buffer.",
+                   msc_fn_name[c->fn]);
+}
+
+/* Byte span [lo, hi) that `count` elements of `t` at `buf` touch. */
+static bool span(const void *buf, MPI_Count count, MPI_Datatype t, uintptr_t *lo, uintptr_t *hi)
+{
+    MPI_Count lb, ext, tlb, text;
+    if (!buf || count <= 0 || t == MPI_DATATYPE_NULL || buf == MPI_IN_PLACE) return false;
+    if (PMPI_Type_get_extent_x(t, &lb, &ext) != MPI_SUCCESS ||
+        PMPI_Type_get_true_extent_x(t, &tlb, &text) != MPI_SUCCESS)
+        return false;
+    *lo = (uintptr_t)buf + (uintptr_t)tlb;
+    *hi = *lo + (uintptr_t)((count - 1) * ext + text);
+    return true;
+}
+
+static void check_p2p(msc_call_t *c)
+{
+    bool send = c->kind == MSC_KIND_SEND || c->kind == MSC_KIND_ISEND ||
+                c->kind == MSC_KIND_SEND_INIT || c->kind == MSC_KIND_SENDRECV;
+    bool recv = c->kind == MSC_KIND_RECV || c->kind == MSC_KIND_IRECV ||
+                c->kind == MSC_KIND_RECV_INIT || c->kind == MSC_KIND_SENDRECV;
+    if (has(c, MSC_ROLE_COMM) && !check_comm(c, c->comm)) return;
+    if (send) {
+        check_count(c, c->count, "");
+        check_type(c, c->type, "");
+        check_rank(c, c->comm, c->peer, false, "destination");
+        check_tag(c, c->tag, false);
+        check_not_in_place(c, c->buf);
+    }
+    if (recv) {
+        check_count(c, c->rcount, c->kind == MSC_KIND_SENDRECV ? "receive " : "");
+        check_type(c, c->rtype, c->kind == MSC_KIND_SENDRECV ? "receive " : "");
+        bool sr = c->kind == MSC_KIND_SENDRECV;
+        check_rank(c, c->comm, sr ? c->rpeer : c->peer, true, "source");
+        check_tag(c, sr ? c->rtag : c->tag, true);
+        check_not_in_place(c, c->rbuf);
+    }
+    if (c->kind == MSC_KIND_PROBE) {
+        check_rank(c, c->comm, c->peer, true, "source");
+        check_tag(c, c->tag, true);
+    }
+    if (c->kind == MSC_KIND_SENDRECV && c->buf != c->rbuf) {
+        uintptr_t a0, a1, b0, b1;
+        if (span(c->buf, c->count, c->type, &a0, &a1) &&
+            span(c->rbuf, c->rcount, c->rtype, &b0, &b1) && a0 < b1 && b0 < a1)
+            chk_report("LOCAL:BUFFER:OVERLAP", c->fn, c->site,
+                       "%s was given send and receive buffers that overlap in memory. The "
+                       "receive may overwrite data before it is sent; use separate buffers, "
+                       "or MPI_Sendrecv_replace for one buffer.",
+                       msc_fn_name[c->fn]);
+    }
+}
+
+static void check_coll_args(msc_call_t *c)
+{
+    if (!check_comm(c, c->comm)) return;
+    if (has(c, MSC_ROLE_COUNT)) check_count(c, c->count, "");
+    if (has(c, MSC_ROLE_RCOUNT)) check_count(c, c->rcount, "receive ");
+    int n = comm_size_of(c->comm, false);
+    int inter = 0;
+    PMPI_Comm_test_inter(c->comm, &inter);
+    int me = -1;
+    PMPI_Comm_rank(c->comm, &me);
+    if (has(c, MSC_ROLE_ROOT) && !inter && (c->root < 0 || c->root >= n)) {
+        chk_report("LOCAL:ARG:ROOT_OUT_OF_RANGE", c->fn, c->site,
+                   "%s was called with root %d, but the communicator has %d rank%s (0 to %d). "
+                   "Every rank must pass the same valid root.",
+                   msc_fn_name[c->fn], c->root, n, n == 1 ? "" : "s", n - 1);
+        return;
+    }
+    bool root_or_all = !has(c, MSC_ROLE_ROOT) || c->root == me;
+    if (has(c, MSC_ROLE_TYPE) && (root_or_all || !has(c, MSC_ROLE_RTYPE)))
+        if (c->buf != MPI_IN_PLACE || has(c, MSC_ROLE_OP)) check_type(c, c->type, "");
+    if (has(c, MSC_ROLE_RTYPE) && c->rbuf != MPI_IN_PLACE && root_or_all)
+        check_type(c, c->rtype, "receive ");
+    if (has(c, MSC_ROLE_OP) && c->op == MPI_OP_NULL)
+        chk_report("LOCAL:ARG:NULL_HANDLE", c->fn, c->site,
+                   "%s was called with MPI_OP_NULL as its reduction operation. Pass a predefined "
+                   "operation (MPI_SUM, ...) or one made by MPI_Op_create.",
+                   msc_fn_name[c->fn]);
+    /* MPI_IN_PLACE in the receive buffer is never allowed; in the send
+     * buffer only where the standard says (all these take it somewhere,
+     * except MPI_Bcast and the neighbourhood collectives, which have one
+     * buffer or none). */
+    if (has(c, MSC_ROLE_RBUF) && c->rbuf == MPI_IN_PLACE) check_not_in_place(c, c->rbuf);
+}
+
+static void track_new_objects(msc_call_t *c)
+{
+    if (c->rc != MPI_SUCCESS) return;
+    if (c->kind == MSC_KIND_HANDLE_NEW && c->obj) {
+        size_t size = c->obj_class == MSC_OBJ_DATATYPE ? sizeof(MPI_Datatype)
+                      : c->obj_class == MSC_OBJ_GROUP  ? sizeof(MPI_Group)
+                      : c->obj_class == MSC_OBJ_OP     ? sizeof(MPI_Op)
+                      : c->obj_class == MSC_OBJ_WIN    ? sizeof(MPI_Win)
+                      : c->obj_class == MSC_OBJ_FILE   ? sizeof(MPI_File)
+                                                       : sizeof(MPI_Comm);
+        if (c->obj_class == MSC_OBJ_GROUP) {
+            MPI_Group g;
+            memcpy(&g, c->obj, sizeof g);
+            if (g == MPI_GROUP_EMPTY) return; /* predefined, never freed */
+        }
+        chk_obj_new(c->obj_class, c->obj, size, c->fn, c->site);
+    } else if (c->kind == MSC_KIND_COMM && c->newcomm && c->fn != MSC_FN_MPI_Comm_idup) {
+        chk_comm_add(*c->newcomm, c->fn, c->site);
+    }
+}
+
+/* HANDLE_FREE, COMM_FREE and TYPE_COMMIT act on the handle as it was
+ * before the call: read in enter. */
+static void enter_objects(msc_call_t *c)
+{
+    if (c->kind == MSC_KIND_HANDLE_FREE && c->obj && c->obj_class == MSC_OBJ_DATATYPE) {
+        MPI_Datatype t;
+        memcpy(&t, c->obj, sizeof t);
+        if (chk_obj_state(MSC_OBJ_DATATYPE, &t, sizeof t) == CHK_FREED)
+            chk_report("LOCAL:ARG:FREED_HANDLE", c->fn, c->site,
+                       "MPI_Type_free was called for a datatype that was already freed.");
+        chk_obj_free(MSC_OBJ_DATATYPE, &t, sizeof t);
+    } else if (c->kind == MSC_KIND_HANDLE_FREE && c->obj) {
+        /* Handles of every other class fit in 8 bytes; the key takes the
+         * handle's own size, which is the same for all classes in both MPIs. */
+        chk_obj_free(c->obj_class, c->obj, sizeof(MPI_Comm));
+    } else if (c->kind == MSC_KIND_TYPE_COMMIT && c->obj) {
+        MPI_Datatype t;
+        memcpy(&t, c->obj, sizeof t);
+        chk_type_commit(t);
+    } else if (c->kind == MSC_KIND_COMM_FREE && c->newcomm) {
+        MPI_Comm comm = *c->newcomm;
+        if (comm == MPI_COMM_WORLD || comm == MPI_COMM_SELF || comm == MPI_COMM_NULL) return;
+        if (chk_obj_state(MSC_OBJ_COMM, &comm, sizeof comm) == CHK_FREED)
+            chk_report("LOCAL:ARG:FREED_HANDLE", c->fn, c->site,
+                       "%s was called for a communicator that was already freed.",
+                       msc_fn_name[c->fn]);
+        chk_comm_remove(comm);
+    }
+}
+
+static void chk_enter(msc_call_t *c)
+{
+    chk_wd_enter(c);
+    pending_sum = 0;
+    switch (c->kind) {
+    case MSC_KIND_SEND:
+    case MSC_KIND_RECV:
+    case MSC_KIND_SENDRECV:
+    case MSC_KIND_PROBE:
+    case MSC_KIND_SEND_INIT:
+    case MSC_KIND_RECV_INIT:
+        check_p2p(c);
+        break;
+    case MSC_KIND_ISEND:
+        check_p2p(c);
+        pending_sum = chk_checksum(c->buf, c->count, c->type);
+        break;
+    case MSC_KIND_IRECV:
+        check_p2p(c);
+        break;
+    case MSC_KIND_COLL:
+        check_coll_args(c);
+        if (c->comm != MPI_COMM_NULL) chk_coll_enter(c);
+        break;
+    case MSC_KIND_ICOLL:
+        check_coll_args(c);
+        break;
+    case MSC_KIND_HANDLE_FREE:
+    case MSC_KIND_TYPE_COMMIT:
+    case MSC_KIND_COMM_FREE:
+        enter_objects(c);
+        break;
+    default:
+        break;
+    }
+}
+
+static void post_request(msc_call_t *c)
+{
+    if (c->rc != MPI_SUCCESS || !c->request || *c->request == MPI_REQUEST_NULL) return;
+    chk_req_t q;
+    memset(&q, 0, sizeof q);
+    q.kind = c->kind;
+    q.fn = c->fn;
+    q.comm = c->comm;
+    q.site = c->site;
+    q.persistent = c->kind == MSC_KIND_SEND_INIT || c->kind == MSC_KIND_RECV_INIT;
+    q.active = !q.persistent;
+    if (c->kind == MSC_KIND_ISEND || c->kind == MSC_KIND_SEND_INIT) {
+        q.peer = c->peer, q.tag = c->tag, q.buf = c->buf;
+        q.checksum = pending_sum;
+        q.sig = chk_sig(c->type, c->count);
+    } else if (c->kind == MSC_KIND_IRECV || c->kind == MSC_KIND_RECV_INIT) {
+        q.peer = c->peer, q.tag = c->tag, q.buf = c->rbuf;
+        q.sig = chk_sig(c->rtype, c->rcount);
+    } else if (c->kind == MSC_KIND_IMRECV) {
+        q.peer = MPI_ANY_SOURCE, q.tag = MPI_ANY_TAG, q.comm = MPI_COMM_NULL;
+        q.sig = chk_sig(c->rtype, c->rcount);
+    } else {
+        q.peer = MPI_ANY_SOURCE;
+    }
+    q.bytes = q.sig.bytes;
+    chk_req_new(*c->request, &q);
+}
+
+static void completed(msc_call_t *c, MPI_Request r, MPI_Status *st)
+{
+    chk_req_t q;
+    if (r == MPI_REQUEST_NULL || !chk_req_get(r, &q)) return;
+    if (q.kind == MSC_KIND_ISEND && q.checksum) {
+        /* The caller's buffer is still what it was when the call that
+         * completes the send is made; the type is gone, the size known. */
+        uint64_t now = chk_checksum(q.buf, q.bytes, MPI_BYTE);
+        if (now != q.checksum)
+            chk_report("LOCAL:BUFFER:SEND_MODIFIED", q.fn, q.site,
+                       "The send buffer of this %s was changed before the send completed "
+                       "(checksums at the call and at its completion in %s differ). Until the "
+                       "request completes, MPI may still read the buffer: the receiver can get "
+                       "the old data, the new data or a mix. Complete the request (MPI_Wait) "
+                       "before reusing the buffer, or use a second buffer.",
+                       msc_fn_name[q.fn], msc_fn_name[c->fn]);
+    }
+    if ((q.kind == MSC_KIND_IRECV || q.kind == MSC_KIND_RECV_INIT) && st)
+        chk_p2p_recv_done(q.comm, st, q.sig, q.fn, q.site, q.post_seq);
+    if (q.persistent)
+        chk_req_set_active(r, false);
+    else
+        chk_req_forget(r);
+}
+
+static void leave_requests(msc_call_t *c)
+{
+    switch (c->kind) {
+    case MSC_KIND_WAIT:
+    case MSC_KIND_TEST:
+        if (c->rc == MPI_SUCCESS && (c->kind == MSC_KIND_WAIT || *c->flag))
+            completed(c, c->req_in, c->status);
+        break;
+    case MSC_KIND_WAITANY:
+    case MSC_KIND_TESTANY:
+        if (c->rc == MPI_SUCCESS && (c->kind == MSC_KIND_WAITANY || *c->flag) && c->reqs_in &&
+            *c->index != MPI_UNDEFINED)
+            completed(c, c->reqs_in[*c->index], c->status);
+        break;
+    case MSC_KIND_WAITALL:
+    case MSC_KIND_TESTALL:
+        if ((c->rc == MPI_SUCCESS || c->rc == MPI_ERR_IN_STATUS) &&
+            (c->kind == MSC_KIND_WAITALL || *c->flag) && c->reqs_in)
+            for (int i = 0; i < c->nreq; i++)
+                completed(c, c->reqs_in[i], c->statuses ? &c->statuses[i] : NULL);
+        break;
+    case MSC_KIND_WAITSOME:
+    case MSC_KIND_TESTSOME:
+        if ((c->rc == MPI_SUCCESS || c->rc == MPI_ERR_IN_STATUS) && c->reqs_in &&
+            *c->outcount != MPI_UNDEFINED)
+            for (int i = 0; i < *c->outcount; i++)
+                completed(c, c->reqs_in[c->indices[i]], c->statuses ? &c->statuses[i] : NULL);
+        break;
+    case MSC_KIND_START:
+        if (c->rc == MPI_SUCCESS) {
+            chk_req_set_active(c->req_in, true);
+            chk_p2p_started(c->req_in);
+        }
+        break;
+    case MSC_KIND_STARTALL:
+        if (c->rc == MPI_SUCCESS && c->reqs_in)
+            for (int i = 0; i < c->nreq; i++) {
+                chk_req_set_active(c->reqs_in[i], true);
+                chk_p2p_started(c->reqs_in[i]);
+            }
+        break;
+    case MSC_KIND_REQUEST_FREE:
+        if (c->rc == MPI_SUCCESS) chk_req_forget(c->req_in);
+        break;
+    default:
+        break;
+    }
+}
+
+static void chk_leave(msc_call_t *c)
+{
+    if (c->rc != MPI_SUCCESS && c->rc != MPI_ERR_IN_STATUS) {
+        char msg[MPI_MAX_ERROR_STRING] = "";
+        int len = 0;
+        PMPI_Error_string(c->rc, msg, &len);
+        chk_report("LOCAL:CALL:FAILED", c->fn, c->site,
+                   "%s returned error code %d (%s). The program runs with MPI_ERRORS_RETURN on "
+                   "this object, so the failure did not stop it; check the return codes of MPI "
+                   "calls, and the arguments of this one.",
+                   msc_fn_name[c->fn], c->rc, msg);
+    }
+    switch (c->kind) {
+    case MSC_KIND_ISEND:
+    case MSC_KIND_IRECV:
+    case MSC_KIND_SEND_INIT:
+    case MSC_KIND_RECV_INIT:
+    case MSC_KIND_IMRECV:
+    case MSC_KIND_ICOLL:
+        post_request(c);
+        if (c->kind == MSC_KIND_ISEND && c->rc == MPI_SUCCESS) chk_p2p_send_leave(c);
+        break;
+    case MSC_KIND_SEND:
+    case MSC_KIND_SENDRECV:
+        if (c->rc == MPI_SUCCESS) chk_p2p_send_leave(c);
+        if (c->kind == MSC_KIND_SENDRECV && c->rc == MPI_SUCCESS)
+            chk_p2p_recv_done(c->comm, c->status, chk_sig(c->rtype, c->rcount), c->fn, c->site,
+                              0);
+        break;
+    case MSC_KIND_RECV:
+        if (c->rc == MPI_SUCCESS)
+            chk_p2p_recv_done(c->comm, c->status, chk_sig(c->rtype, c->rcount), c->fn, c->site,
+                              0);
+        break;
+    case MSC_KIND_PROBE:
+        /* A matched probe takes the message out of matching: its sidecar
+         * is taken now, in the same order. */
+        if (c->rc == MPI_SUCCESS && (c->fn == MSC_FN_MPI_Mprobe || c->fn == MSC_FN_MPI_Improbe) &&
+            (c->fn == MSC_FN_MPI_Mprobe || *c->flag))
+            chk_p2p_recv_done(c->comm, c->status, (chk_sig_t){0, 0, 0}, c->fn, c->site, 0);
+        break;
+    case MSC_KIND_HANDLE_NEW:
+    case MSC_KIND_COMM:
+        track_new_objects(c);
+        break;
+    default:
+        leave_requests(c);
+        break;
+    }
+    chk_wd_leave();
+}
+
+static int chk_init(int slot)
+{
+    chk_cfg.slot = slot;
+    const msc_setting_value_t *v = msc_g.settings.v;
+    chk_cfg.timeout_s = v[MSC_SET_CHECK_TIMEOUT].num;
+    chk_cfg.max_repeats = v[MSC_SET_CHECK_MAX_REPEATS].num;
+    chk_cfg.abort_first = v[MSC_SET_CHECK_ABORT].num;
+    chk_cfg.sync_sends = v[MSC_SET_CHECK_SYNC_SENDS].num;
+    chk_cfg.deadlock_exit = v[MSC_SET_CHECK_DEADLOCK_EXIT].num;
+    chk_cfg.classes = v[MSC_SET_CHECK_CLASSES].str;
+    int *ub = NULL, flag = 0;
+    PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);
+    chk_cfg.tag_ub = flag && ub ? *ub : 32767;
+    chk_objects_init();
+    chk_wd_start();
+    return 0;
+}
+
+/* Messages nobody received: a probe on each live communicator. */
+static void unreceived(void)
+{
+    chk_p2p_unreceived();
+}
+
+static void chk_finalize(void)
+{
+    chk_wd_finalizing(NULL);
+    unreceived();
+    chk_objects_leaks();
+    chk_findings_finalize();
+    chk_wd_stop();
+    chk_objects_finalize();
+}
+
+static const msc_module_t chk_module = {
+    .abi = MSC_MODULE_ABI,
+    .name = "check",
+    .mode = "check",
+    .init = chk_init,
+    .enter = chk_enter,
+    .leave = chk_leave,
+    .finalize = chk_finalize,
+};
+
+__attribute__((constructor)) static void chk_register(void)
+{
+    msc_module_register(&chk_module);
+}

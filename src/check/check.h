@@ -1,0 +1,187 @@
+/* Private to the check module. What its parts share: findings (findings.c),
+ * the registry of MPI objects the application made (objects.c), type
+ * signatures (sig.c), the global checks (global.c) and the deadlock watchdog
+ * (deadlock.c). check.c registers the module and dispatches the hooks; see
+ * docs/checks.md for the classes and their limits.
+ */
+#ifndef MSC_CHECK_CHECK_H
+#define MSC_CHECK_CHECK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "call.h"
+#include "state.h"
+
+#define CHK_INTERNAL __attribute__((visibility("hidden")))
+
+/* --- findings (findings.c) ---------------------------------------------- */
+
+enum { CHK_PARTS_MAX = 4, CHK_WHERE = 256, CHK_TEXT = 1024, CHK_CLASS = 64, CHK_GROUP = 96 };
+
+typedef struct {
+    int rank;              /* world rank */
+    void *site;            /* return address in that rank (resolved by that rank) */
+    char call[48];         /* MPI function, or "" */
+    bool resolved;
+    char file[CHK_WHERE];  /* source file, or the object and offset without line tables */
+    int line;              /* 0: unknown */
+    char func[128];        /* enclosing function, or "" */
+} chk_part_t;
+
+typedef struct {
+    char cls[CHK_CLASS];   /* LOCAL:ARG:NEGATIVE_COUNT ... */
+    char group[CHK_GROUP]; /* findings with the same nonempty group, from several ranks, are one */
+    char text[CHK_TEXT];   /* one paragraph: what is wrong and how to fix it */
+    int nparts;
+    chk_part_t parts[CHK_PARTS_MAX];
+    uint64_t count;        /* occurrences folded into this finding */
+} chk_finding_t;
+
+/* True if the class is enabled by MPISCOPE_CHECK_CLASSES. */
+bool chk_class_enabled(const char *cls) CHK_INTERNAL;
+
+/* Records a finding of this rank at `site` (this rank's return address),
+ * in call `fn`. The text is printf-style. Repeats of a class at one site
+ * are counted; MPISCOPE_CHECK_ABORT ends the run here. */
+void chk_report(const char *cls, msc_fn_t fn, void *site, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5))) CHK_INTERNAL;
+
+/* Records a prepared finding (several parts, a group); same rules. */
+void chk_report_full(chk_finding_t *f) CHK_INTERNAL;
+
+/* Findings of this rank so far. */
+int chk_findings_count(void) CHK_INTERNAL;
+
+/* A copy of this rank's findings with this rank's sites resolved
+ * (malloc'ed; *n entries). */
+chk_finding_t *chk_findings_snapshot(int *n) CHK_INTERNAL;
+
+/* Collective over msc_g.comm: gathers, merges and writes checks.txt and
+ * checks.json on rank 0, with the summary on stderr. */
+void chk_findings_finalize(void) CHK_INTERNAL;
+
+/* Merges findings of several ranks (groups become one finding), writes
+ * checks.txt and checks.json and prints the summary. `note` (may be NULL)
+ * goes at the top of both files. */
+void chk_findings_write(chk_finding_t *f, int n, const char *note) CHK_INTERNAL;
+
+/* Resolves a part's site, which must belong to this process. */
+void chk_resolve(chk_part_t *p) CHK_INTERNAL;
+
+
+/* --- objects (objects.c) ------------------------------------------------ */
+
+typedef struct {
+    uint64_t unit;   /* hash of one period of the basic-type sequence (0: unknown) */
+    uint64_t reps;   /* how often the period repeats */
+    int64_t bytes;   /* total size */
+} chk_sig_t;
+
+/* Signature of `count` elements of `type` (sig.c). */
+chk_sig_t chk_sig(MPI_Datatype type, MPI_Count count) CHK_INTERNAL;
+/* True if a message of signature `s` may be received with signature `r`. */
+bool chk_sig_receivable(chk_sig_t s, chk_sig_t r) CHK_INTERNAL;
+bool chk_sig_equal(chk_sig_t a, chk_sig_t b) CHK_INTERNAL;
+
+typedef enum { CHK_LIVE = 0, CHK_FREED, CHK_UNKNOWN } chk_state_t;
+
+/* Object life cycle, from HANDLE_NEW, HANDLE_FREE, COMM, COMM_FREE and
+ * posting calls. `bits` is the handle's value (pointer or int). */
+void chk_obj_new(msc_obj_class_t cls, const void *handle, size_t size, msc_fn_t fn, void *site)
+    CHK_INTERNAL;
+void chk_obj_free(msc_obj_class_t cls, const void *handle, size_t size) CHK_INTERNAL;
+chk_state_t chk_obj_state(msc_obj_class_t cls, const void *handle, size_t size) CHK_INTERNAL;
+/* Datatypes: committed? (predefined ones are) */
+void chk_type_commit(MPI_Datatype t) CHK_INTERNAL;
+bool chk_type_committed(MPI_Datatype t) CHK_INTERNAL;
+
+/* Requests: the check module's view (who and what, for leaks and the
+ * deadlock wait-for graph). */
+typedef struct {
+    msc_kind_t kind;
+    msc_fn_t fn;
+    MPI_Comm comm;
+    int peer, tag;
+    void *site;
+    const void *buf;       /* send buffer (ISEND) or receive buffer */
+    int64_t bytes;
+    uint64_t checksum;     /* ISEND: of the buffer when posted */
+    chk_sig_t sig;
+    bool persistent, active;
+    uint64_t post_seq;
+} chk_req_t;
+void chk_req_new(MPI_Request r, const chk_req_t *info) CHK_INTERNAL;
+bool chk_req_get(MPI_Request r, chk_req_t *out) CHK_INTERNAL;
+bool chk_req_get_locked(MPI_Request r, chk_req_t *out) CHK_INTERNAL; /* chk_lock held */
+void chk_req_set_active(MPI_Request r, bool active) CHK_INTERNAL;
+void chk_req_forget(MPI_Request r) CHK_INTERNAL;
+/* True if a receive posted before `seq` on `comm` is still pending and could
+ * match a message from world-`src`/`tag` (for the p2p matching order). */
+bool chk_req_earlier_recv(MPI_Comm comm, int src, int tag, uint64_t seq) CHK_INTERNAL;
+
+/* Communicators: world ranks of the members and the shadow communicators. */
+typedef struct {
+    int size, rsize;       /* local group; remote group (intercommunicators), else 0 */
+    int *world;            /* world rank of each local member (NULL: not known) */
+    int *rworld;           /* of each remote member */
+    MPI_Comm coll_shadow;  /* collective checks (MPI_COMM_NULL: none) */
+    MPI_Comm p2p_shadow;   /* sidecar messages */
+    MPI_Comm ack_shadow;   /* acknowledgements of synchronous-send emulation */
+    bool inter;
+    uint64_t coll_seq;     /* collectives seen on it */
+} chk_comm_t;
+/* Registers a communicator the application got (creating its shadows:
+ * collective over its members). */
+void chk_comm_add(MPI_Comm c, msc_fn_t fn, void *site) CHK_INTERNAL;
+void chk_comm_remove(MPI_Comm c) CHK_INTERNAL;
+/* The p2p shadows of the live communicators (at most max). */
+int chk_comm_shadows(MPI_Comm *out, int max) CHK_INTERNAL;
+/* The entry (under the registry's lock held by the caller: use chk_lock). */
+chk_comm_t *chk_comm_find(MPI_Comm c) CHK_INTERNAL;
+void chk_lock(void) CHK_INTERNAL;
+void chk_unlock(void) CHK_INTERNAL;
+/* World rank of `rank` in c (remote group for intercommunicators); -1 if unknown. */
+int chk_world_rank(MPI_Comm c, int rank) CHK_INTERNAL;
+int chk_world_rank_locked(MPI_Comm c, int rank) CHK_INTERNAL;
+void chk_sig_forget(MPI_Datatype t) CHK_INTERNAL;
+
+/* Leaks at MPI_Finalize, reported as findings. */
+void chk_objects_leaks(void) CHK_INTERNAL;
+void chk_objects_init(void) CHK_INTERNAL;
+void chk_objects_finalize(void) CHK_INTERNAL;
+
+/* --- global checks (global.c) ------------------------------------------- */
+void chk_coll_enter(msc_call_t *c) CHK_INTERNAL;
+void chk_p2p_send_enter(msc_call_t *c) CHK_INTERNAL;
+void chk_p2p_send_leave(msc_call_t *c) CHK_INTERNAL;
+void chk_p2p_started(MPI_Request r) CHK_INTERNAL;
+void chk_p2p_unreceived(void) CHK_INTERNAL;
+void chk_p2p_recv_done(MPI_Comm comm, MPI_Status *st, chk_sig_t rsig, msc_fn_t fn, void *site,
+                       uint64_t post_seq) CHK_INTERNAL;
+
+/* --- deadlock watchdog (deadlock.c) ------------------------------------- */
+void chk_wd_start(void) CHK_INTERNAL;
+void chk_wd_stop(void) CHK_INTERNAL;
+/* Marks this thread as inside call `c` (blocking calls) or outside. */
+void chk_wd_enter(msc_call_t *c) CHK_INTERNAL;
+void chk_wd_leave(void) CHK_INTERNAL;
+/* This thread waits for the acknowledgement of an emulated synchronous send. */
+void chk_wd_sync_wait(bool on) CHK_INTERNAL;
+/* MPI_Finalize: this rank waits for every rank from now on. */
+void chk_wd_finalizing(void *site) CHK_INTERNAL;
+
+/* --- shared state (check.c) --------------------------------------------- */
+typedef struct {
+    int slot;
+    int tag_ub;
+    long long timeout_s, max_repeats;
+    bool abort_first, sync_sends, deadlock_exit;
+    const char *classes;
+} chk_config_t;
+extern chk_config_t chk_cfg CHK_INTERNAL;
+
+uint64_t chk_checksum(const void *buf, MPI_Count count, MPI_Datatype type) CHK_INTERNAL;
+
+#endif

@@ -1,0 +1,576 @@
+/* Deadlock detection: a watchdog thread per rank, and files.
+ *
+ * The application's MPI_Init may give MPI_THREAD_SINGLE, so the watchdog
+ * thread never calls MPI: every rank's state goes through files in
+ * <output>/.check/, the directory that holds the results anyway (it must be
+ * shared by the ranks, as it is for every other output). When the thread
+ * sees its rank blocked in one MPI call for longer than
+ * MPISCOPE_CHECK_TIMEOUT, it writes wait.<rank>: the call, its site
+ * (resolved here) and what the call waits for, as world ranks with AND
+ * (all of them: a send, MPI_Waitall, a collective) or OR (any: an
+ * MPI_ANY_SOURCE receive, MPI_Waitany/some, MPI_Sendrecv) semantics, and
+ * findings.<rank>, this rank's findings so far. It removes wait.<rank> as
+ * soon as the call returns.
+ *
+ * A blocked rank's thread then reads every rank's file and reduces the
+ * wait-for graph: ranks without a file are live; a blocked rank is released
+ * if all (AND) or any (OR) of the ranks it waits for are live or released.
+ * The ranks never released are deadlocked. The verdict must hold twice, one
+ * second apart, with every deadlocked rank still in the same call: a file
+ * left by a call that has just returned is gone by then. The first thread to
+ * create verdict.lock writes the report (a wait cycle among the deadlocked
+ * ranks, with each rank's call and site, and the findings of every rank that
+ * left a findings file) as checks.txt and checks.json, then every watchdog
+ * that sees the verdict ends its process with exit code 3
+ * (MPISCOPE_CHECK_DEADLOCK_EXIT, on by default); the launcher then ends
+ * the job.
+ *
+ * Limits: the timeout is a heuristic (a transfer that legitimately takes
+ * longer looks like a deadlock); one blocked thread per rank is described
+ * (the one blocked longest).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "clock.h"
+#include "log.h"
+
+enum { WD_REQS = 64, FN_FINALIZE = -2 };
+
+typedef struct {
+    pthread_mutex_t m;
+    int in, syncwait;
+    uint64_t seq, t0;
+    int fn;                 /* msc_fn_t, or FN_FINALIZE */
+    msc_kind_t kind;
+    MPI_Comm comm;
+    int peer, rpeer;
+    void *site;
+    int nreq;
+    MPI_Request reqs[WD_REQS];
+} tstate_t;
+
+static _Thread_local tstate_t *my_state;
+static pthread_t wd_thread;
+static _Atomic int wd_stop, wd_running;
+static char dir[PATH_MAX + 16];
+
+static tstate_t *state_of(msc_thread_t *t)
+{
+    if (!t) return NULL;
+    tstate_t *s = t->module_data[chk_cfg.slot];
+    if (!s) {
+        s = calloc(1, sizeof *s);
+        if (!s) return NULL;
+        pthread_mutex_init(&s->m, NULL);
+        t->module_data[chk_cfg.slot] = s;
+    }
+    return s;
+}
+
+void chk_wd_enter(msc_call_t *c)
+{
+    tstate_t *s = my_state ? my_state : (my_state = state_of(c->thread));
+    if (!s) return;
+    unsigned long long roles = msc_fn_roles[c->fn];
+    pthread_mutex_lock(&s->m);
+    s->seq++;
+    s->in = 1;
+    s->syncwait = 0;
+    s->t0 = msc_now_ns();
+    s->fn = (int)c->fn;
+    s->kind = c->kind;
+    s->site = c->site;
+    s->comm = roles & MSC_ROLE_COMM ? c->comm : MPI_COMM_NULL;
+    s->peer = roles & MSC_ROLE_PEER ? c->peer : MPI_PROC_NULL;
+    s->rpeer = roles & MSC_ROLE_RPEER ? c->rpeer : MPI_PROC_NULL;
+    s->nreq = 0;
+    if (c->kind == MSC_KIND_WAIT) {
+        s->reqs[0] = c->req_in;
+        s->nreq = 1;
+    } else if ((roles & MSC_ROLE_REQS) && c->reqs_in) {
+        s->nreq = c->nreq < WD_REQS ? c->nreq : WD_REQS;
+        memcpy(s->reqs, c->reqs_in, sizeof(MPI_Request) * (size_t)s->nreq);
+    }
+    pthread_mutex_unlock(&s->m);
+}
+
+void chk_wd_leave(void)
+{
+    tstate_t *s = my_state;
+    if (!s) return;
+    pthread_mutex_lock(&s->m);
+    s->in = 0;
+    s->seq++;
+    pthread_mutex_unlock(&s->m);
+}
+
+void chk_wd_sync_wait(bool on)
+{
+    tstate_t *s = my_state;
+    if (!s) return;
+    pthread_mutex_lock(&s->m);
+    s->syncwait = on;
+    pthread_mutex_unlock(&s->m);
+}
+
+void chk_wd_finalizing(void *site)
+{
+    tstate_t *s = my_state ? my_state : (my_state = state_of(msc_thread_attach()));
+    if (!s) return;
+    pthread_mutex_lock(&s->m);
+    s->seq++;
+    s->in = 1;
+    s->t0 = msc_now_ns();
+    s->fn = FN_FINALIZE;
+    s->kind = MSC_KIND_OTHER;
+    s->comm = MPI_COMM_WORLD;
+    s->site = site;
+    s->nreq = 0;
+    pthread_mutex_unlock(&s->m);
+}
+
+/* --- the watchdog's view of one rank ----------------------------------- */
+
+typedef struct {
+    bool blocked, and_mode, syncwait;
+    uint64_t seq;
+    char call[48], file[CHK_WHERE], func[128];
+    int line;
+    int ntargets;
+    int *targets;
+} wait_t;
+
+typedef struct {
+    tstate_t snap;
+    bool found;
+    uint64_t now;
+} pick_t;
+
+static void pick(msc_thread_t *t, void *arg)
+{
+    pick_t *p = arg;
+    tstate_t *s = t->module_data[chk_cfg.slot];
+    if (!s) return;
+    pthread_mutex_lock(&s->m);
+    uint64_t limit = (uint64_t)chk_cfg.timeout_s * 1000000000ull;
+    if (s->in && p->now > s->t0 && p->now - s->t0 > limit && (!p->found || s->t0 < p->snap.t0)) {
+        p->snap.in = s->in, p->snap.syncwait = s->syncwait, p->snap.seq = s->seq;
+        p->snap.t0 = s->t0, p->snap.fn = s->fn, p->snap.kind = s->kind, p->snap.comm = s->comm;
+        p->snap.peer = s->peer, p->snap.rpeer = s->rpeer, p->snap.site = s->site;
+        p->snap.nreq = s->nreq;
+        memcpy(p->snap.reqs, s->reqs, sizeof(MPI_Request) * (size_t)s->nreq);
+        p->found = true;
+    }
+    pthread_mutex_unlock(&s->m);
+}
+
+static void add(int *t, int *n, int r)
+{
+    if (r < 0 || r >= msc_g.world_size || r == msc_g.world_rank) return;
+    for (int i = 0; i < *n; i++)
+        if (t[i] == r) return;
+    t[(*n)++] = r;
+}
+
+static void add_comm(int *t, int *n, MPI_Comm comm)
+{
+    chk_comm_t *e = comm == MPI_COMM_NULL ? NULL : chk_comm_find(comm);
+    if (!e || !e->world) {
+        for (int r = 0; r < msc_g.world_size; r++) add(t, n, r);
+        return;
+    }
+    for (int i = 0; i < e->size; i++) add(t, n, e->world[i]);
+    for (int i = 0; e->rworld && i < e->rsize; i++) add(t, n, e->rworld[i]);
+}
+
+static void add_peer(int *t, int *n, MPI_Comm comm, int peer, bool *any)
+{
+    if (peer == MPI_PROC_NULL) return;
+    if (peer == MPI_ANY_SOURCE) {
+        *any = true;
+        add_comm(t, n, comm);
+        return;
+    }
+    add(t, n, chk_world_rank_locked(comm, peer));
+}
+
+/* What the snapshot waits for, as world ranks. Under chk_lock. */
+static void describe(const tstate_t *s, wait_t *w)
+{
+    bool any = false;
+    w->and_mode = true;
+    w->ntargets = 0;
+    switch (s->kind) {
+    case MSC_KIND_SEND:
+        add_peer(w->targets, &w->ntargets, s->comm, s->peer, &any);
+        break;
+    case MSC_KIND_RECV:
+    case MSC_KIND_PROBE:
+        add_peer(w->targets, &w->ntargets, s->comm, s->peer, &any);
+        break;
+    case MSC_KIND_SENDRECV:
+        add_peer(w->targets, &w->ntargets, s->comm, s->peer, &any);
+        add_peer(w->targets, &w->ntargets, s->comm, s->rpeer, &any);
+        any = true;
+        break;
+    case MSC_KIND_WAIT:
+    case MSC_KIND_WAITALL:
+    case MSC_KIND_WAITANY:
+    case MSC_KIND_WAITSOME:
+    case MSC_KIND_TEST:
+    case MSC_KIND_TESTALL:
+    case MSC_KIND_TESTANY:
+    case MSC_KIND_TESTSOME:
+        if (s->kind == MSC_KIND_WAITANY || s->kind == MSC_KIND_WAITSOME) any = true;
+        for (int i = 0; i < s->nreq; i++) {
+            chk_req_t q;
+            if (s->reqs[i] == MPI_REQUEST_NULL) continue;
+            bool known = false;
+            /* chk_req_get takes the lock we hold: look up directly. */
+            known = chk_req_get_locked(s->reqs[i], &q);
+            if (!known) continue;
+            if (q.kind == MSC_KIND_ICOLL || q.comm == MPI_COMM_NULL)
+                add_comm(w->targets, &w->ntargets, q.comm);
+            else
+                add_peer(w->targets, &w->ntargets, q.comm, q.peer, &any);
+        }
+        break;
+    default:
+        add_comm(w->targets, &w->ntargets, s->comm);
+        break;
+    }
+    if (any) w->and_mode = false;
+}
+
+static void path(char *out, size_t n, const char *name, int rank)
+{
+    snprintf(out, n, "%s/%s.%d", dir, name, rank);
+}
+
+static void write_state(const tstate_t *s)
+{
+    wait_t w;
+    memset(&w, 0, sizeof w);
+    w.targets = calloc((size_t)msc_g.world_size + 1, sizeof(int));
+    if (!w.targets) return;
+    chk_lock();
+    describe(s, &w);
+    chk_unlock();
+    chk_part_t p;
+    memset(&p, 0, sizeof p);
+    p.site = s->site;
+    if (s->site)
+        chk_resolve(&p);
+    else
+        snprintf(p.file, sizeof p.file, "?");
+    char tmp[PATH_MAX + 128], fin[PATH_MAX + 64];
+    /* This rank's findings so far, for the report. */
+    int nf = 0;
+    chk_finding_t *f = chk_findings_snapshot(&nf);
+    path(fin, sizeof fin, "findings", msc_g.world_rank);
+    snprintf(tmp, sizeof tmp, "%s.tmp", fin);
+    FILE *o = fopen(tmp, "wb");
+    if (o) {
+        if (nf) fwrite(f, sizeof *f, (size_t)nf, o);
+        if (fclose(o) == 0) rename(tmp, fin);
+    }
+    free(f);
+    path(fin, sizeof fin, "wait", msc_g.world_rank);
+    snprintf(tmp, sizeof tmp, "%s.tmp", fin);
+    o = fopen(tmp, "w");
+    if (o) {
+        fprintf(o, "seq %llu\nmode %s\nsync %d\ncall %s\nfile %s\nline %d\nfunc %s\ntargets",
+                (unsigned long long)s->seq, w.and_mode ? "AND" : "OR", s->syncwait,
+                s->fn == FN_FINALIZE ? "MPI_Finalize" : msc_fn_name[s->fn], p.file, p.line,
+                p.func[0] ? p.func : "-");
+        for (int i = 0; i < w.ntargets; i++) fprintf(o, " %d", w.targets[i]);
+        fprintf(o, "\n");
+        if (fclose(o) == 0) rename(tmp, fin);
+    }
+    free(w.targets);
+}
+
+static bool read_state(int r, wait_t *w)
+{
+    char fn[PATH_MAX + 64], line[CHK_WHERE + 64];
+    path(fn, sizeof fn, "wait", r);
+    FILE *f = fopen(fn, "r");
+    memset(w->call, 0, sizeof w->call);
+    w->blocked = false;
+    w->ntargets = 0;
+    if (!f) return false;
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = 0;
+        char *v = strchr(line, ' ');
+        if (!v) continue;
+        *v++ = 0;
+        if (!strcmp(line, "seq")) w->seq = strtoull(v, NULL, 10);
+        else if (!strcmp(line, "mode")) w->and_mode = !strcmp(v, "AND");
+        else if (!strcmp(line, "sync")) w->syncwait = atoi(v);
+        else if (!strcmp(line, "call")) snprintf(w->call, sizeof w->call, "%s", v);
+        else if (!strcmp(line, "file")) snprintf(w->file, sizeof w->file, "%s", v);
+        else if (!strcmp(line, "line")) w->line = atoi(v);
+        else if (!strcmp(line, "func")) snprintf(w->func, sizeof w->func, "%s", strcmp(v, "-") ? v : "");
+        else if (!strcmp(line, "targets")) {
+            char *end;
+            for (char *q = v; *q;) {
+                long t = strtol(q, &end, 10);
+                if (end == q) break;
+                if (w->ntargets < msc_g.world_size) w->targets[w->ntargets++] = (int)t;
+                q = end;
+            }
+        }
+    }
+    fclose(f);
+    w->blocked = w->call[0] != 0;
+    return w->blocked;
+}
+
+/* Reads every rank's state; returns the deadlocked set in `dead`. */
+static int reduce(wait_t *w, bool *dead)
+{
+    int n = msc_g.world_size;
+    bool *rel = calloc((size_t)n, sizeof *rel);
+    if (!rel) return 0;
+    for (int r = 0; r < n; r++) {
+        read_state(r, &w[r]);
+        rel[r] = !w[r].blocked;
+    }
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (int r = 0; r < n; r++) {
+            if (rel[r]) continue;
+            int live = 0;
+            for (int i = 0; i < w[r].ntargets; i++) live += rel[w[r].targets[i]];
+            bool go = w[r].and_mode ? live == w[r].ntargets : live > 0;
+            if (w[r].ntargets == 0) go = true;
+            if (go) rel[r] = true, changed = true;
+        }
+    }
+    int nd = 0;
+    for (int r = 0; r < n; r++) dead[r] = !rel[r], nd += dead[r];
+    free(rel);
+    return nd;
+}
+
+static void report(wait_t *w, const bool *dead)
+{
+    int n = msc_g.world_size;
+    int *order = calloc((size_t)n, sizeof(int)), *pos = calloc((size_t)n, sizeof(int));
+    if (!order || !pos) return;
+    for (int r = 0; r < n; r++) pos[r] = -1;
+    int start = 0;
+    while (!dead[start]) start++;
+    int len = 0, cur = start;
+    while (pos[cur] < 0) {
+        pos[cur] = len;
+        order[len++] = cur;
+        int next = -1;
+        for (int i = 0; i < w[cur].ntargets && next < 0; i++)
+            if (dead[w[cur].targets[i]]) next = w[cur].targets[i];
+        if (next < 0) break;
+        cur = next;
+    }
+    int from = pos[cur] >= 0 ? pos[cur] : 0;
+    bool potential = false;
+    for (int r = 0; r < n; r++) potential |= dead[r] && w[r].syncwait;
+
+    chk_finding_t d;
+    memset(&d, 0, sizeof d);
+    snprintf(d.cls, sizeof d.cls, "GLOBAL:DEADLOCK:%s", potential ? "POTENTIAL" : "HARD");
+    char cyc[600];
+    size_t used = 0;
+    cyc[0] = 0;
+    for (int i = from; i < len; i++) {
+        int r = order[i];
+        int nx = i + 1 < len ? order[i + 1] : order[from];
+        if (used < sizeof cyc)
+            used += (size_t)snprintf(cyc + used, sizeof cyc - used, "rank %d in %s at %s:%d waits for rank %d; ",
+                                     r, w[r].call, w[r].file, w[r].line, nx);
+        if (d.nparts < CHK_PARTS_MAX) {
+            chk_part_t *p = &d.parts[d.nparts++];
+            p->rank = r;
+            p->resolved = true;
+            snprintf(p->call, sizeof p->call, "%s", w[r].call);
+            snprintf(p->file, sizeof p->file, "%s", w[r].file);
+            snprintf(p->func, sizeof p->func, "%s", w[r].func);
+            p->line = w[r].line;
+        }
+    }
+    int nd = 0;
+    for (int r = 0; r < n; r++) nd += dead[r];
+    snprintf(d.text, sizeof d.text,
+             "%s%d rank%s stayed blocked for more than %llds and wait for each other: %sno rank of "
+             "the cycle can proceed. %s",
+             potential ? "This program completes only if MPI buffers standard-mode sends. With "
+                         "MPISCOPE_CHECK_SYNC_SENDS=1, MPI_Send waited for its receive as "
+                         "MPI_Ssend would, and "
+                       : "",
+             nd, nd == 1 ? "" : "s", chk_cfg.timeout_s, cyc,
+             potential ? "With larger messages or another MPI this hangs for real. Order sends "
+                         "and receives so that every send meets a posted receive (e.g. even "
+                         "ranks send first), or use MPI_Sendrecv or nonblocking calls."
+                       : "Order the calls so that every blocking call's partner is reached "
+                         "(e.g. matching sends and receives, the same collectives in the same "
+                         "order on every rank), or use nonblocking calls.");
+
+    /* Every rank's findings that are on file, then this one. */
+    int cap = 16, nall = 0;
+    chk_finding_t *all = malloc(sizeof *all * (size_t)cap);
+    for (int r = 0; all && r < n; r++) {
+        if (r == msc_g.world_rank) continue;
+        char fn[PATH_MAX + 64];
+        path(fn, sizeof fn, "findings", r);
+        FILE *f = fopen(fn, "rb");
+        if (!f) continue;
+        chk_finding_t x;
+        while (fread(&x, sizeof x, 1, f) == 1) {
+            if (nall + 2 >= cap) {
+                chk_finding_t *m = realloc(all, sizeof *all * (size_t)(cap *= 2));
+                if (!m) break;
+                all = m;
+            }
+            all[nall++] = x;
+        }
+        fclose(f);
+    }
+    int nmine = 0;
+    chk_finding_t *mine = chk_findings_snapshot(&nmine);
+    chk_finding_t *m = all ? realloc(all, sizeof *all * (size_t)(nall + nmine + 1)) : NULL;
+    if (m) {
+        all = m;
+        if (nmine) memcpy(all + nall, mine, sizeof *mine * (size_t)nmine);
+        nall += nmine;
+        if (chk_class_enabled(d.cls)) all[nall++] = d;
+        chk_findings_write(all, nall,
+                           chk_cfg.deadlock_exit
+                               ? "the run was ended after a deadlock was found "
+                                 "(MPISCOPE_CHECK_DEADLOCK_EXIT)"
+                               : "a deadlock was found; the run was left waiting");
+    }
+    free(mine);
+    free(all);
+    free(order);
+    free(pos);
+}
+
+static bool exists(const char *name)
+{
+    char fn[PATH_MAX + 64];
+    snprintf(fn, sizeof fn, "%s/%s", dir, name);
+    return access(fn, F_OK) == 0;
+}
+
+static void nap(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static void *watchdog(void *arg)
+{
+    (void)arg;
+    int n = msc_g.world_size;
+    wait_t *w = calloc((size_t)n, sizeof *w), *w2 = calloc((size_t)n, sizeof *w2);
+    bool *dead = calloc((size_t)n, sizeof *dead), *dead2 = calloc((size_t)n, sizeof *dead2);
+    int *tg = calloc((size_t)n * 2 * (size_t)n + 1, sizeof(int));
+    if (!w || !w2 || !dead || !dead2 || !tg) return NULL;
+    for (int r = 0; r < n; r++) w[r].targets = tg + (size_t)r * (size_t)n,
+                                w2[r].targets = tg + (size_t)(n + r) * (size_t)n;
+    uint64_t written = 0;
+    int tick = 0;
+    bool reported = false;
+    while (!atomic_load(&wd_stop)) {
+        nap(200);
+        if (!reported && exists("verdict")) {
+            reported = true;
+            if (chk_cfg.deadlock_exit) _exit(3);
+        }
+        pick_t p = {.found = false, .now = msc_now_ns()};
+        msc_threads_foreach(pick, &p);
+        char fn[PATH_MAX + 64];
+        if (!p.found) {
+            if (written) {
+                path(fn, sizeof fn, "wait", msc_g.world_rank);
+                unlink(fn);
+                written = 0;
+            }
+            continue;
+        }
+        if (p.snap.seq != written) {
+            write_state(&p.snap);
+            written = p.snap.seq;
+        }
+        if (reported || ++tick % 5) continue; /* look once a second */
+        if (!reduce(w, dead)) continue;
+        nap(1000);
+        if (!reduce(w2, dead2)) continue;
+        bool same = true;
+        for (int r = 0; r < n; r++)
+            same &= dead[r] == dead2[r] && (!dead[r] || w[r].seq == w2[r].seq);
+        if (!same) continue;
+        char lock[PATH_MAX + 64];
+        snprintf(lock, sizeof lock, "%s/verdict.lock", dir);
+        int fd = open(lock, O_CREAT | O_EXCL | O_WRONLY, 0644);
+        if (fd < 0) continue; /* another rank reports */
+        close(fd);
+        report(w2, dead2);
+        char v[PATH_MAX + 64];
+        snprintf(v, sizeof v, "%s/verdict", dir);
+        FILE *f = fopen(v, "w");
+        if (f) fclose(f);
+    }
+    free(w), free(w2), free(dead), free(dead2), free(tg);
+    return NULL;
+}
+
+void chk_wd_start(void)
+{
+    if (!msc_g.outdir[0]) {
+        if (msc_g.world_rank == 0)
+            msc_warn("check: no output directory; deadlock detection is off");
+        return;
+    }
+    snprintf(dir, sizeof dir, "%s/.check", msc_g.outdir);
+    if (msc_g.world_rank == 0 && mkdir(dir, 0755) != 0 && errno != EEXIST)
+        msc_warn("check: cannot create %s; deadlock detection is off", dir);
+    PMPI_Barrier(msc_g.comm);
+    if (access(dir, W_OK) != 0) return;
+    atomic_store(&wd_stop, 0);
+    if (pthread_create(&wd_thread, NULL, watchdog, NULL) == 0) atomic_store(&wd_running, 1);
+}
+
+void chk_wd_stop(void)
+{
+    if (atomic_load(&wd_running)) {
+        atomic_store(&wd_stop, 1);
+        pthread_join(wd_thread, NULL);
+        atomic_store(&wd_running, 0);
+    }
+    if (!dir[0]) return;
+    /* Every rank is past its last blocking point: the files can go. */
+    PMPI_Barrier(msc_g.comm);
+    char fn[PATH_MAX + 64];
+    path(fn, sizeof fn, "wait", msc_g.world_rank);
+    unlink(fn);
+    path(fn, sizeof fn, "findings", msc_g.world_rank);
+    unlink(fn);
+    PMPI_Barrier(msc_g.comm);
+    if (msc_g.world_rank == 0) {
+        snprintf(fn, sizeof fn, "%s/verdict.lock", dir);
+        unlink(fn);
+        snprintf(fn, sizeof fn, "%s/verdict", dir);
+        unlink(fn);
+        rmdir(dir);
+    }
+}

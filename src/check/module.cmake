@@ -1,0 +1,12 @@
+# The check module (MPISCOPE_MODE=check): correctness checks of the
+# application's MPI use, local and across ranks, with a deadlock watchdog
+# thread. Call sites resolve through the profile module's resolver when it
+# is built (weak symbols: object and offset otherwise). See docs/checks.md.
+list(APPEND MSC_MODULE_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/check.c
+  ${CMAKE_CURRENT_LIST_DIR}/findings.c
+  ${CMAKE_CURRENT_LIST_DIR}/objects.c
+  ${CMAKE_CURRENT_LIST_DIR}/sig.c
+  ${CMAKE_CURRENT_LIST_DIR}/global.c
+  ${CMAKE_CURRENT_LIST_DIR}/deadlock.c)
+list(APPEND MSC_MODULE_INCLUDES ${CMAKE_CURRENT_LIST_DIR} ${CMAKE_CURRENT_LIST_DIR}/../profile)

@@ -1,0 +1,429 @@
+/* The MPI objects the application made, as the checks need them: for each
+ * handle its class, where it was made, whether it is still alive (for
+ * freed-handle arguments and leaks at MPI_Finalize) and, for datatypes,
+ * whether it was committed; for each communicator the world ranks of its
+ * members (the watchdog thread translates ranks without calling MPI) and
+ * its shadow communicators (PMPI duplicates that carry the global checks'
+ * traffic, never the application's); for each request what it is.
+ *
+ * The core's request table (src/core/requests.h) describes completions but
+ * cannot be walked; the checks need to list what is still pending at
+ * MPI_Finalize and what a blocked MPI_Waitall waits for, so requests are
+ * kept here too, keyed by handle like every other object. One mutex guards
+ * everything: the checks are not the fast path, and the watchdog thread
+ * reads the same tables.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+
+enum { BUCKETS = 4096 };
+
+typedef struct obj {
+    struct obj *next;
+    int cls;              /* msc_obj_class_t, or CLS_REQUEST, CLS_COMMINFO */
+    uint64_t key;
+    msc_fn_t fn;
+    void *site;
+    bool live, committed;
+    chk_req_t req;        /* CLS_REQUEST */
+    chk_comm_t *comm;     /* MSC_OBJ_COMM */
+} obj_t;
+
+enum { CLS_REQUEST = MSC_OBJ_COUNT + 1 };
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static obj_t *bucket[BUCKETS];
+static uint64_t post_seq;
+
+void chk_lock(void)
+{
+    pthread_mutex_lock(&lock);
+}
+
+void chk_unlock(void)
+{
+    pthread_mutex_unlock(&lock);
+}
+
+static uint64_t key_of(const void *h, size_t size)
+{
+    uint64_t k = 0;
+    memcpy(&k, h, size < sizeof k ? size : sizeof k);
+    return k;
+}
+
+static size_t slot(int cls, uint64_t key)
+{
+    uint64_t h = (key ^ ((uint64_t)cls << 56)) * 0x9e3779b97f4a7c15ull;
+    return (size_t)((h >> 32) % BUCKETS);
+}
+
+static obj_t *find(int cls, uint64_t key)
+{
+    for (obj_t *o = bucket[slot(cls, key)]; o; o = o->next)
+        if (o->cls == cls && o->key == key) return o;
+    return NULL;
+}
+
+static obj_t *get(int cls, uint64_t key)
+{
+    obj_t *o = find(cls, key);
+    if (o) return o;
+    o = calloc(1, sizeof *o);
+    if (!o) return NULL;
+    o->cls = cls;
+    o->key = key;
+    size_t s = slot(cls, key);
+    o->next = bucket[s];
+    bucket[s] = o;
+    return o;
+}
+
+static void drop(int cls, uint64_t key)
+{
+    for (obj_t **p = &bucket[slot(cls, key)]; *p; p = &(*p)->next) {
+        if ((*p)->cls == cls && (*p)->key == key) {
+            obj_t *o = *p;
+            *p = o->next;
+            free(o);
+            return;
+        }
+    }
+}
+
+void chk_obj_new(msc_obj_class_t cls, const void *handle, size_t size, msc_fn_t fn, void *site)
+{
+    chk_lock();
+    obj_t *o = get((int)cls, key_of(handle, size));
+    if (o) {
+        o->fn = fn;
+        o->site = site;
+        o->live = true;
+        o->committed = false;
+    }
+    chk_unlock();
+}
+
+void chk_obj_free(msc_obj_class_t cls, const void *handle, size_t size)
+{
+    chk_lock();
+    obj_t *o = get((int)cls, key_of(handle, size));
+    if (o) o->live = false, o->committed = false;
+    if (cls == MSC_OBJ_DATATYPE) {
+        MPI_Datatype t;
+        memcpy(&t, handle, sizeof t);
+        chk_sig_forget(t);
+    }
+    chk_unlock();
+}
+
+chk_state_t chk_obj_state(msc_obj_class_t cls, const void *handle, size_t size)
+{
+    chk_lock();
+    obj_t *o = find((int)cls, key_of(handle, size));
+    chk_state_t s = !o ? CHK_UNKNOWN : o->live ? CHK_LIVE : CHK_FREED;
+    chk_unlock();
+    return s;
+}
+
+void chk_type_commit(MPI_Datatype t)
+{
+    chk_lock();
+    obj_t *o = find(MSC_OBJ_DATATYPE, key_of(&t, sizeof t));
+    if (o) o->committed = true;
+    chk_unlock();
+}
+
+bool chk_type_committed(MPI_Datatype t)
+{
+    chk_lock();
+    obj_t *o = find(MSC_OBJ_DATATYPE, key_of(&t, sizeof t));
+    bool c = !o || !o->live || o->committed; /* unknown: predefined */
+    chk_unlock();
+    return c;
+}
+
+/* --- requests ------------------------------------------------------------ */
+
+void chk_req_new(MPI_Request r, const chk_req_t *info)
+{
+    chk_lock();
+    obj_t *o = get(CLS_REQUEST, key_of(&r, sizeof r));
+    if (o) {
+        o->req = *info;
+        o->req.post_seq = ++post_seq;
+        o->live = true;
+        o->site = info->site;
+        o->fn = info->fn;
+    }
+    chk_unlock();
+}
+
+bool chk_req_get(MPI_Request r, chk_req_t *out)
+{
+    chk_lock();
+    obj_t *o = find(CLS_REQUEST, key_of(&r, sizeof r));
+    if (o) *out = o->req;
+    chk_unlock();
+    return o != NULL;
+}
+
+bool chk_req_get_locked(MPI_Request r, chk_req_t *out)
+{
+    obj_t *o = find(CLS_REQUEST, key_of(&r, sizeof r));
+    if (o) *out = o->req;
+    return o != NULL;
+}
+
+void chk_req_set_active(MPI_Request r, bool active)
+{
+    chk_lock();
+    obj_t *o = find(CLS_REQUEST, key_of(&r, sizeof r));
+    if (o) {
+        o->req.active = active;
+        if (active) o->req.post_seq = ++post_seq;
+    }
+    chk_unlock();
+}
+
+void chk_req_forget(MPI_Request r)
+{
+    chk_lock();
+    drop(CLS_REQUEST, key_of(&r, sizeof r));
+    chk_unlock();
+}
+
+bool chk_req_earlier_recv(MPI_Comm comm, int src, int tag, uint64_t seq)
+{
+    bool found = false;
+    chk_lock();
+    for (int b = 0; b < BUCKETS && !found; b++)
+        for (obj_t *o = bucket[b]; o && !found; o = o->next) {
+            if (o->cls != CLS_REQUEST || !o->req.active || o->req.post_seq >= seq) continue;
+            const chk_req_t *q = &o->req;
+            if (q->kind != MSC_KIND_IRECV && q->kind != MSC_KIND_RECV_INIT) continue;
+            if (q->comm != comm) continue;
+            int w = q->peer == MPI_ANY_SOURCE ? src : chk_world_rank_locked(comm, q->peer);
+            if (w != src) continue;
+            if (q->tag != MPI_ANY_TAG && q->tag != tag) continue;
+            found = true;
+        }
+    chk_unlock();
+    return found;
+}
+
+/* --- communicators ------------------------------------------------------- */
+
+static int *translate(MPI_Group g, int n)
+{
+    MPI_Group world;
+    int *in = malloc(sizeof(int) * (size_t)n), *out = malloc(sizeof(int) * (size_t)n);
+    if (!in || !out || PMPI_Comm_group(MPI_COMM_WORLD, &world) != MPI_SUCCESS) {
+        free(in), free(out);
+        return NULL;
+    }
+    for (int i = 0; i < n; i++) in[i] = i;
+    if (PMPI_Group_translate_ranks(g, n, in, world, out) != MPI_SUCCESS) {
+        free(out);
+        out = NULL;
+    }
+    PMPI_Group_free(&world);
+    free(in);
+    return out;
+}
+
+void chk_comm_add(MPI_Comm c, msc_fn_t fn, void *site)
+{
+    if (c == MPI_COMM_NULL) return;
+    chk_comm_t *e = calloc(1, sizeof *e);
+    if (!e) return;
+    e->coll_shadow = e->p2p_shadow = e->ack_shadow = MPI_COMM_NULL;
+    int inter = 0;
+    PMPI_Comm_test_inter(c, &inter);
+    e->inter = inter;
+    MPI_Group g;
+    PMPI_Comm_size(c, &e->size);
+    if (PMPI_Comm_group(c, &g) == MPI_SUCCESS) {
+        e->world = translate(g, e->size);
+        PMPI_Group_free(&g);
+    }
+    if (inter) {
+        PMPI_Comm_remote_size(c, &e->rsize);
+        if (PMPI_Comm_remote_group(c, &g) == MPI_SUCCESS) {
+            e->rworld = translate(g, e->rsize);
+            PMPI_Group_free(&g);
+        }
+    }
+    /* Collective over the members, like the constructor that made c. */
+    if (!inter && PMPI_Comm_dup(c, &e->coll_shadow) != MPI_SUCCESS) e->coll_shadow = MPI_COMM_NULL;
+    if (PMPI_Comm_dup(c, &e->p2p_shadow) != MPI_SUCCESS) e->p2p_shadow = MPI_COMM_NULL;
+    if (PMPI_Comm_dup(c, &e->ack_shadow) != MPI_SUCCESS) e->ack_shadow = MPI_COMM_NULL;
+    chk_lock();
+    obj_t *o = get(MSC_OBJ_COMM, key_of(&c, sizeof c));
+    if (o) {
+        o->fn = fn;
+        o->site = site;
+        o->live = true; /* predefined ones have no site: never leaks */
+        o->comm = e;
+    }
+    chk_unlock();
+    if (!o) free(e);
+}
+
+static void comm_release(chk_comm_t *e)
+{
+    if (!e) return;
+    if (e->coll_shadow != MPI_COMM_NULL) PMPI_Comm_free(&e->coll_shadow);
+    if (e->p2p_shadow != MPI_COMM_NULL) PMPI_Comm_free(&e->p2p_shadow);
+    if (e->ack_shadow != MPI_COMM_NULL) PMPI_Comm_free(&e->ack_shadow);
+    free(e->world);
+    free(e->rworld);
+    free(e);
+}
+
+void chk_comm_remove(MPI_Comm c)
+{
+    chk_lock();
+    obj_t *o = find(MSC_OBJ_COMM, key_of(&c, sizeof c));
+    chk_comm_t *e = NULL;
+    if (o) {
+        e = o->comm;
+        o->comm = NULL;
+        o->live = false;
+    }
+    chk_unlock();
+    comm_release(e);
+}
+
+int chk_comm_shadows(MPI_Comm *out, int max)
+{
+    int n = 0;
+    chk_lock();
+    for (int b = 0; b < BUCKETS; b++)
+        for (obj_t *o = bucket[b]; o && n < max; o = o->next)
+            if (o->cls == MSC_OBJ_COMM && o->comm && o->comm->p2p_shadow != MPI_COMM_NULL)
+                out[n++] = o->comm->p2p_shadow;
+    chk_unlock();
+    return n;
+}
+
+chk_comm_t *chk_comm_find(MPI_Comm c)
+{
+    obj_t *o = find(MSC_OBJ_COMM, key_of(&c, sizeof c));
+    return o ? o->comm : NULL;
+}
+
+int chk_world_rank_locked(MPI_Comm c, int rank)
+{
+    chk_comm_t *e = chk_comm_find(c);
+    if (!e || rank < 0) return -1;
+    if (e->inter) return e->rworld && rank < e->rsize ? e->rworld[rank] : -1;
+    return e->world && rank < e->size ? e->world[rank] : -1;
+}
+
+int chk_world_rank(MPI_Comm c, int rank)
+{
+    chk_lock();
+    int w = chk_world_rank_locked(c, rank);
+    chk_unlock();
+    return w;
+}
+
+/* --- life cycle ---------------------------------------------------------- */
+
+void chk_objects_init(void)
+{
+    /* MSC_FN_COUNT as the maker: predefined, never reported as a leak. */
+    chk_comm_add(MPI_COMM_WORLD, MSC_FN_COUNT, NULL);
+    chk_comm_add(MPI_COMM_SELF, MSC_FN_COUNT, NULL);
+}
+
+static const char *const leak_class[MSC_OBJ_COUNT] = {
+    [MSC_OBJ_COMM] = "LOCAL:LEAK:COMM",     [MSC_OBJ_GROUP] = "LOCAL:LEAK:GROUP",
+    [MSC_OBJ_DATATYPE] = "LOCAL:LEAK:DATATYPE", [MSC_OBJ_OP] = "LOCAL:LEAK:OP",
+    [MSC_OBJ_WIN] = "LOCAL:LEAK:WIN",       [MSC_OBJ_FILE] = "LOCAL:LEAK:FILE",
+};
+static const char *const leak_free[MSC_OBJ_COUNT] = {
+    [MSC_OBJ_COMM] = "MPI_Comm_free",     [MSC_OBJ_GROUP] = "MPI_Group_free",
+    [MSC_OBJ_DATATYPE] = "MPI_Type_free", [MSC_OBJ_OP] = "MPI_Op_free",
+    [MSC_OBJ_WIN] = "MPI_Win_free",       [MSC_OBJ_FILE] = "MPI_File_close",
+};
+
+typedef struct {
+    const char *cls, *what;
+    msc_fn_t fn;
+    void *site;
+    int n;
+} leak_t;
+
+void chk_objects_leaks(void)
+{
+    /* Collect under the lock, report outside it (chk_report may resolve). */
+    int cap = 64, n = 0;
+    leak_t *l = malloc(sizeof *l * (size_t)cap);
+    if (!l) return;
+    chk_lock();
+    for (int b = 0; b < BUCKETS; b++)
+        for (obj_t *o = bucket[b]; o; o = o->next) {
+            if (!o->live || !o->site) continue;
+            const char *cls = NULL, *what = NULL;
+            if (o->cls == CLS_REQUEST) {
+                cls = "LOCAL:REQUEST:NOT_FREED";
+                what = o->req.persistent && !o->req.active ? "inactive persistent"
+                                                           : "pending";
+            } else if (o->cls < MSC_OBJ_COUNT && leak_class[o->cls]) {
+                cls = leak_class[o->cls];
+                what = leak_free[o->cls];
+            } else {
+                continue;
+            }
+            if (n == cap) {
+                leak_t *m = realloc(l, sizeof *l * (size_t)(cap *= 2));
+                if (!m) break;
+                l = m;
+            }
+            l[n++] = (leak_t){cls, what, o->fn, o->site, 0};
+        }
+    chk_unlock();
+    for (int i = 0; i < n; i++) {
+        if (strcmp(l[i].cls, "LOCAL:REQUEST:NOT_FREED") == 0)
+            chk_report(l[i].cls, l[i].fn, l[i].site,
+                       "A %s request made by %s here was neither completed (MPI_Wait, "
+                       "MPI_Test and their forms) nor freed (MPI_Request_free) before "
+                       "MPI_Finalize. An operation still pending at MPI_Finalize is erroneous "
+                       "and its buffer may never be written or read; complete every request, "
+                       "and free persistent requests once they are no longer started.",
+                       l[i].what, msc_fn_name[l[i].fn]);
+        else
+            chk_report(l[i].cls, l[i].fn, l[i].site,
+                       "The object made by %s here was never freed; MPI_Finalize found it "
+                       "still allocated. Call %s when it is no longer needed: leaked objects "
+                       "hold memory and resources in the MPI library for the rest of the run.",
+                       msc_fn_name[l[i].fn], l[i].what);
+    }
+    free(l);
+}
+
+void chk_objects_finalize(void)
+{
+    chk_lock();
+    for (int b = 0; b < BUCKETS; b++) {
+        obj_t *o = bucket[b];
+        bucket[b] = NULL;
+        while (o) {
+            obj_t *next = o->next;
+            chk_comm_t *e = o->comm;
+            free(o);
+            if (e) {
+                chk_unlock();
+                comm_release(e);
+                chk_lock();
+            }
+            o = next;
+        }
+    }
+    chk_unlock();
+}

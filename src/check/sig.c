@@ -1,0 +1,297 @@
+/* Type signatures and buffer checksums.
+ *
+ * The MPI standard matches messages by type signature: the sequence of basic
+ * types, layout ignored. A signature here is canonical: the type's basic
+ * types are flattened (through PMPI_Type_get_envelope/contents) into runs of
+ * equal types, adjacent runs merged, and the sequence reduced to its
+ * shortest period. `unit` hashes one period, `reps` counts periods, so that
+ * 4 x MPI_INT, MPI_Type_contiguous(4, MPI_INT) and a struct of two pairs of
+ * ints all have the same signature. Basic types are named by their MPI name
+ * (PMPI_Type_get_name), never by handle: handles differ between processes.
+ * A type too irregular to flatten into CHK_RUNS runs (or a darray) gets
+ * unit 0, "unknown", and is never reported. The top bit of `unit` marks a
+ * period of a single basic type.
+ *
+ * Signatures of one element are cached per handle; the cache entry is
+ * dropped when the type is freed (handles are reused).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+
+enum { CHK_RUNS = 64, CACHE = 1024 };
+#define SIMPLE_BIT (1ull << 63)
+
+typedef struct {
+    uint64_t id, n;
+} run_t;
+
+typedef struct {
+    run_t r[CHK_RUNS];
+    int n;
+    bool overflow;
+} seq_t;
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    h *= 0xff51afd7ed558ccdull;
+    return h ^ (h >> 33);
+}
+
+static uint64_t hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+static void push(seq_t *s, uint64_t id, uint64_t n)
+{
+    if (n == 0 || s->overflow) return;
+    if (s->n > 0 && s->r[s->n - 1].id == id) {
+        s->r[s->n - 1].n += n;
+        return;
+    }
+    if (s->n == CHK_RUNS) {
+        s->overflow = true;
+        return;
+    }
+    s->r[s->n++] = (run_t){id, n};
+}
+
+static void append(seq_t *s, const seq_t *sub, uint64_t times)
+{
+    if (sub->overflow) {
+        s->overflow = true;
+        return;
+    }
+    if (sub->n == 1) {
+        push(s, sub->r[0].id, sub->r[0].n * times);
+        return;
+    }
+    if (times > CHK_RUNS) times = CHK_RUNS + 1; /* overflows below */
+    for (uint64_t k = 0; k < times && !s->overflow; k++)
+        for (int i = 0; i < sub->n; i++) push(s, sub->r[i].id, sub->r[i].n);
+}
+
+static void flatten(MPI_Datatype t, seq_t *out, int depth);
+
+static void flatten_into(MPI_Datatype t, seq_t *out, uint64_t times, int depth)
+{
+    seq_t sub = {.n = 0};
+    flatten(t, &sub, depth + 1);
+    append(out, &sub, times);
+}
+
+static void free_if_derived(MPI_Datatype t)
+{
+    int ni, na, nd, comb;
+    if (PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) == MPI_SUCCESS && comb != MPI_COMBINER_NAMED)
+        PMPI_Type_free(&t);
+}
+
+static void flatten(MPI_Datatype t, seq_t *out, int depth)
+{
+    int ni = 0, na = 0, nd = 0, comb = 0;
+    if (depth > 16 || PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) != MPI_SUCCESS) {
+        out->overflow = true;
+        return;
+    }
+    if (comb == MPI_COMBINER_NAMED) {
+        char name[MPI_MAX_OBJECT_NAME] = "";
+        int len = 0;
+        PMPI_Type_get_name(t, name, &len);
+        if (strcmp(name, "MPI_PACKED") == 0 || !name[0]) {
+            out->overflow = true; /* matches anything, or cannot be named */
+            return;
+        }
+        push(out, hash_str(name), 1);
+        return;
+    }
+    int *ints = malloc(sizeof(int) * (size_t)(ni + 1));
+    MPI_Aint *addrs = malloc(sizeof(MPI_Aint) * (size_t)(na + 1));
+    MPI_Datatype *types = malloc(sizeof(MPI_Datatype) * (size_t)(nd + 1));
+    if (!ints || !addrs || !types ||
+        PMPI_Type_get_contents(t, ni, na, nd, ints, addrs, types) != MPI_SUCCESS) {
+        free(ints), free(addrs), free(types);
+        out->overflow = true;
+        return;
+    }
+    uint64_t m = 0;
+    switch (comb) {
+    case MPI_COMBINER_DUP:
+    case MPI_COMBINER_RESIZED:
+        flatten_into(types[0], out, 1, depth);
+        break;
+    case MPI_COMBINER_CONTIGUOUS:
+        flatten_into(types[0], out, (uint64_t)ints[0], depth);
+        break;
+    case MPI_COMBINER_VECTOR:
+    case MPI_COMBINER_HVECTOR:
+    case MPI_COMBINER_INDEXED_BLOCK:
+    case MPI_COMBINER_HINDEXED_BLOCK:
+        flatten_into(types[0], out, (uint64_t)ints[0] * (uint64_t)ints[1], depth);
+        break;
+    case MPI_COMBINER_INDEXED:
+    case MPI_COMBINER_HINDEXED:
+        for (int i = 0; i < ints[0]; i++) m += (uint64_t)ints[1 + i];
+        flatten_into(types[0], out, m, depth);
+        break;
+    case MPI_COMBINER_STRUCT:
+        for (int i = 0; i < ints[0] && !out->overflow; i++)
+            flatten_into(types[i], out, (uint64_t)ints[1 + i], depth);
+        break;
+    case MPI_COMBINER_SUBARRAY:
+        m = 1;
+        for (int i = 0; i < ints[0]; i++) m *= (uint64_t)ints[1 + ints[0] + i];
+        flatten_into(types[0], out, m, depth);
+        break;
+    default: /* darray, Fortran parameterised types: not flattened */
+        out->overflow = true;
+        break;
+    }
+    for (int i = 0; i < nd; i++) free_if_derived(types[i]);
+    free(ints), free(addrs), free(types);
+}
+
+/* Shortest period p of the run sequence (runs compared cyclically). */
+static chk_sig_t canonical(const seq_t *s)
+{
+    chk_sig_t g = {0, 0, 0};
+    if (s->overflow || s->n == 0) return g;
+    if (s->n == 1) {
+        g.unit = mix(0, s->r[0].id) | SIMPLE_BIT;
+        g.reps = s->r[0].n;
+        return g;
+    }
+    /* A sequence of runs a1..an with a1 != an (else they would have merged
+     * across a period boundary only when repeated): find the smallest p
+     * dividing n with r[i] == r[i+p]. */
+    for (int p = 1; p <= s->n; p++) {
+        if (s->n % p) continue;
+        bool ok = true;
+        for (int i = 0; i + p < s->n && ok; i++)
+            ok = s->r[i].id == s->r[i + p].id && s->r[i].n == s->r[i + p].n;
+        if (!ok || (p < s->n && s->r[0].id == s->r[p - 1].id)) continue;
+        uint64_t h = 0;
+        for (int i = 0; i < p; i++) h = mix(mix(h, s->r[i].id), s->r[i].n);
+        g.unit = h & ~SIMPLE_BIT;
+        if (!g.unit) g.unit = 1;
+        g.reps = (uint64_t)(s->n / p);
+        return g;
+    }
+    return g;
+}
+
+typedef struct {
+    uint64_t key;
+    chk_sig_t sig;
+    bool used;
+} cache_t;
+
+static cache_t cache[CACHE];
+
+static uint64_t key_of(MPI_Datatype t)
+{
+    uint64_t k = 0;
+    memcpy(&k, &t, sizeof t < sizeof k ? sizeof t : sizeof k);
+    return k;
+}
+
+static chk_sig_t sig_one(MPI_Datatype t)
+{
+    uint64_t k = key_of(t);
+    uint64_t h = mix(0, k) % CACHE;
+    chk_lock();
+    for (int i = 0; i < 8; i++) {
+        cache_t *e = &cache[(h + (uint64_t)i) % CACHE];
+        if (e->used && e->key == k) {
+            chk_sig_t s = e->sig;
+            chk_unlock();
+            return s;
+        }
+    }
+    chk_unlock();
+    seq_t s = {.n = 0};
+    flatten(t, &s, 0);
+    chk_sig_t g = canonical(&s);
+    MPI_Count size = 0;
+    if (PMPI_Type_size_x(t, &size) == MPI_SUCCESS) g.bytes = size;
+    chk_lock();
+    for (int i = 0; i < 8; i++) {
+        cache_t *e = &cache[(h + (uint64_t)i) % CACHE];
+        if (!e->used || i == 7) {
+            *e = (cache_t){k, g, true};
+            break;
+        }
+    }
+    chk_unlock();
+    return g;
+}
+
+void chk_sig_forget(MPI_Datatype t)
+{
+    uint64_t k = key_of(t);
+    uint64_t h = mix(0, k) % CACHE;
+    for (int i = 0; i < 8; i++) {
+        cache_t *e = &cache[(h + (uint64_t)i) % CACHE];
+        if (e->used && e->key == k) e->used = false;
+    }
+}
+
+chk_sig_t chk_sig(MPI_Datatype type, MPI_Count count)
+{
+    chk_sig_t g = {0, 0, 0};
+    if (type == MPI_DATATYPE_NULL || count < 0) return g;
+    g = sig_one(type);
+    g.reps *= (uint64_t)count;
+    g.bytes *= count;
+    if (count == 0) g.unit = 0; /* empty messages match everything */
+    return g;
+}
+
+bool chk_sig_equal(chk_sig_t a, chk_sig_t b)
+{
+    if (!a.unit || !b.unit) return a.bytes == b.bytes || !a.unit || !b.unit;
+    return a.unit == b.unit && a.reps == b.reps;
+}
+
+bool chk_sig_receivable(chk_sig_t s, chk_sig_t r)
+{
+    if (!s.unit || !r.unit) return true;
+    if (s.unit == r.unit) return true; /* too long is MPI_ERR_TRUNCATE, not ours */
+    /* Different periods: a real mismatch when both are one basic type, or
+     * when the whole receive buffer was filled (the message's signature
+     * must then equal the receive's). A shorter message of a compound
+     * type may legally be a prefix: not judged. */
+    if ((s.unit & SIMPLE_BIT) && (r.unit & SIMPLE_BIT)) return false;
+    if (s.bytes == r.bytes) return false;
+    return true;
+}
+
+uint64_t chk_checksum(const void *buf, MPI_Count count, MPI_Datatype type)
+{
+    if (!buf || count <= 0 || type == MPI_DATATYPE_NULL) return 0;
+    MPI_Count size = 0, lb = 0, extent = 0, tlb = 0, textent = 0;
+    if (PMPI_Type_size_x(type, &size) != MPI_SUCCESS ||
+        PMPI_Type_get_extent_x(type, &lb, &extent) != MPI_SUCCESS ||
+        PMPI_Type_get_true_extent_x(type, &tlb, &textent) != MPI_SUCCESS)
+        return 0;
+    /* Only contiguous layouts: the gaps of other types may change legally. */
+    if (size != extent || size != textent || size <= 0) return 0;
+    uint64_t n = (uint64_t)(size * count);
+    if (n > (64u << 20)) n = 64u << 20;
+    const unsigned char *p = (const unsigned char *)buf + tlb;
+    uint64_t h = 0x84222325cbf29ce4ull ^ n;
+    uint64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        h = (h ^ w) * 0x100000001b3ull;
+        h ^= h >> 29;
+    }
+    for (; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ull;
+    return h | 1; /* never 0: 0 means "not computed" */
+}
