@@ -40,17 +40,23 @@ typedef struct {
 } comm_def_t;
 
 typedef struct {
-    char name[128];
+    char name[128];      /* region, metric: name; source location: file */
     char unit[32];
-    int a, b;            /* region: role, paradigm; metric: type, mode */
+    int a, b;            /* region: role, paradigm; metric: type, mode; scl: line, 0 */
+    char group[64];      /* region: its group (VT_ class); "" for none */
+    _Atomic uint32_t scl; /* region: local source location + 1, 0: none */
+    char file[128];      /* region, merged on rank 0: source file ("" none) */
+    int line;            /* region, merged on rank 0: line */
 } named_def_t;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static trc_comm_t slots[SLOTS];
 static comm_def_t *comms;
 static int ncomms, capcomms;
-static named_def_t regions[1024], metrics[256];
-static _Atomic int nregions, nmetrics;
+static named_def_t regions[1024], metrics[256], scls[1024];
+static _Atomic int nregions, nmetrics, nscls;
+static char **comments;  /* texts of VT_log_comment, local string references */
+static int ncomments, capcomments;
 static MPI_Group world_group = MPI_GROUP_NULL;
 
 static uint64_t handle_key(MPI_Comm c)
@@ -214,17 +220,22 @@ void trc_defs_init(void)
 }
 
 static uint32_t named_def(named_def_t *tab, _Atomic int *count, int cap, const char *name,
-                          const char *unit, int a, int b)
+                          const char *unit, int a, int b, const char *group)
 {
     if (!msc_trace_active() || !name) return UINT32_MAX;
+    if (!group) group = "";
     pthread_mutex_lock(&lock);
     int n = atomic_load(count);
     uint32_t ref = UINT32_MAX;
     for (int i = 0; i < n && ref == UINT32_MAX; i++)
-        if (strcmp(tab[i].name, name) == 0 && tab[i].a == a && tab[i].b == b) ref = (uint32_t)i;
+        if (strcmp(tab[i].name, name) == 0 && tab[i].a == a && tab[i].b == b &&
+            strcmp(tab[i].group, group) == 0)
+            ref = (uint32_t)i;
     if (ref == UINT32_MAX && n < cap) {
         snprintf(tab[n].name, sizeof tab[n].name, "%s", name);
         snprintf(tab[n].unit, sizeof tab[n].unit, "%s", unit ? unit : "");
+        snprintf(tab[n].group, sizeof tab[n].group, "%s", group);
+        atomic_store(&tab[n].scl, 0);
         tab[n].a = a;
         tab[n].b = b;
         ref = (uint32_t)n;
@@ -236,14 +247,56 @@ static uint32_t named_def(named_def_t *tab, _Atomic int *count, int cap, const c
 
 uint32_t msc_trace_region_def(const char *name, OTF2_RegionRole role, OTF2_Paradigm paradigm)
 {
-    uint32_t i = named_def(regions, &nregions, 1024, name, NULL, role, paradigm);
+    return msc_trace_region_def_in(name, NULL, role, paradigm);
+}
+
+uint32_t msc_trace_region_def_in(const char *name, const char *group, OTF2_RegionRole role,
+                                 OTF2_Paradigm paradigm)
+{
+    uint32_t i = named_def(regions, &nregions, 1024, name, NULL, role, paradigm, group);
     return i == UINT32_MAX ? i : (uint32_t)MSC_FN_COUNT + i;
+}
+
+void msc_trace_region_scl(uint32_t region, uint32_t scl)
+{
+    if (region < (uint32_t)MSC_FN_COUNT || region == UINT32_MAX || scl == UINT32_MAX) return;
+    region -= (uint32_t)MSC_FN_COUNT;
+    if (region >= (uint32_t)atomic_load(&nregions)) return;
+    uint32_t none = 0;
+    atomic_compare_exchange_strong(&regions[region].scl, &none, scl + 1);
+}
+
+uint32_t msc_trace_scl_def(const char *file, int line)
+{
+    return named_def(scls, &nscls, 1024, file, NULL, line, 0, NULL);
+}
+
+uint32_t trc_comment_def(const char *text)
+{
+    uint32_t ref = UINT32_MAX;
+    pthread_mutex_lock(&lock);
+    for (int i = ncomments - 1; i >= 0 && ref == UINT32_MAX; i--)
+        if (strcmp(comments[i], text) == 0) ref = (uint32_t)i;
+    if (ref == UINT32_MAX && ncomments < MAX_DEFS) {
+        if (ncomments == capcomments) {
+            int cap = capcomments ? 2 * capcomments : 64;
+            char **p = realloc(comments, (size_t)cap * sizeof *p);
+            if (p) comments = p, capcomments = cap;
+        }
+        char *c = ncomments < capcomments ? strdup(text) : NULL;
+        if (c) {
+            comments[ncomments] = c;
+            ref = (uint32_t)ncomments++;
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    return ref;
 }
 
 uint32_t msc_trace_metric_def(const char *name, const char *unit, OTF2_Type type,
                               OTF2_MetricMode mode)
 {
-    return named_def(metrics, &nmetrics, 256, name, unit, type, mode);
+    return named_def(metrics, &nmetrics, 256, name, unit, type, mode, NULL);
 }
 
 OTF2_Type trc_metric_type(uint32_t metric)
@@ -290,7 +343,7 @@ static int64_t get(const int64_t **p)
 static void get_str(const int64_t **p, char *out, size_t cap)
 {
     size_t len = (size_t)get(p);
-    char tmp[256] = {0};
+    char tmp[1024] = {0};
     for (size_t i = 0; i < len; i += 8) {
         int64_t v = get(p);
         if (i < sizeof tmp - 8) memcpy(tmp + i, &v, 8);
@@ -305,8 +358,10 @@ static void get_str(const int64_t **p, char *out, size_t cap)
 typedef struct {
     comm_def_t *c;       /* unique communicators (pointing into the received words' copies) */
     int nc, capc;
-    named_def_t *r, *m;
-    int nr, nm;
+    named_def_t *r, *m, *s;
+    int nr, nm, ns;
+    char **k;            /* comment texts, unique */
+    int nk;
     uint32_t nstrings;
     OTF2_GlobalDefWriter *gw;
 } merged_t;
@@ -337,7 +392,8 @@ static int find_comm(merged_t *mg, const comm_def_t *d)
 static int find_named(named_def_t **tab, int *n, const named_def_t *d)
 {
     for (int i = 0; i < *n; i++)
-        if (strcmp((*tab)[i].name, d->name) == 0 && (*tab)[i].a == d->a && (*tab)[i].b == d->b)
+        if (strcmp((*tab)[i].name, d->name) == 0 && (*tab)[i].a == d->a && (*tab)[i].b == d->b &&
+            strcmp((*tab)[i].group, d->group) == 0)
             return i;
     *tab = realloc(*tab, (size_t)(*n + 1) * sizeof **tab);
     (*tab)[*n] = *d;
@@ -382,6 +438,9 @@ static void write_global(merged_t *mg, const int64_t *all, const int *counts, co
     OTF2_GlobalDefWriter *gw = mg->gw;
     OTF2_GlobalDefWriter_WriteClockProperties(gw, 1000000000u, (uint64_t)gmin,
                                               (uint64_t)(gmax - gmin), OTF2_UNDEFINED_TIMESTAMP);
+    /* Comment texts first: the maps sent to the ranks take their index as
+     * the global string reference. */
+    for (int i = 0; i < mg->nk; i++) str(mg, mg->k[i]);
     OTF2_GlobalDefWriter_WriteParadigm(gw, OTF2_PARADIGM_MPI, str(mg, "MPI"),
                                        OTF2_PARADIGM_CLASS_PROCESS);
     OTF2_StringRef empty = str(mg, "");
@@ -404,7 +463,9 @@ static void write_global(merged_t *mg, const int64_t *all, const int *counts, co
         for (int i = 0; i < nlocs; i++) {
             char name[64];
             uint64_t id = (uint64_t)l[2 * i];
-            if (id >> 32)
+            if ((id >> 32) == TRC_LOC_FOREIGN)
+                snprintf(name, sizeof name, "VT events logged by other ranks");
+            else if (id >> 32)
                 snprintf(name, sizeof name, "Thread %u", (unsigned)(id >> 32));
             else
                 snprintf(name, sizeof name, "Master thread");
@@ -418,11 +479,26 @@ static void write_global(merged_t *mg, const int64_t *all, const int *counts, co
                                          OTF2_PARADIGM_MPI, OTF2_REGION_FLAG_NONE, empty, 0, 0);
     }
     for (int i = 0; i < mg->nr; i++) {
-        OTF2_StringRef s = str(mg, mg->r[i].name);
-        OTF2_GlobalDefWriter_WriteRegion(gw, (OTF2_RegionRef)(MSC_FN_COUNT + i), s, s, empty,
-                                         (OTF2_RegionRole)mg->r[i].a, (OTF2_Paradigm)mg->r[i].b,
-                                         OTF2_REGION_FLAG_NONE, empty, 0, 0);
+        named_def_t *r = &mg->r[i];
+        OTF2_StringRef s = str(mg, r->name), canon = s;
+        if (r->group[0]) {
+            char full[200];
+            snprintf(full, sizeof full, "%s:%s", r->group, r->name);
+            canon = str(mg, full);
+        }
+        OTF2_GlobalDefWriter_WriteRegion(gw, (OTF2_RegionRef)(MSC_FN_COUNT + i), s, canon, empty,
+                                         (OTF2_RegionRole)r->a, (OTF2_Paradigm)r->b,
+                                         OTF2_REGION_FLAG_NONE, r->file[0] ? str(mg, r->file) : empty,
+                                         (uint32_t)r->line, (uint32_t)r->line);
     }
+    OTF2_GlobalDefWriter_WriteAttribute(gw, TRC_ATTR_SCL, str(mg, "SOURCE_CODE_LOCATION"),
+                                        str(mg, "where the event was logged"),
+                                        OTF2_TYPE_SOURCE_CODE_LOCATION);
+    OTF2_GlobalDefWriter_WriteParameter(gw, TRC_PARAM_COMMENT, str(mg, "comment"),
+                                        OTF2_PARAMETER_TYPE_STRING);
+    for (int i = 0; i < mg->ns; i++)
+        OTF2_GlobalDefWriter_WriteSourceCodeLocation(gw, (OTF2_SourceCodeLocationRef)i,
+                                                     str(mg, mg->s[i].name), (uint32_t)mg->s[i].a);
     OTF2_GroupRef group = 0;
     OTF2_GlobalDefWriter_WriteGroup(gw, group++, str(mg, "MPI_COMM_WORLD locations"),
                                     OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
@@ -450,6 +526,21 @@ static void write_global(merged_t *mg, const int64_t *all, const int *counts, co
         }
         free(m);
     }
+    /* One REGIONS group per region group (VT_ class), in order of first use. */
+    uint64_t *rm = malloc(((size_t)mg->nr + 1) * sizeof *rm);
+    for (int i = 0; i < mg->nr; i++) {
+        if (!mg->r[i].group[0]) continue;
+        bool first = true;
+        for (int j = 0; j < i && first; j++) first = strcmp(mg->r[j].group, mg->r[i].group) != 0;
+        if (!first) continue;
+        uint32_t n = 0;
+        for (int j = i; j < mg->nr; j++)
+            if (strcmp(mg->r[j].group, mg->r[i].group) == 0) rm[n++] = (uint64_t)(MSC_FN_COUNT + j);
+        OTF2_GlobalDefWriter_WriteGroup(gw, group++, str(mg, mg->r[i].group),
+                                        OTF2_GROUP_TYPE_REGIONS, OTF2_PARADIGM_USER,
+                                        OTF2_GROUP_FLAG_NONE, n, rm);
+    }
+    free(rm);
     for (int i = 0; i < mg->nm; i++) {
         OTF2_MetricMemberRef mm = (OTF2_MetricMemberRef)i;
         OTF2_GlobalDefWriter_WriteMetricMember(gw, mm, str(mg, mg->m[i].name), empty,
@@ -481,6 +572,7 @@ void trc_defs_write(OTF2_Archive *archive, const trc_loc_t *locs, int nlocs,
     buf_t b = {0};
     pthread_mutex_lock(&lock);
     int nc = ncomms, nr = atomic_load(&nregions), nm = atomic_load(&nmetrics);
+    int ns = atomic_load(&nscls), nk = ncomments;
     put(&b, nc);
     for (int i = 0; i < nc; i++) {
         comm_def_t *d = &comms[i];
@@ -489,12 +581,22 @@ void trc_defs_write(OTF2_Archive *archive, const trc_loc_t *locs, int nlocs,
         put_str(&b, d->name);
     }
     put(&b, nr);
-    for (int i = 0; i < nr; i++) put(&b, regions[i].a), put(&b, regions[i].b), put_str(&b, regions[i].name);
+    for (int i = 0; i < nr; i++) {
+        put(&b, regions[i].a), put(&b, regions[i].b), put_str(&b, regions[i].name);
+        put_str(&b, regions[i].group);
+        uint32_t sc = atomic_load(&regions[i].scl);
+        put_str(&b, sc ? scls[sc - 1].name : "");
+        put(&b, sc ? scls[sc - 1].a : 0);
+    }
     put(&b, nm);
     for (int i = 0; i < nm; i++) {
         put(&b, metrics[i].a), put(&b, metrics[i].b);
         put_str(&b, metrics[i].name), put_str(&b, metrics[i].unit);
     }
+    put(&b, ns);
+    for (int i = 0; i < ns; i++) put(&b, scls[i].a), put_str(&b, scls[i].name);
+    put(&b, nk);
+    for (int i = 0; i < nk; i++) put_str(&b, comments[i]);
     pthread_mutex_unlock(&lock);
     put(&b, sync_time[0] + sync_offset[0]);       /* first corrected time */
     put(&b, sync_time[1] + sync_offset[1]);       /* last corrected time */
@@ -546,8 +648,16 @@ void trc_defs_write(OTF2_Archive *archive, const trc_loc_t *locs, int nlocs,
                 named_def_t d = {0};
                 d.a = (int)get(&p), d.b = (int)get(&p);
                 get_str(&p, d.name, sizeof d.name);
+                get_str(&p, d.group, sizeof d.group);
+                get_str(&p, d.file, sizeof d.file);
+                d.line = (int)get(&p);
                 if (used == cap) maps = realloc(maps, (cap *= 2) * sizeof *maps);
-                maps[used++] = (uint64_t)(MSC_FN_COUNT + find_named(&mg.r, &mg.nr, &d));
+                int gi = find_named(&mg.r, &mg.nr, &d);
+                if (!mg.r[gi].file[0] && d.file[0]) { /* the first rank that knows it */
+                    snprintf(mg.r[gi].file, sizeof mg.r[gi].file, "%s", d.file);
+                    mg.r[gi].line = d.line;
+                }
+                maps[used++] = (uint64_t)(MSC_FN_COUNT + gi);
             }
             n = get(&p);
             for (int64_t i = 0; i < n; i++) {
@@ -557,6 +667,27 @@ void trc_defs_write(OTF2_Archive *archive, const trc_loc_t *locs, int nlocs,
                 get_str(&p, d.unit, sizeof d.unit);
                 if (used == cap) maps = realloc(maps, (cap *= 2) * sizeof *maps);
                 maps[used++] = (uint64_t)find_named(&mg.m, &mg.nm, &d);
+            }
+            n = get(&p);
+            for (int64_t i = 0; i < n; i++) {
+                named_def_t d = {0};
+                d.a = (int)get(&p);
+                get_str(&p, d.name, sizeof d.name);
+                if (used == cap) maps = realloc(maps, (cap *= 2) * sizeof *maps);
+                maps[used++] = (uint64_t)find_named(&mg.s, &mg.ns, &d);
+            }
+            n = get(&p);
+            for (int64_t i = 0; i < n; i++) {
+                char text[1024];
+                get_str(&p, text, sizeof text);
+                int k = 0;
+                while (k < mg.nk && strcmp(mg.k[k], text) != 0) k++;
+                if (k == mg.nk) {
+                    mg.k = realloc(mg.k, (size_t)(mg.nk + 1) * sizeof *mg.k);
+                    mg.k[mg.nk++] = strdup(text);
+                }
+                if (used == cap) maps = realloc(maps, (cap *= 2) * sizeof *maps);
+                maps[used++] = (uint64_t)k; /* comment strings are the first global strings */
             }
             int64_t first = get(&p), last = get(&p);
             if (first < gmin) gmin = first;
@@ -574,9 +705,10 @@ void trc_defs_write(OTF2_Archive *archive, const trc_loc_t *locs, int nlocs,
             OTF2_Archive_CloseGlobalDefWriter(archive, mg.gw);
         }
         for (int i = 0; i < mg.nc; i++) free(mg.c[i].ranks);
-        free(mg.c), free(mg.r), free(mg.m);
+        for (int i = 0; i < mg.nk; i++) free(mg.k[i]);
+        free(mg.c), free(mg.r), free(mg.m), free(mg.s), free(mg.k);
     }
-    int mine = nc + nr + nm;
+    int mine = nc + nr + nm + ns + nk;
     uint64_t *map = calloc((size_t)mine + 1, sizeof *map);
     PMPI_Scatterv(maps, mcounts, mdispls, MPI_UINT64_T, map, mine, MPI_UINT64_T, 0, msc_g.comm);
 
@@ -591,6 +723,8 @@ void trc_defs_write(OTF2_Archive *archive, const trc_loc_t *locs, int nlocs,
         write_map(dw, OTF2_MAPPING_COMM, map, (size_t)nc);
         if (nr) write_map(dw, OTF2_MAPPING_REGION, rmap, (size_t)MSC_FN_COUNT + (size_t)nr);
         write_map(dw, OTF2_MAPPING_METRIC, map + nc + nr, (size_t)nm);
+        write_map(dw, OTF2_MAPPING_SOURCE_CODE_LOCATION, map + nc + nr + nm, (size_t)ns);
+        write_map(dw, OTF2_MAPPING_STRING, map + nc + nr + nm + ns, (size_t)nk);
         for (int k = 0; k < 2; k++)
             OTF2_DefWriter_WriteClockOffset(dw, (uint64_t)sync_time[k], sync_offset[k],
                                             sync_dev[k]);

@@ -48,6 +48,20 @@ static inline trc_comm_t *trc_comm(MPI_Comm comm)
     return trc_comm_lookup_slow(comm);
 }
 
+/* Global definitions with fixed references (the same on every rank). */
+enum {
+    TRC_ATTR_SCL = 0,       /* attribute SOURCE_CODE_LOCATION on records with one */
+    TRC_PARAM_COMMENT = 0,  /* parameter "comment" of VT_log_comment's ParameterString */
+};
+
+/* Thread-index part (bits 32..63) of the extra location that holds the
+ * records other ranks logged for this one (VT_log_msgevent, VT_log_opevent). */
+#define TRC_LOC_FOREIGN 0xFFFFull
+
+/* A comment's text as a local string reference (unified by content at
+ * finalize), or UINT32_MAX. */
+uint32_t trc_comment_def(const char *text) TRC_HIDDEN;
+
 /* The value type a metric was defined with. */
 OTF2_Type trc_metric_type(uint32_t metric) TRC_HIDDEN;
 

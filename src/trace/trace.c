@@ -34,10 +34,33 @@
 #include "impl.h"
 #include "trace.h"
 
+/* One event record, as written or as held back in an unordered period. The
+ * fields mean what the OTF2 writer call of `kind` takes, in order: a, b, c
+ * are the 32-bit arguments, x, y, z the 64-bit ones. */
+typedef enum {
+    R_ENTER, R_LEAVE, R_SEND, R_RECV, R_ISEND, R_IRECV_REQUEST, R_ISEND_COMPLETE, R_IRECV,
+    R_REQUEST_TEST, R_REQUEST_CANCELLED, R_COLL_BEGIN, R_COLL_END, R_NBC_REQUEST,
+    R_NBC_COMPLETE, R_ONOFF, R_METRIC, R_COMMENT
+} rec_kind_t;
+
+typedef struct {
+    uint64_t t;              /* ns, archive time (trc_ts applied) */
+    uint64_t seq;            /* order of logging: keeps equal times in order when sorted */
+    uint32_t kind;           /* rec_kind_t */
+    uint32_t a, b, c;
+    uint32_t scl;            /* local source code location + 1; 0: none */
+    uint64_t x, y, z;
+} trc_rec_t;
+
 typedef struct {
     OTF2_EvtWriter *w;
     uint64_t loc;
     MPI_Comm mprobe_comm;    /* communicator of the last matched probe (for MPI_Mrecv) */
+    OTF2_AttributeList *attrs; /* for records with a source code location */
+    int unordered;           /* depth of VT_begin_unordered periods */
+    trc_rec_t *held;         /* records of the open unordered period, in logging order */
+    size_t nheld, capheld;
+    uint64_t seq;
 } trc_thread_t;
 
 typedef struct {
@@ -173,6 +196,7 @@ static trc_thread_t *thread_open(msc_thread_t *th)
         fail("cannot create an event writer for a thread");
         return NULL;
     }
+    t->attrs = OTF2_AttributeList_New();
     th->module_data[slot] = t;
     return t;
 }
@@ -181,6 +205,94 @@ static inline trc_thread_t *thread_of(msc_thread_t *th)
 {
     trc_thread_t *t = th->module_data[slot];
     return MSC_LIKELY(t != NULL) ? t : thread_open(th);
+}
+
+/* --- Records -------------------------------------------------------------- */
+
+static void write_rec(trc_thread_t *t, const trc_rec_t *r)
+{
+    OTF2_EvtWriter *w = t->w;
+    OTF2_AttributeList *al = NULL;
+    if (r->scl && t->attrs) {
+        OTF2_AttributeValue v;
+        v.sourceCodeLocationRef = r->scl - 1;
+        OTF2_AttributeList_AddAttribute(t->attrs, TRC_ATTR_SCL, OTF2_TYPE_SOURCE_CODE_LOCATION, v);
+        al = t->attrs;
+    }
+    switch ((rec_kind_t)r->kind) {
+    case R_ENTER: OTF2_EvtWriter_Enter(w, al, r->t, r->a); break;
+    case R_LEAVE: OTF2_EvtWriter_Leave(w, al, r->t, r->a); break;
+    case R_SEND: OTF2_EvtWriter_MpiSend(w, al, r->t, r->a, r->b, r->c, r->x); break;
+    case R_RECV: OTF2_EvtWriter_MpiRecv(w, al, r->t, r->a, r->b, r->c, r->x); break;
+    case R_ISEND: OTF2_EvtWriter_MpiIsend(w, al, r->t, r->a, r->b, r->c, r->x, r->y); break;
+    case R_IRECV_REQUEST: OTF2_EvtWriter_MpiIrecvRequest(w, al, r->t, r->y); break;
+    case R_ISEND_COMPLETE: OTF2_EvtWriter_MpiIsendComplete(w, al, r->t, r->y); break;
+    case R_IRECV: OTF2_EvtWriter_MpiIrecv(w, al, r->t, r->a, r->b, r->c, r->x, r->y); break;
+    case R_REQUEST_TEST: OTF2_EvtWriter_MpiRequestTest(w, al, r->t, r->y); break;
+    case R_REQUEST_CANCELLED: OTF2_EvtWriter_MpiRequestCancelled(w, al, r->t, r->y); break;
+    case R_COLL_BEGIN: OTF2_EvtWriter_MpiCollectiveBegin(w, al, r->t); break;
+    case R_COLL_END:
+        OTF2_EvtWriter_MpiCollectiveEnd(w, al, r->t, (OTF2_CollectiveOp)r->a, r->b, r->c, r->x,
+                                        r->y);
+        break;
+    case R_NBC_REQUEST: OTF2_EvtWriter_NonBlockingCollectiveRequest(w, al, r->t, r->z); break;
+    case R_NBC_COMPLETE:
+        OTF2_EvtWriter_NonBlockingCollectiveComplete(w, al, r->t, (OTF2_CollectiveOp)r->a, r->b,
+                                                     r->c, r->x, r->y, r->z);
+        break;
+    case R_ONOFF: OTF2_EvtWriter_MeasurementOnOff(w, al, r->t, (OTF2_MeasurementMode)r->a); break;
+    case R_METRIC: {
+        OTF2_Type type = (OTF2_Type)r->b;
+        OTF2_MetricValue v;
+        v.unsigned_int = r->x;
+        OTF2_EvtWriter_Metric(w, al, r->t, r->a, 1, &type, &v);
+        break;
+    }
+    case R_COMMENT: OTF2_EvtWriter_ParameterString(w, al, r->t, TRC_PARAM_COMMENT, r->a); break;
+    }
+}
+
+static void hold(trc_thread_t *t, const trc_rec_t *r)
+{
+    if (t->nheld == t->capheld) {
+        size_t cap = t->capheld ? 2 * t->capheld : 256;
+        trc_rec_t *p = realloc(t->held, cap * sizeof *p);
+        if (!p) {
+            fail("out of memory for the events of an unordered period");
+            return;
+        }
+        t->held = p;
+        t->capheld = cap;
+    }
+    t->held[t->nheld] = *r;
+    t->held[t->nheld++].seq = t->seq++;
+}
+
+/* Every record goes through here: written at once, or held while the
+ * thread is inside an unordered period. */
+static inline void emit(trc_thread_t *t, trc_rec_t r)
+{
+    if (MSC_UNLIKELY(t->unordered > 0)) hold(t, &r);
+    else write_rec(t, &r);
+}
+
+static int rec_cmp(const void *a, const void *b)
+{
+    const trc_rec_t *x = a, *y = b;
+    if (x->t != y->t) return x->t < y->t ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Writes the held records in time order (equal times in logging order). */
+static void release_held(trc_thread_t *t)
+{
+    if (!t->nheld) return;
+    qsort(t->held, t->nheld, sizeof *t->held, rec_cmp);
+    for (size_t i = 0; i < t->nheld; i++) write_rec(t, &t->held[i]);
+    t->nheld = 0;
+    free(t->held);
+    t->held = NULL;
+    t->capheld = 0;
 }
 
 /* --- Collectives ------------------------------------------------------------ */
@@ -352,15 +464,15 @@ static void completed(trc_thread_t *t, const msc_done_t *d, uint64_t tl)
     const msc_req_info_t *in = &d->info;
     if (!traced(in)) return;
     if (d->cancelled) {
-        OTF2_EvtWriter_MpiRequestCancelled(t->w, NULL, tl, in->id);
+        emit(t, (trc_rec_t){.kind = R_REQUEST_CANCELLED, .t = tl, .y = in->id});
     } else if (is_send(in->kind)) {
-        OTF2_EvtWriter_MpiIsendComplete(t->w, NULL, tl, in->id);
+        emit(t, (trc_rec_t){.kind = R_ISEND_COMPLETE, .t = tl, .y = in->id});
     } else if (is_recv(in->kind)) {
         MPI_Comm comm = in->comm == MPI_COMM_NULL ? t->mprobe_comm : in->comm;
         int src = d->status ? d->status->MPI_SOURCE : in->peer;
         int tag = d->status ? d->status->MPI_TAG : in->tag;
-        OTF2_EvtWriter_MpiIrecv(t->w, NULL, tl, (uint32_t)src, trc_comm(comm)->ref,
-                                (uint32_t)tag, (uint64_t)d->bytes, in->id);
+        emit(t, (trc_rec_t){.kind = R_IRECV, .t = tl, .a = (uint32_t)src, .b = trc_comm(comm)->ref,
+                            .c = (uint32_t)tag, .x = (uint64_t)d->bytes, .y = in->id});
     } else {
         uint64_t s = 0, r = 0;
         pthread_mutex_lock(&icoll_lock);
@@ -373,9 +485,8 @@ static void completed(trc_thread_t *t, const msc_done_t *d, uint64_t tl)
         const trc_comm_t *cm = trc_comm(in->comm);
         uint32_t root = coll_rooted[in->fn] && !cm->rsize && in->root >= 0
                             ? (uint32_t)in->root : OTF2_UNDEFINED_UINT32;
-        OTF2_EvtWriter_NonBlockingCollectiveComplete(t->w, NULL, tl,
-                                                     (OTF2_CollectiveOp)(coll_op[in->fn] - 1),
-                                                     cm->ref, root, s, r, in->id);
+        emit(t, (trc_rec_t){.kind = R_NBC_COMPLETE, .t = tl, .a = (uint32_t)(coll_op[in->fn] - 1),
+                            .b = cm->ref, .c = root, .x = s, .y = r, .z = in->id});
     }
 }
 
@@ -384,7 +495,7 @@ static void tested(trc_thread_t *t, MPI_Request r, uint64_t tl)
 {
     msc_req_info_t in;
     if (r == MPI_REQUEST_NULL || !msc_requests_find(r, &in) || !traced(&in)) return;
-    OTF2_EvtWriter_MpiRequestTest(t->w, NULL, tl, in.id);
+    emit(t, (trc_rec_t){.kind = R_REQUEST_TEST, .t = tl, .y = in.id});
 }
 
 static void started(trc_thread_t *t, MPI_Request r, uint64_t te)
@@ -392,10 +503,11 @@ static void started(trc_thread_t *t, MPI_Request r, uint64_t te)
     msc_req_info_t in;
     if (r == MPI_REQUEST_NULL || !msc_requests_find(r, &in) || !traced(&in)) return;
     if (is_send(in.kind))
-        OTF2_EvtWriter_MpiIsend(t->w, NULL, te, (uint32_t)in.peer, trc_comm(in.comm)->ref,
-                                (uint32_t)in.tag, (uint64_t)in.bytes, in.id);
+        emit(t, (trc_rec_t){.kind = R_ISEND, .t = te, .a = (uint32_t)in.peer,
+                            .b = trc_comm(in.comm)->ref, .c = (uint32_t)in.tag,
+                            .x = (uint64_t)in.bytes, .y = in.id});
     else
-        OTF2_EvtWriter_MpiIrecvRequest(t->w, NULL, te, in.id);
+        emit(t, (trc_rec_t){.kind = R_IRECV_REQUEST, .t = te, .y = in.id});
 }
 
 static void completions(trc_thread_t *t, msc_call_t *c, uint64_t tl)
@@ -438,30 +550,31 @@ static int64_t recv_bytes(MPI_Status *st)
 
 static void records(trc_thread_t *t, msc_call_t *c, uint64_t te, uint64_t tl)
 {
-    OTF2_EvtWriter *w = t->w;
     switch (c->kind) {
     case MSC_KIND_SEND:
         if (c->peer != MPI_PROC_NULL)
-            OTF2_EvtWriter_MpiSend(w, NULL, te, (uint32_t)c->peer, trc_comm(c->comm)->ref,
-                                   (uint32_t)c->tag, (uint64_t)msc_type_bytes(c->type, c->count));
+            emit(t, (trc_rec_t){.kind = R_SEND, .t = te, .a = (uint32_t)c->peer,
+                                .b = trc_comm(c->comm)->ref, .c = (uint32_t)c->tag,
+                                .x = (uint64_t)msc_type_bytes(c->type, c->count)});
         break;
     case MSC_KIND_RECV:
     case MSC_KIND_MRECV:
         if (c->status->MPI_SOURCE != MPI_PROC_NULL) {
             MPI_Comm comm = c->kind == MSC_KIND_RECV ? c->comm : t->mprobe_comm;
-            OTF2_EvtWriter_MpiRecv(w, NULL, tl, (uint32_t)c->status->MPI_SOURCE,
-                                   trc_comm(comm)->ref, (uint32_t)c->status->MPI_TAG,
-                                   (uint64_t)recv_bytes(c->status));
+            emit(t, (trc_rec_t){.kind = R_RECV, .t = tl, .a = (uint32_t)c->status->MPI_SOURCE,
+                                .b = trc_comm(comm)->ref, .c = (uint32_t)c->status->MPI_TAG,
+                                .x = (uint64_t)recv_bytes(c->status)});
         }
         break;
     case MSC_KIND_SENDRECV:
         if (c->peer != MPI_PROC_NULL)
-            OTF2_EvtWriter_MpiSend(w, NULL, te, (uint32_t)c->peer, trc_comm(c->comm)->ref,
-                                   (uint32_t)c->tag, (uint64_t)msc_type_bytes(c->type, c->count));
+            emit(t, (trc_rec_t){.kind = R_SEND, .t = te, .a = (uint32_t)c->peer,
+                                .b = trc_comm(c->comm)->ref, .c = (uint32_t)c->tag,
+                                .x = (uint64_t)msc_type_bytes(c->type, c->count)});
         if (c->status->MPI_SOURCE != MPI_PROC_NULL)
-            OTF2_EvtWriter_MpiRecv(w, NULL, tl, (uint32_t)c->status->MPI_SOURCE,
-                                   trc_comm(c->comm)->ref, (uint32_t)c->status->MPI_TAG,
-                                   (uint64_t)recv_bytes(c->status));
+            emit(t, (trc_rec_t){.kind = R_RECV, .t = tl, .a = (uint32_t)c->status->MPI_SOURCE,
+                                .b = trc_comm(c->comm)->ref, .c = (uint32_t)c->status->MPI_TAG,
+                                .x = (uint64_t)recv_bytes(c->status)});
         break;
     case MSC_KIND_PROBE:
         if (c->fn == MSC_FN_MPI_Mprobe || (c->fn == MSC_FN_MPI_Improbe && *c->flag))
@@ -469,16 +582,16 @@ static void records(trc_thread_t *t, msc_call_t *c, uint64_t te, uint64_t tl)
         break;
     case MSC_KIND_ISEND:
         if (c->req_id && c->peer != MPI_PROC_NULL)
-            OTF2_EvtWriter_MpiIsend(w, NULL, te, (uint32_t)c->peer, trc_comm(c->comm)->ref,
-                                    (uint32_t)c->tag, (uint64_t)msc_type_bytes(c->type, c->count),
-                                    c->req_id);
+            emit(t, (trc_rec_t){.kind = R_ISEND, .t = te, .a = (uint32_t)c->peer,
+                                .b = trc_comm(c->comm)->ref, .c = (uint32_t)c->tag,
+                                .x = (uint64_t)msc_type_bytes(c->type, c->count), .y = c->req_id});
         break;
     case MSC_KIND_IRECV:
         if (c->req_id && c->peer != MPI_PROC_NULL)
-            OTF2_EvtWriter_MpiIrecvRequest(w, NULL, te, c->req_id);
+            emit(t, (trc_rec_t){.kind = R_IRECV_REQUEST, .t = te, .y = c->req_id});
         break;
     case MSC_KIND_IMRECV:
-        if (c->req_id) OTF2_EvtWriter_MpiIrecvRequest(w, NULL, te, c->req_id);
+        if (c->req_id) emit(t, (trc_rec_t){.kind = R_IRECV_REQUEST, .t = te, .y = c->req_id});
         break;
     case MSC_KIND_START:
         started(t, c->req_in, te);
@@ -496,9 +609,9 @@ static void records(trc_thread_t *t, msc_call_t *c, uint64_t te, uint64_t tl)
             const trc_comm_t *cm = trc_comm(c->comm);
             uint64_t s, r;
             coll_bytes(c, cm, &s, &r);
-            OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, te);
-            OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, tl, (OTF2_CollectiveOp)(coll_op[c->fn] - 1),
-                                            cm->ref, coll_root(c, cm), s, r);
+            emit(t, (trc_rec_t){.kind = R_COLL_BEGIN, .t = te});
+            emit(t, (trc_rec_t){.kind = R_COLL_END, .t = tl, .a = (uint32_t)(coll_op[c->fn] - 1),
+                                .b = cm->ref, .c = coll_root(c, cm), .x = s, .y = r});
         }
         break;
     case MSC_KIND_ICOLL:
@@ -510,7 +623,7 @@ static void records(trc_thread_t *t, msc_call_t *c, uint64_t te, uint64_t tl)
             icoll[c->req_id % ICOLL_SLOTS].sent = s;
             icoll[c->req_id % ICOLL_SLOTS].recvd = r;
             pthread_mutex_unlock(&icoll_lock);
-            OTF2_EvtWriter_NonBlockingCollectiveRequest(w, NULL, te, c->req_id);
+            emit(t, (trc_rec_t){.kind = R_NBC_REQUEST, .t = te, .z = c->req_id});
         }
         break;
     case MSC_KIND_COMM:
@@ -529,9 +642,9 @@ static void on_leave(msc_call_t *c)
     trc_thread_t *t = thread_of(c->thread);
     if (MSC_UNLIKELY(!t)) return;
     uint64_t te = trc_ts(c->t_enter), tl = trc_ts(c->t_leave);
-    OTF2_EvtWriter_Enter(t->w, NULL, te, (OTF2_RegionRef)c->fn);
+    emit(t, (trc_rec_t){.kind = R_ENTER, .t = te, .a = (uint32_t)c->fn});
     if (c->rc == MPI_SUCCESS || c->rc == MPI_ERR_IN_STATUS) records(t, c, te, tl);
-    OTF2_EvtWriter_Leave(t->w, NULL, tl, (OTF2_RegionRef)c->fn);
+    emit(t, (trc_rec_t){.kind = R_LEAVE, .t = tl, .a = (uint32_t)c->fn});
 }
 
 /* --- Internal API for other modules (trace.h) ----------------------------- */
@@ -543,24 +656,205 @@ static trc_thread_t *api_thread(void)
     return th ? thread_of(th) : NULL;
 }
 
+static uint32_t scl_field(uint32_t scl)
+{
+    return scl == UINT32_MAX ? 0 : scl + 1;
+}
+
 void msc_trace_enter(uint32_t region, uint64_t t_ns)
 {
-    trc_thread_t *t = api_thread();
-    if (t && region != UINT32_MAX) OTF2_EvtWriter_Enter(t->w, NULL, trc_ts(t_ns), region);
+    msc_trace_enter_scl(region, t_ns, UINT32_MAX);
 }
 
 void msc_trace_leave(uint32_t region, uint64_t t_ns)
 {
+    msc_trace_leave_scl(region, t_ns, UINT32_MAX);
+}
+
+void msc_trace_enter_scl(uint32_t region, uint64_t t_ns, uint32_t scl)
+{
     trc_thread_t *t = api_thread();
-    if (t && region != UINT32_MAX) OTF2_EvtWriter_Leave(t->w, NULL, trc_ts(t_ns), region);
+    if (t && region != UINT32_MAX)
+        emit(t, (trc_rec_t){.kind = R_ENTER, .t = trc_ts(t_ns), .a = region, .scl = scl_field(scl)});
+}
+
+void msc_trace_leave_scl(uint32_t region, uint64_t t_ns, uint32_t scl)
+{
+    trc_thread_t *t = api_thread();
+    if (t && region != UINT32_MAX)
+        emit(t, (trc_rec_t){.kind = R_LEAVE, .t = trc_ts(t_ns), .a = region, .scl = scl_field(scl)});
 }
 
 void msc_trace_metric(uint32_t metric, uint64_t t_ns, OTF2_MetricValue value)
 {
     trc_thread_t *t = api_thread();
     if (!t || metric == UINT32_MAX) return;
-    OTF2_Type type = trc_metric_type(metric);
-    OTF2_EvtWriter_Metric(t->w, NULL, trc_ts(t_ns), metric, 1, &type, &value);
+    emit(t, (trc_rec_t){.kind = R_METRIC, .t = trc_ts(t_ns), .a = metric,
+                        .b = trc_metric_type(metric), .x = value.unsigned_int});
+}
+
+void msc_trace_send(MPI_Comm comm, int peer, int tag, uint64_t bytes, uint64_t t_ns, uint32_t scl)
+{
+    trc_thread_t *t = api_thread();
+    if (t)
+        emit(t, (trc_rec_t){.kind = R_SEND, .t = trc_ts(t_ns), .a = (uint32_t)peer,
+                            .b = trc_comm(comm)->ref, .c = (uint32_t)tag, .x = bytes,
+                            .scl = scl_field(scl)});
+}
+
+void msc_trace_recv(MPI_Comm comm, int peer, int tag, uint64_t bytes, uint64_t t_ns, uint32_t scl)
+{
+    trc_thread_t *t = api_thread();
+    if (t)
+        emit(t, (trc_rec_t){.kind = R_RECV, .t = trc_ts(t_ns), .a = (uint32_t)peer,
+                            .b = trc_comm(comm)->ref, .c = (uint32_t)tag, .x = bytes,
+                            .scl = scl_field(scl)});
+}
+
+void msc_trace_collective(uint32_t region, MPI_Comm comm, OTF2_CollectiveOp op, int root,
+                          uint64_t sent, uint64_t recvd, uint64_t t_begin, uint64_t t_end,
+                          uint32_t scl)
+{
+    trc_thread_t *t = api_thread();
+    if (!t || region == UINT32_MAX) return;
+    uint64_t tb = trc_ts(t_begin), te = trc_ts(t_end);
+    uint32_t s = scl_field(scl);
+    uint32_t r = root < 0 ? OTF2_UNDEFINED_UINT32 : (uint32_t)root;
+    emit(t, (trc_rec_t){.kind = R_ENTER, .t = tb, .a = region, .scl = s});
+    emit(t, (trc_rec_t){.kind = R_COLL_BEGIN, .t = tb});
+    emit(t, (trc_rec_t){.kind = R_COLL_END, .t = te, .a = (uint32_t)op, .b = trc_comm(comm)->ref,
+                        .c = r, .x = sent, .y = recvd});
+    emit(t, (trc_rec_t){.kind = R_LEAVE, .t = te, .a = region});
+}
+
+void msc_trace_comment(const char *text, uint64_t t_ns)
+{
+    trc_thread_t *t = api_thread();
+    if (!t || !text) return;
+    uint32_t str = trc_comment_def(text);
+    if (str != UINT32_MAX) emit(t, (trc_rec_t){.kind = R_COMMENT, .t = trc_ts(t_ns), .a = str});
+}
+
+/* Records for other ranks' locations, sent to them at finalize. */
+typedef struct {
+    int owner;
+    trc_rec_t r;
+} foreign_t;
+static pthread_mutex_t foreign_lock = PTHREAD_MUTEX_INITIALIZER;
+static foreign_t *foreign;
+static size_t nforeign, capforeign;
+static _Atomic uint64_t foreign_seq;
+
+static void add_foreign(int owner, trc_rec_t r)
+{
+    if (!api_thread() || owner < 0 || owner >= msc_g.world_size) return;
+    r.scl = 0; /* a local reference of this rank */
+    r.seq = atomic_fetch_add(&foreign_seq, 1);
+    pthread_mutex_lock(&foreign_lock);
+    if (nforeign == capforeign) {
+        size_t cap = capforeign ? 2 * capforeign : 256;
+        foreign_t *p = realloc(foreign, cap * sizeof *p);
+        if (p) foreign = p, capforeign = cap;
+    }
+    if (nforeign < capforeign) foreign[nforeign++] = (foreign_t){owner, r};
+    else fail("out of memory for the events logged for other ranks");
+    pthread_mutex_unlock(&foreign_lock);
+}
+
+void msc_trace_send_for(int owner, MPI_Comm comm, int peer, int tag, uint64_t bytes,
+                        uint64_t t_ns, uint32_t scl)
+{
+    (void)scl;
+    add_foreign(owner, (trc_rec_t){.kind = R_SEND, .t = trc_ts(t_ns), .a = (uint32_t)peer,
+                                   .b = trc_comm(comm)->ref, .c = (uint32_t)tag, .x = bytes});
+}
+
+void msc_trace_recv_for(int owner, MPI_Comm comm, int peer, int tag, uint64_t bytes,
+                        uint64_t t_ns, uint32_t scl)
+{
+    (void)scl;
+    add_foreign(owner, (trc_rec_t){.kind = R_RECV, .t = trc_ts(t_ns), .a = (uint32_t)peer,
+                                   .b = trc_comm(comm)->ref, .c = (uint32_t)tag, .x = bytes});
+}
+
+void msc_trace_collective_for(int owner, uint32_t region, MPI_Comm comm, OTF2_CollectiveOp op,
+                              int root, uint64_t sent, uint64_t recvd, uint64_t t_begin,
+                              uint64_t t_end, uint32_t scl)
+{
+    (void)scl;
+    uint64_t tb = trc_ts(t_begin), te = trc_ts(t_end);
+    bool reg = region < (uint32_t)MSC_FN_COUNT;
+    if (reg) add_foreign(owner, (trc_rec_t){.kind = R_ENTER, .t = tb, .a = region});
+    add_foreign(owner, (trc_rec_t){.kind = R_COLL_BEGIN, .t = tb});
+    add_foreign(owner, (trc_rec_t){.kind = R_COLL_END, .t = te, .a = (uint32_t)op,
+                                   .b = trc_comm(comm)->ref,
+                                   .c = root < 0 ? OTF2_UNDEFINED_UINT32 : (uint32_t)root,
+                                   .x = sent, .y = recvd});
+    if (reg) add_foreign(owner, (trc_rec_t){.kind = R_LEAVE, .t = te, .a = region});
+}
+
+/* Collective at finalize: every rank receives the records logged for it
+ * and writes them, sorted, on its extra location. Only communicators with
+ * the same local reference on every rank (world 0, self 1) reach here. */
+static trc_thread_t *foreign_exchange(void)
+{
+    int size = msc_g.world_size;
+    int *sc = calloc((size_t)size, sizeof *sc), *rc = calloc((size_t)size, sizeof *rc);
+    int *sd = calloc((size_t)size, sizeof *sd), *rd = calloc((size_t)size, sizeof *rd);
+    trc_rec_t *out = malloc((nforeign + 1) * sizeof *out);
+    if (!sc || !rc || !sd || !rd || !out) {
+        free(sc), free(rc), free(sd), free(rd), free(out);
+        fail("out of memory at finalize");
+        return NULL; /* (the exchange is skipped on this rank only if memory ran out) */
+    }
+    for (size_t i = 0; i < nforeign; i++) sc[foreign[i].owner] += (int)sizeof(trc_rec_t);
+    for (int r = 1; r < size; r++) sd[r] = sd[r - 1] + sc[r - 1];
+    int *fill = calloc((size_t)size, sizeof *fill);
+    for (size_t i = 0; fill && i < nforeign; i++) {
+        int o = foreign[i].owner;
+        memcpy((char *)out + sd[o] + fill[o], &foreign[i].r, sizeof(trc_rec_t));
+        fill[o] += (int)sizeof(trc_rec_t);
+    }
+    free(fill);
+    PMPI_Alltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, msc_g.comm);
+    long total = 0;
+    for (int r = 0; r < size; r++) rd[r] = (int)total, total += rc[r];
+    trc_rec_t *in = malloc((size_t)total + sizeof *in);
+    PMPI_Alltoallv(out, sc, sd, MPI_BYTE, in, rc, rd, MPI_BYTE, msc_g.comm);
+    free(sc), free(rc), free(sd), free(rd), free(out);
+    free(foreign);
+    foreign = NULL;
+    nforeign = capforeign = 0;
+    size_t n = (size_t)total / sizeof *in;
+    trc_thread_t *t = NULL;
+    if (n && in) {
+        t = calloc(1, sizeof *t);
+        if (t) {
+            t->loc = (uint64_t)msc_g.world_rank | (TRC_LOC_FOREIGN << 32);
+            t->w = OTF2_Archive_GetEvtWriter(archive, t->loc);
+            if (t->w) {
+                qsort(in, n, sizeof *in, rec_cmp);
+                for (size_t i = 0; i < n; i++) write_rec(t, &in[i]);
+            } else {
+                free(t);
+                t = NULL;
+            }
+        }
+    }
+    free(in);
+    return t;
+}
+
+int msc_trace_unordered(int delta)
+{
+    trc_thread_t *t = api_thread();
+    if (!t) return -1;
+    t->unordered += delta;
+    if (t->unordered <= 0) {
+        t->unordered = 0;
+        release_held(t);
+    }
+    return t->unordered;
 }
 
 /* --- Life cycle ----------------------------------------------------------- */
@@ -613,23 +907,37 @@ static void trace_pcontrol(int level)
     trc_thread_t *t = msc_trace_active() ? thread_of(msc_tls.thread) : NULL;
     if (!t) return;
     if (level == 0 || level == 1)
-        OTF2_EvtWriter_MeasurementOnOff(t->w, NULL, trc_ts(msc_now_ns()),
-                                        level ? OTF2_MEASUREMENT_ON : OTF2_MEASUREMENT_OFF);
+        emit(t, (trc_rec_t){.kind = R_ONOFF, .t = trc_ts(msc_now_ns()),
+                            .a = level ? OTF2_MEASUREMENT_ON : OTF2_MEASUREMENT_OFF});
 }
 
 static void trace_finalize(void)
 {
     atomic_store(&active, false);
     trc_clock_sync(&sync_time[1], &sync_offset[1], &sync_dev[1]);
-    trc_loc_t *locs = calloc((size_t)nthreads + 1, sizeof *locs);
+    trc_thread_t *extra = foreign_exchange();
+    trc_loc_t *locs = calloc((size_t)nthreads + 2, sizeof *locs);
     int nlocs = 0;
     for (int i = 0; i < nthreads; i++) {
         uint64_t n = 0;
+        /* An unordered period still open at the end: its records, sorted. */
+        threads[i]->unordered = 0;
+        release_held(threads[i]);
         OTF2_EvtWriter_GetNumberOfEvents(threads[i]->w, &n);
         locs[nlocs].id = threads[i]->loc;
         locs[nlocs++].events = n;
         OTF2_Archive_CloseEvtWriter(archive, threads[i]->w);
         threads[i]->w = NULL;
+        if (threads[i]->attrs) OTF2_AttributeList_Delete(threads[i]->attrs);
+        threads[i]->attrs = NULL;
+    }
+    if (extra) { /* after the threads: the first location stands for the rank */
+        uint64_t n = 0;
+        OTF2_EvtWriter_GetNumberOfEvents(extra->w, &n);
+        OTF2_Archive_CloseEvtWriter(archive, extra->w);
+        free(extra);
+        locs[nlocs].id = (uint64_t)msc_g.world_rank | (TRC_LOC_FOREIGN << 32);
+        locs[nlocs++].events = n;
     }
     OTF2_Archive_CloseEvtFiles(archive);
     int complete = !atomic_load(&failed);
