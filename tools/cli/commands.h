@@ -8,6 +8,7 @@
 #define MSC_CLI_COMMANDS_H
 
 int msc_cmd_run(int argc, char **argv);     /* run.c */
-int msc_cmd_report(int argc, char **argv);  /* report.c */
+int msc_cmd_report(int argc, char **argv);  /* report.c: the profile text alone */
+int msc_cmd_report_all(int argc, char **argv); /* report_cmd.c: profile, wait states, --html */
 
 #endif

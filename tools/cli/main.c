@@ -55,7 +55,7 @@ static int help_for(const char *command)
     char help[] = "--help";
     char *argv[] = {help, NULL};
     if (strcmp(command, "run") == 0) return msc_cmd_run(1, argv);
-    if (strcmp(command, "report") == 0) return msc_cmd_report(1, argv);
+    if (strcmp(command, "report") == 0) return msc_cmd_report_all(1, argv);
     if (strcmp(command, "help") == 0) {
         print_usage(stdout);
         return 0;
@@ -90,7 +90,7 @@ int main(int argc, char **argv)
         return help_for(argv[2]);
     }
     if (strcmp(command, "run") == 0) return msc_cmd_run(argc - 2, argv + 2);
-    if (strcmp(command, "report") == 0) return msc_cmd_report(argc - 2, argv + 2);
+    if (strcmp(command, "report") == 0) return msc_cmd_report_all(argc - 2, argv + 2);
     if (command[0] == '-')
         fprintf(stderr, "mpiscope: unknown option '%s'; the options are -h/--help and "
                         "-V/--version, or a command: run, report, help\n",

@@ -1,0 +1,265 @@
+/* `mpiscope report`: everything a run directory holds, as text or as one
+ * HTML file.
+ *
+ *   mpiscope report [--sort K] [--limit N | --all] [--html [-o FILE]]
+ *                   [--no-waitstates] [--reanalyze] [--parallel-locations N]
+ *                   [--quiet] DIR|FILE.json
+ *
+ * The profile text is report.c's (the renderer of profile.txt, so that part
+ * is that file byte for byte). When DIR has a trace (DIR/trace/traces.otf2),
+ * the wait states follow: they are computed once (waitstate.c, or the MPI
+ * program waitstate_mpi for traces with many locations), written to
+ * DIR/waitstates.json, and read from there while that file is newer than
+ * the trace. --html writes DIR/report.html (report_html.c) instead of text.
+ *
+ * report.c stays on its own (tests/profile builds it alone into a stand-alone
+ * report program), so this file wraps it rather than growing it.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../src/profile/pjson.h"
+#include "commands.h"
+#include "report_cli.h"
+#include "waitstate.h"
+
+static void usage(FILE *o)
+{
+    fprintf(o,
+            "usage: mpiscope report [--sort time|calls|bytes|name] [--limit N | --all]\n"
+            "                       [--html [-o FILE]] [--no-waitstates] [--reanalyze]\n"
+            "                       [--parallel-locations N] DIR|FILE.json\n"
+            "\n"
+            "Prints the profile report of DIR/profile.json (default: sorted by time, 20 rows\n"
+            "per table): the same text as DIR/profile.txt. When DIR holds a trace, the wait\n"
+            "states follow (Late Sender, Late Receiver, Wait at Barrier and N×N, Late\n"
+            "Broadcast, Early Reduce, completions; per rank and call site); they are saved in\n"
+            "DIR/waitstates.json and reused while it is newer than the trace.\n"
+            "\n"
+            "  --html              write one self-contained HTML file (DIR/report.html, or -o)\n"
+            "  -o FILE             where --html writes\n"
+            "  --no-waitstates     skip the trace analysis\n"
+            "  --reanalyze         analyse the trace again even if waitstates.json is current\n"
+            "  --parallel-locations N\n"
+            "                      analyse under MPI when the trace has at least N locations\n"
+            "                      (default 64; 0: never). Needs the run's MPI's launcher.\n");
+}
+
+char *msc_slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *buf = NULL;
+    size_t cap = 0, n = 0;
+    for (;;) {
+        if (n == cap) {
+            cap = cap ? 2 * cap : 65536;
+            char *b = realloc(buf, cap + 1);
+            if (!b) {
+                free(buf);
+                fclose(f);
+                errno = ENOMEM;
+                return NULL;
+            }
+            buf = b;
+        }
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0) break;
+    }
+    bool bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        free(buf);
+        errno = EIO;
+        return NULL;
+    }
+    buf[n] = 0;
+    *len = n;
+    return buf;
+}
+
+msc_json_doc_t *msc_load_json(const char *path, bool quiet_if_missing)
+{
+    size_t len = 0;
+    char *text = msc_slurp(path, &len);
+    if (!text) {
+        if (!(quiet_if_missing && errno == ENOENT))
+            fprintf(stderr, "mpiscope report: cannot read %s: %s\n", path, strerror(errno));
+        return NULL;
+    }
+    char err[256];
+    msc_json_doc_t *doc = msc_json_parse(text, len, err, sizeof err);
+    free(text);
+    if (!doc) fprintf(stderr, "mpiscope report: %s is not valid JSON: %s\n", path, err);
+    return doc;
+}
+
+static bool newer_or_same(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (stat(a, &sa) != 0 || stat(b, &sb) != 0) return false;
+    if (sa.st_mtim.tv_sec != sb.st_mtim.tv_sec) return sa.st_mtim.tv_sec > sb.st_mtim.tv_sec;
+    return sa.st_mtim.tv_nsec >= sb.st_mtim.tv_nsec;
+}
+
+/* Writes `r` to dir/waitstates.json (through a temporary file) and returns
+ * the parsed document; if the directory is not writable, the document is
+ * made in memory and a warning says so. */
+static msc_json_doc_t *save_waitstates(const char *dir, const ws_result_t *r)
+{
+    char path[4096], tmp[4200];
+    snprintf(path, sizeof path, "%s/waitstates.json", dir);
+    snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
+    char *mem = NULL;
+    size_t memlen = 0;
+    FILE *m = open_memstream(&mem, &memlen);
+    if (!m) return NULL;
+    ws_write_json(m, r, "trace/traces.otf2");
+    fclose(m);
+    FILE *f = fopen(tmp, "wb");
+    bool ok = f && fwrite(mem, 1, memlen, f) == memlen;
+    if (f) ok = (fclose(f) == 0) && ok;
+    if (ok) ok = rename(tmp, path) == 0;
+    if (!ok) {
+        fprintf(stderr, "mpiscope report: cannot write %s (%s); the wait states are not saved\n",
+                path, strerror(errno));
+        unlink(tmp);
+    }
+    char err[256];
+    msc_json_doc_t *doc = msc_json_parse(mem, memlen, err, sizeof err);
+    free(mem);
+    return doc;
+}
+
+msc_json_doc_t *msc_report_waitstates(const char *dir, bool reanalyze, long parallel_locations)
+{
+    char anchor[4096], path[4096];
+    snprintf(anchor, sizeof anchor, "%s/trace/traces.otf2", dir);
+    snprintf(path, sizeof path, "%s/waitstates.json", dir);
+    if (access(anchor, R_OK) != 0) return NULL;
+    if (!reanalyze && newer_or_same(path, anchor)) {
+        msc_json_doc_t *d = msc_load_json(path, true);
+        if (d) return d;
+    }
+    if (parallel_locations > 0) {
+        int rc = msc_waitstate_parallel(dir, anchor, parallel_locations);
+        if (rc == 0) {
+            msc_json_doc_t *d = msc_load_json(path, false);
+            if (d) return d;
+        }
+    }
+    char err[512];
+    ws_result_t *r = ws_analyze(anchor, isatty(2), err, sizeof err);
+    if (!r) {
+        fprintf(stderr, "mpiscope report: wait states: %s\n", err);
+        return NULL;
+    }
+    msc_json_doc_t *d = save_waitstates(dir, r);
+    ws_free(r);
+    return d;
+}
+
+int msc_cmd_report_all(int argc, char **argv)
+{
+    const char *target = NULL, *html_out = NULL;
+    bool html = false, no_ws = false, reanalyze = false;
+    long parallel_locations = 64;
+    char **pass = calloc((size_t)argc + 2, sizeof *pass);
+    int npass = 0;
+    int limit = 20;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            free(pass);
+            return 0;
+        } else if ((!strcmp(a, "--sort") || !strcmp(a, "--limit")) && i + 1 < argc) {
+            if (!strcmp(a, "--limit")) limit = atoi(argv[i + 1]);
+            pass[npass++] = argv[i];
+            pass[npass++] = argv[++i];
+        } else if (!strcmp(a, "--all")) {
+            limit = 0;
+            pass[npass++] = argv[i];
+        } else if (!strcmp(a, "--html")) {
+            html = true;
+        } else if (!strcmp(a, "-o") && i + 1 < argc) {
+            html_out = argv[++i];
+        } else if (!strcmp(a, "--no-waitstates")) {
+            no_ws = true;
+        } else if (!strcmp(a, "--reanalyze")) {
+            reanalyze = true;
+        } else if (!strcmp(a, "--parallel-locations") && i + 1 < argc) {
+            char *end = NULL;
+            parallel_locations = strtol(argv[++i], &end, 10);
+            if (!*argv[i] || *end || parallel_locations < 0) {
+                fprintf(stderr, "mpiscope report: --parallel-locations takes a number from 0, "
+                                "not '%s'\n", argv[i]);
+                free(pass);
+                return 2;
+            }
+        } else if (a[0] == '-' || target) {
+            usage(stderr);
+            free(pass);
+            return 2;
+        } else {
+            target = a;
+        }
+    }
+    if (!target || (html_out && !html)) {
+        usage(stderr);
+        free(pass);
+        return 2;
+    }
+    struct stat sb;
+    bool is_dir = stat(target, &sb) == 0 && S_ISDIR(sb.st_mode);
+    char profile[4096], anchor[4096];
+    snprintf(profile, sizeof profile, is_dir ? "%s/profile.json" : "%s", target);
+    snprintf(anchor, sizeof anchor, "%s/trace/traces.otf2", target);
+    bool has_profile = access(profile, R_OK) == 0;
+    bool has_trace = is_dir && access(anchor, R_OK) == 0;
+    if (!has_profile && !has_trace) {
+        fprintf(stderr, "mpiscope report: %s has neither profile.json nor a trace "
+                        "(trace/traces.otf2)\n", target);
+        free(pass);
+        return 1;
+    }
+    msc_json_doc_t *ws = NULL;
+    if (has_trace && !no_ws) ws = msc_report_waitstates(target, reanalyze, parallel_locations);
+    int rc = 0;
+    if (html) {
+        char out[4096];
+        snprintf(out, sizeof out, "%s", html_out ? html_out : "");
+        if (!html_out) {
+            if (is_dir)
+                snprintf(out, sizeof out, "%s/report.html", target);
+            else
+                snprintf(out, sizeof out, "%.*s.html",
+                         (int)(strlen(target) > 5 && !strcmp(target + strlen(target) - 5, ".json")
+                                   ? strlen(target) - 5
+                                   : strlen(target)),
+                         target);
+        }
+        rc = msc_report_html(is_dir ? target : NULL, has_profile ? profile : NULL, ws, out);
+        if (rc == 0) printf("mpiscope report: wrote %s\n", out);
+    } else {
+        if (has_profile) {
+            pass[npass++] = profile;
+            rc = msc_cmd_report(npass, pass);
+        } else {
+            printf("(no profile.json in %s: the run was traced only)\n", target);
+        }
+        if (ws) {
+            fputc('\n', stdout);
+            if (msc_waitstates_render(stdout, msc_json_root(ws), limit) != 0) rc = 1;
+        }
+    }
+    msc_json_free(ws);
+    free(pass);
+    return rc;
+}
