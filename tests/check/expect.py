@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+"""Compares checks.json with the expectations written in a test program.
+
+    expect.py <checks.json> <source.c>
+
+A line of the source that holds `expect: CLASS rank=R[, CLASS rank=R ...]`
+expects, for each entry, a finding of that class whose sites include rank R
+at that line. Every finding must be expected (no false positives), and
+every expectation met. A source without markers expects no finding at all.
+"""
+import json
+import os
+import re
+import sys
+
+
+def main():
+    out, src = sys.argv[1], sys.argv[2]
+    want = []
+    with open(src) as f:
+        for lineno, line in enumerate(f, 1):
+            m = re.search(r"expect: ([^*]*)", line)
+            if not m:
+                continue
+            for item in m.group(1).split(","):
+                w = item.split()
+                if not w:
+                    continue
+                rank = int(w[1].split("=")[1]) if len(w) > 1 else None
+                want.append((w[0], rank, lineno))
+    with open(out) as f:
+        data = json.load(f)
+    base = os.path.basename(src)
+    ok = True
+
+    def hits(finding, cls, rank, line):
+        if finding["class"] != cls:
+            return False
+        return any(os.path.basename(s["file"]) == base and s["line"] == line and
+                   (rank is None or s["rank"] == rank) for s in finding["sites"])
+
+    for cls, rank, line in want:
+        if not any(hits(fd, cls, rank, line) for fd in data["findings"]):
+            print(f"expect.py: missing {cls} rank {rank} at {base}:{line}")
+            ok = False
+    for fd in data["findings"]:
+        if not any(hits(fd, c, r, l) for c, r, l in want):
+            print(f"expect.py: unexpected {fd['class']} {fd['sites']}")
+            ok = False
+    if not ok:
+        print(json.dumps(data, indent=1))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

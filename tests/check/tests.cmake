@@ -1,0 +1,50 @@
+# Correctness checks (MPISCOPE_MODE=check): one small erroneous program per
+# finding class, each run on both MPIs and checked by expect.py against the
+# `expect:` markers in its source (class, rank and line); correct programs
+# (clean.c and the demo) must give no finding at all. MPICH runs 2 ranks at
+# most (it busy-polls when ranks outnumber the cores).
+set(chk_expect ${CMAKE_CURRENT_LIST_DIR}/expect.py)
+set(chk_progs neg_count args leaks send_modified coll_mismatch coll_root p2p_type unreceived
+    deadlock potential clean)
+foreach(f IN LISTS MSC_FLAVORS)
+  foreach(p IN LISTS chk_progs)
+    msc_mpi_program(${f} check_${p} SOURCES ${p}.c)
+  endforeach()
+  set(np 2)
+  if(f STREQUAL "openmpi")
+    set(np 3)
+  endif()
+  macro(chk_test name prog)
+    msc_mpi_test(${f} check/${name} PROGRAM check_${prog} ${ARGN}
+      CHECK "python3 ${chk_expect} $MPISCOPE_OUTPUT/checks.json ${CMAKE_CURRENT_LIST_DIR}/${prog}.c")
+  endmacro()
+  chk_test(neg_count neg_count NP 2 TIMEOUT 60 ENV MPISCOPE_MODE=check)
+  chk_test(args args NP 2 TIMEOUT 60
+    ENV MPISCOPE_MODE=check MPISCOPE_CHECK_CLASSES=*,-LOCAL:CALL:FAILED)
+  chk_test(leaks leaks NP 2 TIMEOUT 60 ENV MPISCOPE_MODE=check)
+  chk_test(send_modified send_modified NP 2 TIMEOUT 60 ENV MPISCOPE_MODE=check)
+  chk_test(coll_mismatch coll_mismatch NP 2 TIMEOUT 60 ENV MPISCOPE_MODE=check)
+  chk_test(coll_root coll_root NP 2 TIMEOUT 60
+    ENV MPISCOPE_MODE=check MPISCOPE_CHECK_CLASSES=*,-LOCAL:CALL:FAILED)
+  chk_test(p2p_type p2p_type NP 2 TIMEOUT 60 ENV MPISCOPE_MODE=check)
+  chk_test(unreceived unreceived NP 2 TIMEOUT 60 ENV MPISCOPE_MODE=check)
+  # Reported and ended by the tool (exit code 3) well within the test's
+  # timeout: blocked 2 s, confirmed 1 s later.
+  chk_test(deadlock deadlock NP 2 TIMEOUT 60 EXPECT_RC 3
+    ENV MPISCOPE_MODE=check MPISCOPE_CHECK_TIMEOUT=2)
+  chk_test(potential potential NP 2 TIMEOUT 60 EXPECT_RC 3
+    ENV MPISCOPE_MODE=check MPISCOPE_CHECK_TIMEOUT=2 MPISCOPE_CHECK_SYNC_SENDS=1)
+  # Without the setting the same program completes, and nothing is reported.
+  msc_mpi_test(${f} check/potential_buffered NP 2 PROGRAM check_potential TIMEOUT 60
+    ENV MPISCOPE_MODE=check MPISCOPE_CHECK_CLASSES=GLOBAL:DEADLOCK:*
+    CHECK "grep -q '\"count\": 0' $MPISCOPE_OUTPUT/checks.json")
+  # MPISCOPE_CHECK_ABORT: the first finding ends the run, and is on file.
+  msc_mpi_test(${f} check/abort NP 2 PROGRAM check_neg_count TIMEOUT 60 EXPECT_RC 1
+    ENV MPISCOPE_MODE=check MPISCOPE_CHECK_ABORT=1
+    CHECK "grep -q LOCAL:ARG:NEGATIVE_COUNT $MPISCOPE_OUTPUT/checks.json")
+  # No false positives.
+  chk_test(clean clean NP ${np} TIMEOUT 120 ENV MPISCOPE_MODE=check)
+  msc_mpi_test(${f} check/demo NP ${np} PROGRAM ../../examples/${f}/demo ARGS 300 TIMEOUT 120
+    ENV MPISCOPE_MODE=check
+    CHECK "python3 ${chk_expect} $MPISCOPE_OUTPUT/checks.json ${CMAKE_SOURCE_DIR}/examples/demo.c")
+endforeach()
