@@ -793,6 +793,16 @@ void msc_trace_collective_for(int owner, uint32_t region, MPI_Comm comm, OTF2_Co
     if (reg) add_foreign(owner, (trc_rec_t){.kind = R_LEAVE, .t = te, .a = region});
 }
 
+/* This rank's clock offset to rank 0 at local time t, interpolated between
+ * the two measurements as readers do (ns). */
+static int64_t offset_at(uint64_t t)
+{
+    double span = (double)(sync_time[1] - sync_time[0]);
+    if (span <= 0) return sync_offset[0];
+    double f = ((double)t - (double)sync_time[0]) / span;
+    return sync_offset[0] + (int64_t)(f * (double)(sync_offset[1] - sync_offset[0]));
+}
+
 /* Collective at finalize: every rank receives the records logged for it
  * and writes them, sorted, on its extra location. Only communicators with
  * the same local reference on every rank (world 0, self 1) reach here. */
@@ -807,7 +817,11 @@ static trc_thread_t *foreign_exchange(void)
         fail("out of memory at finalize");
         return NULL; /* (the exchange is skipped on this rank only if memory ran out) */
     }
-    for (size_t i = 0; i < nforeign; i++) sc[foreign[i].owner] += (int)sizeof(trc_rec_t);
+    /* Times travel on rank 0's clock: the owner corrects them by its own offset. */
+    for (size_t i = 0; i < nforeign; i++) {
+        foreign[i].r.t += (uint64_t)offset_at(foreign[i].r.t);
+        sc[foreign[i].owner] += (int)sizeof(trc_rec_t);
+    }
     for (int r = 1; r < size; r++) sd[r] = sd[r - 1] + sc[r - 1];
     int *fill = calloc((size_t)size, sizeof *fill);
     for (size_t i = 0; fill && i < nforeign; i++) {
@@ -833,6 +847,7 @@ static trc_thread_t *foreign_exchange(void)
             t->loc = (uint64_t)msc_g.world_rank | (TRC_LOC_FOREIGN << 32);
             t->w = OTF2_Archive_GetEvtWriter(archive, t->loc);
             if (t->w) {
+                for (size_t i = 0; i < n; i++) in[i].t -= (uint64_t)offset_at(in[i].t);
                 qsort(in, n, sizeof *in, rec_cmp);
                 for (size_t i = 0; i < n; i++) write_rec(t, &in[i]);
             } else {
