@@ -22,14 +22,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "callsite.h"
 #include "check.h"
 #include "log.h"
 #include "output.h"
 
+#if __has_include("callsite.h")
+#include "callsite.h"
 #pragma weak msc_callsite_open
 #pragma weak msc_callsite_resolve
 #pragma weak msc_callsite_close
+#define CHK_HAVE_CALLSITE 1
+#endif
 
 enum { CLASS_COUNTERS = 64 };
 
@@ -90,6 +93,7 @@ void chk_resolve(chk_part_t *p)
     }
     bool ok = false;
     pthread_mutex_lock(&rlock);
+#ifdef CHK_HAVE_CALLSITE
     if (msc_callsite_open && msc_callsite_resolve && msc_callsite_close) {
         /* Opened per use: cheap next to a report, and always current with
          * the objects loaded since the last one. */
@@ -103,6 +107,7 @@ void chk_resolve(chk_part_t *p)
         }
         if (r) msc_callsite_close(r);
     }
+#endif
     pthread_mutex_unlock(&rlock);
     if (!ok) resolve_raw(p->site, p);
 }
