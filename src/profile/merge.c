@@ -494,7 +494,7 @@ static void json_frames(FILE *o, char *key)
 }
 
 static void json_write(FILE *o, set_t *st, const rank_sum_t *ranks, int nranks, bool flush,
-                       const char *per_rank_fns)
+                       const char *per_rank_fns, const char *why)
 {
     int world = nranks;
     rank_sum_t tot = {0};
@@ -521,8 +521,14 @@ static void json_write(FILE *o, set_t *st, const rank_sum_t *ranks, int nranks, 
     }
     fprintf(o, "\"program\": ");
     json_escape(o, prog);
-    fprintf(o, ",\n\"scope\": \"%s\",\n", flush ? "rank-flush" : "run");
-    if (flush) fprintf(o, "\"flush\": {\"rank\": %d, \"index\": %d},\n", msc_g.world_rank, msc_prof.flushes);
+    fprintf(o, ",\n\"scope\": \"%s\",\n", why ? "rank-incomplete" : flush ? "rank-flush" : "run");
+    if (why) {
+        fprintf(o, "\"incomplete\": {\"rank\": %d, \"reason\": ", msc_g.world_rank);
+        json_escape(o, why);
+        fprintf(o, "},\n");
+    } else if (flush) {
+        fprintf(o, "\"flush\": {\"rank\": %d, \"index\": %d},\n", msc_g.world_rank, msc_prof.flushes);
+    }
     fprintf(o, "\"ranks\": %d,\n\"world_size\": %d,\n\"callsite_depth\": %lld,\n", nranks,
             msc_g.world_size, msc_g.settings.v[MSC_SET_CALLSITE_DEPTH].num);
     fprintf(o,
@@ -678,7 +684,21 @@ static void write_files(const char *json, size_t len, const char *base)
     msc_json_free(doc);
 }
 
+static void prof_write(bool flush, const char *why);
+
 void msc_prof_write(bool flush)
+{
+    prof_write(flush, NULL);
+}
+
+void msc_prof_write_incomplete(const char *why)
+{
+    prof_write(true, why);
+}
+
+/* flush: this rank alone, no communication; why: an emergency write (the
+ * rank is going down), named profile.rank<R>.incomplete. */
+static void prof_write(bool flush, const char *why)
 {
     fold_t f = {0};
     f.fn = calloc(MSC_FN_COUNT, sizeof *f.fn);
@@ -728,17 +748,18 @@ void msc_prof_write(bool flush)
         size_t len = 0;
         FILE *o = open_memstream(&json, &len);
         if (o) {
-            json_write(o, &st, ranks, nranks, flush, per_rank);
+            json_write(o, &st, ranks, nranks, flush, per_rank, why);
             fclose(o);
             char base[64];
-            if (flush) snprintf(base, sizeof base, "profile.rank%d.flush%d", msc_g.world_rank, msc_prof.flushes);
+            if (why) snprintf(base, sizeof base, "profile.rank%d.incomplete", msc_g.world_rank);
+            else if (flush) snprintf(base, sizeof base, "profile.rank%d.flush%d", msc_g.world_rank, msc_prof.flushes);
             else snprintf(base, sizeof base, "profile");
             write_files(json, len, base);
         }
         free(json);
     }
-    if (flush) msc_prof.flushes++;
-    else free(ranks);
+    if (flush && !why) msc_prof.flushes++;
+    if (!flush) free(ranks);
     free(per_rank);
     set_free(&st);
     free(f.fn);

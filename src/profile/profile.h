@@ -104,4 +104,9 @@ extern msc_prof_t msc_prof __attribute__((visibility("hidden")));
  * writes profile.rank<R>.flush<K>.{json,txt} from this rank's tables. */
 void msc_prof_write(bool flush) __attribute__((visibility("hidden")));
 
+/* The rank is going down (module.h: emergency): writes
+ * profile.rank<R>.incomplete.{json,txt} from this rank's tables, as a flush
+ * does, with scope "rank-incomplete" and `why` as the reason. */
+void msc_prof_write_incomplete(const char *why) __attribute__((visibility("hidden")));
+
 #endif

@@ -5,9 +5,11 @@
  */
 #include "render.h"
 
+#include <dirent.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 msc_render_opts_t msc_render_defaults(void)
 {
@@ -151,6 +153,10 @@ int msc_profile_render(FILE *o, const msc_json_t *root, const msc_render_opts_t 
     if (fl)
         fprintf(o, " (partial: MPI_Pcontrol(2) flush %lld of rank %lld)",
                 (long long)msc_json_int(fl, "index"), (long long)msc_json_int(fl, "rank"));
+    const msc_json_t *inc = msc_json_get(root, "incomplete");
+    if (inc)
+        fprintf(o, " (INCOMPLETE: rank %lld went down: %s)", (long long)msc_json_int(inc, "rank"),
+                msc_json_str(inc, "reason", "?"));
     fprintf(o, "\n\nSummary\n");
     fprintf(o, "  wall time, longest rank        %12.6f s\n", sec(msc_json_int(sum, "wall_ns_max")));
     fprintf(o, "  profiled time, all ranks       %12.6f s\n", sec(msc_json_int(sum, "profiled_ns_total")));
@@ -236,4 +242,376 @@ int msc_profile_render(FILE *o, const msc_json_t *root, const msc_render_opts_t 
         if (d3) fprintf(o, "  %lld requests not tracked: their received bytes are unknown (MPISCOPE_MAX_REQUESTS)\n", (long long)d3);
     }
     return 0;
+}
+
+/* ---- a run cut short: the ranks' partial files, merged ------------------------ */
+
+/* When a job died, no rank wrote profile.json. What is there: each rank that
+ * went down through the tool's emergency path wrote
+ * profile.rank<R>.incomplete.json (and the core a rank-<R>.incomplete note
+ * saying why); a rank may also have MPI_Pcontrol(2) flushes. The report
+ * merges, per rank, the incomplete file or else its latest flush, and names
+ * every rank of which it has nothing. */
+
+typedef struct {
+    char *key;
+    const msc_json_t *proto;   /* the first record: name or function and frames */
+    int64_t calls, time, tmin, tmax, sent, recv, ranks, rmin, rmin_at, rmax, rmax_at;
+    int64_t hist[64];
+} part_rec_t;
+
+typedef struct {
+    part_rec_t *e;
+    size_t n, cap;
+} part_set_t;
+
+static void json_out(FILE *o, const msc_json_t *v)
+{
+    switch (v->type) {
+    case MSC_JNULL: fputs("null", o); break;
+    case MSC_JBOOL: fputs(v->num ? "true" : "false", o); break;
+    case MSC_JNUM:
+        if (v->is_int) fprintf(o, "%lld", (long long)v->i);
+        else fprintf(o, "%.17g", v->num);
+        break;
+    case MSC_JSTR:
+        fputc('"', o);
+        for (const char *s = v->str; *s; s++) {
+            unsigned char c = (unsigned char)*s;
+            if (c == '"' || c == '\\') fprintf(o, "\\%c", c);
+            else if (c < 0x20) fprintf(o, "\\u%04x", c);
+            else fputc(c, o);
+        }
+        fputc('"', o);
+        break;
+    case MSC_JARR:
+    case MSC_JOBJ:
+        fputc(v->type == MSC_JARR ? '[' : '{', o);
+        for (const msc_json_t *c = v->child; c; c = c->next) {
+            if (c != v->child) fputs(", ", o);
+            if (v->type == MSC_JOBJ) {
+                msc_json_t k = {.type = MSC_JSTR, .str = c->key ? c->key : ""};
+                json_out(o, &k);
+                fputs(": ", o);
+            }
+            json_out(o, c);
+        }
+        fputc(v->type == MSC_JARR ? ']' : '}', o);
+        break;
+    }
+}
+
+static char *rec_key(const msc_json_t *r)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *k = open_memstream(&buf, &len);
+    if (!k) return NULL;
+    fputs(row_name(r), k);
+    const msc_json_t *fr = msc_json_get(r, "frames");
+    if (fr) json_out(k, fr);
+    fclose(k);
+    return buf;
+}
+
+static void part_add(part_set_t *st, const msc_json_t *r)
+{
+    char *key = rec_key(r);
+    if (!key) return;
+    part_rec_t *e = NULL;
+    for (size_t i = 0; i < st->n && !e; i++)
+        if (strcmp(st->e[i].key, key) == 0) e = &st->e[i];
+    if (e) {
+        free(key);
+    } else {
+        if (st->n == st->cap) {
+            size_t cap = st->cap ? 2 * st->cap : 64;
+            part_rec_t *p = realloc(st->e, cap * sizeof *p);
+            if (!p) {
+                free(key);
+                return;
+            }
+            st->e = p, st->cap = cap;
+        }
+        e = &st->e[st->n++];
+        memset(e, 0, sizeof *e);
+        e->key = key, e->proto = r, e->tmin = INT64_MAX, e->rmin = INT64_MAX, e->rmin_at = -1;
+        e->rmax_at = -1;
+    }
+    int64_t calls = msc_json_int(r, "calls"), t = msc_json_int(r, "time_ns");
+    e->calls += calls, e->time += t;
+    e->sent += msc_json_int(r, "bytes_sent"), e->recv += msc_json_int(r, "bytes_recv");
+    if (calls && msc_json_int(r, "time_min_ns") < e->tmin) e->tmin = msc_json_int(r, "time_min_ns");
+    if (msc_json_int(r, "time_max_ns") > e->tmax) e->tmax = msc_json_int(r, "time_max_ns");
+    e->ranks += msc_json_int(r, "ranks");
+    if (msc_json_int(r, "rank_time_min_at") >= 0 && msc_json_int(r, "rank_time_min_ns") < e->rmin)
+        e->rmin = msc_json_int(r, "rank_time_min_ns"), e->rmin_at = msc_json_int(r, "rank_time_min_at");
+    if (msc_json_int(r, "rank_time_max_at") >= 0 && msc_json_int(r, "rank_time_max_ns") >= e->rmax)
+        e->rmax = msc_json_int(r, "rank_time_max_ns"), e->rmax_at = msc_json_int(r, "rank_time_max_at");
+    const msc_json_t *h = msc_json_get(r, "histogram");
+    for (const msc_json_t *b = h && h->type == MSC_JARR ? h->child : NULL; b; b = b->next) {
+        int64_t bin = msc_json_int(b, "bin");
+        if (bin >= 0 && bin < 64) e->hist[bin] += msc_json_int(b, "count");
+    }
+}
+
+static void part_write(FILE *o, const char *name, part_set_t *st, int64_t nranks, bool fns)
+{
+    fprintf(o, ",\n\"%s\": [", name);
+    for (size_t i = 0; i < st->n; i++) {
+        part_rec_t *e = &st->e[i];
+        fputs(i ? ",\n {" : "\n {", o);
+        if (fns) {
+            fputs("\"name\": ", o);
+            json_out(o, msc_json_get(e->proto, "name"));
+        } else {
+            fputs("\"function\": ", o);
+            json_out(o, msc_json_get(e->proto, "function"));
+            fputs(", \"frames\": ", o);
+            json_out(o, msc_json_get(e->proto, "frames"));
+        }
+        fprintf(o, ", \"calls\": %lld, \"time_ns\": %lld, \"time_min_ns\": %lld, \"time_max_ns\": %lld, "
+                   "\"bytes_sent\": %lld, \"bytes_recv\": %lld, \"ranks\": %lld, "
+                   "\"rank_time_min_ns\": %lld, \"rank_time_min_at\": %lld, \"rank_time_max_ns\": %lld, "
+                   "\"rank_time_max_at\": %lld, \"rank_time_mean_ns\": %lld",
+                (long long)e->calls, (long long)e->time, (long long)(e->calls ? e->tmin : 0),
+                (long long)e->tmax, (long long)e->sent, (long long)e->recv, (long long)e->ranks,
+                (long long)(e->rmin_at >= 0 ? e->rmin : 0), (long long)e->rmin_at,
+                (long long)e->rmax, (long long)e->rmax_at,
+                (long long)(nranks ? e->time / nranks : 0));
+        if (fns) {
+            fputs(", \"histogram\": [", o);
+            bool first = true;
+            for (int b = 0; b < 64; b++) {
+                if (!e->hist[b]) continue;
+                long long lo = b ? 1ll << (b - 1) : 0, hi = b ? (1ll << b) - 1 : 0;
+                fprintf(o, "%s{\"bin\": %d, \"lo\": %lld, \"hi\": %lld, \"count\": %lld}",
+                        first ? "" : ", ", b, lo, hi, (long long)e->hist[b]);
+                first = false;
+            }
+            fputc(']', o);
+        }
+        fputc('}', o);
+        free(e->key);
+    }
+    fputc(']', o);
+    free(st->e);
+}
+
+/* The file of `rank` to merge: its incomplete file, else its latest flush. */
+static char *rank_file(const char *dir, int rank, int64_t *flush)
+{
+    char path[4096 + 64];
+    snprintf(path, sizeof path, "%s/profile.rank%d.incomplete.json", dir, rank);
+    *flush = -1;
+    if (access(path, R_OK) == 0) return strdup(path);
+    char *best = NULL;
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "profile.rank%d.flush", rank);
+    while (d && (de = readdir(d))) {
+        size_t pl = strlen(prefix), nl = strlen(de->d_name);
+        if (strncmp(de->d_name, prefix, pl) || nl < pl + 6 || strcmp(de->d_name + nl - 5, ".json"))
+            continue;
+        char *end = NULL;
+        long k = strtol(de->d_name + pl, &end, 10);
+        if (end != de->d_name + nl - 5 || k <= *flush) continue;
+        *flush = k;
+        free(best);
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        best = strdup(path);
+    }
+    if (d) closedir(d);
+    return best;
+}
+
+static char *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *m = open_memstream(&buf, &n);
+    char chunk[65536];
+    size_t got;
+    while (m && (got = fread(chunk, 1, sizeof chunk, f)) > 0) fwrite(chunk, 1, got, m);
+    fclose(f);
+    if (m) fclose(m);
+    *len = n;
+    return buf;
+}
+
+int msc_profile_render_partial(FILE *o, FILE *err, const char *dir, const msc_render_opts_t *opts)
+{
+    /* The world size: from any partial file, else from the notes. */
+    int world = 0;
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    while (d && (de = readdir(d))) {
+        int r = -1;
+        char tail[32] = "";
+        if ((sscanf(de->d_name, "profile.rank%d.%31s", &r, tail) == 2 ||
+             sscanf(de->d_name, "rank-%d.%31s", &r, tail) == 2) && r + 1 > world)
+            world = r + 1;
+    }
+    if (d) closedir(d);
+    if (world == 0) {
+        fprintf(err, "mpiscope report: %s has no profile.json and no partial profile "
+                     "(profile.rank<R>.incomplete.json, profile.rank<R>.flush<K>.json)\n", dir);
+        return -2;
+    }
+    msc_json_doc_t **docs = calloc((size_t)world, sizeof *docs);
+    int64_t *flush = calloc((size_t)world, sizeof *flush);
+    if (!docs || !flush) {
+        free(docs);
+        free(flush);
+        return -1;
+    }
+    int found = 0;
+    for (int r = 0; r < world; r++) {
+        char *path = rank_file(dir, r, &flush[r]);
+        size_t len = 0;
+        char *text = path ? read_all(path, &len) : NULL;
+        char msg[256];
+        if (text) docs[r] = msc_json_parse(text, len, msg, sizeof msg);
+        if (text && !docs[r]) fprintf(err, "mpiscope report: %s is not valid JSON: %s\n", path, msg);
+        free(text);
+        free(path);
+        if (docs[r]) found++;
+    }
+    const msc_json_t *any = NULL;
+    for (int r = 0; r < world && !any; r++)
+        if (docs[r]) any = msc_json_root(docs[r]);
+    if (any && msc_json_int(any, "world_size") > world) {
+        /* Ranks above the highest file seen are missing too. */
+        int w = (int)msc_json_int(any, "world_size");
+        msc_json_doc_t **nd = realloc(docs, (size_t)w * sizeof *nd);
+        int64_t *nf = realloc(flush, (size_t)w * sizeof *nf);
+        if (nd) docs = nd;
+        if (nf) flush = nf;
+        if (nd && nf) {
+            for (int r = world; r < w; r++) docs[r] = NULL, flush[r] = -1;
+            world = w;
+        }
+    }
+
+    char *json = NULL;
+    size_t jlen = 0;
+    FILE *m = open_memstream(&json, &jlen);
+    part_set_t fns = {0}, sites = {0};
+    int64_t wall_max = 0, wall = 0, prof = 0, mpi = 0, calls = 0, mmin = INT64_MAX, mmax = -1;
+    int64_t mmin_at = 0, mmax_at = 0, tot[2][2] = {{0}}, om[3] = {0}, dr[3] = {0}, depth = 0;
+    bool recorded = true;
+    fprintf(m, "{\"schema_version\": 1, \"tool\": \"mpiscope\", \"mpi\": ");
+    json_out(m, any ? msc_json_get(any, "mpi") : &(msc_json_t){.type = MSC_JSTR, .str = "?"});
+    fprintf(m, ", \"program\": ");
+    json_out(m, any ? msc_json_get(any, "program") : &(msc_json_t){.type = MSC_JSTR, .str = "?"});
+    fprintf(m, ", \"scope\": \"partial-merge\", \"ranks\": %d, \"world_size\": %d", found, world);
+    fprintf(m, ",\n\"per_rank\": [");
+    bool first = true;
+    for (int r = 0; r < world; r++) {
+        if (!docs[r]) continue;
+        const msc_json_t *root = msc_json_root(docs[r]);
+        depth = msc_json_int(root, "callsite_depth");
+        const msc_json_t *pr = msc_json_get(root, "per_rank");
+        for (const msc_json_t *p = pr && pr->type == MSC_JARR ? pr->child : NULL; p; p = p->next) {
+            if (!first) fputc(',', m);
+            json_out(m, p);
+            first = false;
+            int64_t w = msc_json_int(p, "wall_ns"), t = msc_json_int(p, "mpi_ns");
+            wall += w, prof += msc_json_int(p, "profiled_ns"), mpi += t;
+            calls += msc_json_int(p, "calls");
+            if (w > wall_max) wall_max = w;
+            if (t < mmin) mmin = t, mmin_at = msc_json_int(p, "rank");
+            if (t > mmax) mmax = t, mmax_at = msc_json_int(p, "rank");
+        }
+        const msc_json_t *a = msc_json_get(root, "functions");
+        for (const msc_json_t *f = a && a->type == MSC_JARR ? a->child : NULL; f; f = f->next)
+            part_add(&fns, f);
+        a = msc_json_get(root, "callsites");
+        for (const msc_json_t *f = a && a->type == MSC_JARR ? a->child : NULL; f; f = f->next)
+            part_add(&sites, f);
+        const msc_json_t *mx = msc_json_get(root, "matrix");
+        recorded &= msc_json_num(mx, "recorded") != 0;
+        const char *cls[] = {"p2p", "collective"};
+        for (int c = 0; c < 2; c++) {
+            tot[c][0] += msc_json_int(msc_json_get(mx, cls[c]), "messages");
+            tot[c][1] += msc_json_int(msc_json_get(mx, cls[c]), "bytes");
+        }
+        const char *omk[] = {"pairs", "messages", "bytes"};
+        const char *drk[] = {"callsite_calls", "callsites_merged", "requests"};
+        for (int i = 0; i < 3; i++) {
+            om[i] += msc_json_int(msc_json_get(mx, "omitted"), omk[i]);
+            dr[i] += msc_json_int(msc_json_get(root, "dropped"), drk[i]);
+        }
+    }
+    double mean = found ? (double)mpi / found : 0;
+    fprintf(m, "],\n\"callsite_depth\": %lld,\n\"summary\": {\"wall_ns_max\": %lld, \"wall_ns_total\": %lld, "
+               "\"profiled_ns_total\": %lld, \"mpi_ns_total\": %lld, \"mpi_pct\": %.3f, "
+               "\"mpi_ns_rank_min\": %lld, \"mpi_ns_rank_min_at\": %lld, \"mpi_ns_rank_max\": %lld, "
+               "\"mpi_ns_rank_max_at\": %lld, \"mpi_ns_rank_mean\": %.0f, \"imbalance_pct\": %.3f, "
+               "\"calls\": %lld}",
+            (long long)depth, (long long)wall_max, (long long)wall, (long long)prof, (long long)mpi,
+            prof ? 100.0 * (double)mpi / (double)prof : 0.0, (long long)(found ? mmin : 0),
+            (long long)mmin_at, (long long)(mmax < 0 ? 0 : mmax), (long long)mmax_at, mean,
+            mmax > 0 ? 100.0 * ((double)mmax - mean) / (double)mmax : 0.0, (long long)calls);
+    part_write(m, "functions", &fns, found, true);
+    part_write(m, "callsites", &sites, found, false);
+    fprintf(m, ",\n\"matrix\": {\"recorded\": %s, \"ranks_limit\": %lld, \"pairs_limit\": %lld, "
+               "\"p2p\": {\"messages\": %lld, \"bytes\": %lld}, \"collective\": {\"messages\": %lld, "
+               "\"bytes\": %lld}, \"omitted\": {\"pairs\": %lld, \"messages\": %lld, \"bytes\": %lld}, "
+               "\"pairs\": [",
+            recorded ? "true" : "false",
+            (long long)(any ? msc_json_int(msc_json_get(any, "matrix"), "ranks_limit") : 0),
+            (long long)(any ? msc_json_int(msc_json_get(any, "matrix"), "pairs_limit") : 0),
+            (long long)tot[0][0], (long long)tot[0][1], (long long)tot[1][0], (long long)tot[1][1],
+            (long long)om[0], (long long)om[1], (long long)om[2]);
+    first = true;
+    for (int r = 0; r < world; r++) {
+        const msc_json_t *pr = docs[r] ? msc_json_get(msc_json_get(msc_json_root(docs[r]), "matrix"), "pairs") : NULL;
+        for (const msc_json_t *p = pr && pr->type == MSC_JARR ? pr->child : NULL; p; p = p->next) {
+            if (!first) fputc(',', m);
+            json_out(m, p);
+            first = false;
+        }
+    }
+    fprintf(m, "]},\n\"dropped\": {\"callsite_calls\": %lld, \"callsites_merged\": %lld, \"requests\": %lld}}\n",
+            (long long)dr[0], (long long)dr[1], (long long)dr[2]);
+    fclose(m);
+
+    fprintf(o, "INCOMPLETE RUN: %s has no profile.json (the job did not reach MPI_Finalize); "
+               "merged from %d of %d rank(s)\n\n", dir, found, world);
+    char msg[256];
+    msc_json_doc_t *merged = json ? msc_json_parse(json, jlen, msg, sizeof msg) : NULL;
+    int rc = merged ? msc_profile_render(o, msc_json_root(merged), opts) : -1;
+    if (!merged) fprintf(err, "mpiscope report: internal error merging the partial files: %s\n", msg);
+    msc_json_free(merged);
+    free(json);
+
+    fprintf(o, "\nRanks of the run (%d)\n", world);
+    int missing = 0;
+    for (int r = 0; r < world; r++) {
+        char note[256] = "", path[4096 + 64];
+        snprintf(path, sizeof path, "%s/rank-%d.incomplete", dir, r);
+        FILE *f = fopen(path, "r");
+        if (f) {
+            if (!fgets(note, sizeof note, f)) note[0] = 0;
+            note[strcspn(note, "\n")] = 0;
+            fclose(f);
+        }
+        const char *what = note[0] ? note : "no note: killed without warning (SIGKILL) or hung";
+        if (docs[r] && flush[r] < 0)
+            fprintf(o, "  rank %d: partial profile, went down: %s\n", r, what);
+        else if (docs[r])
+            fprintf(o, "  rank %d: MISSING its end: only its MPI_Pcontrol(2) flush %lld; %s\n", r,
+                    (long long)flush[r], note[0] ? note : "went down without a note");
+        else
+            fprintf(o, "  rank %d: MISSING: no profile data; %s\n", r, what), missing++;
+    }
+    if (missing) fprintf(o, "  %d rank(s) missing\n", missing);
+    for (int r = 0; r < world; r++) msc_json_free(docs[r]);
+    free(docs);
+    free(flush);
+    return rc;
 }

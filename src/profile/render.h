@@ -27,4 +27,11 @@ int msc_render_parse_sort(const char *word, msc_sort_t *out);
  * line on `out` saying why). */
 int msc_profile_render(FILE *out, const msc_json_t *root, const msc_render_opts_t *opts);
 
+/* DIR has no profile.json: merges each rank's profile.rank<R>.incomplete.json
+ * (or its latest MPI_Pcontrol(2) flush), renders the merge and says which
+ * ranks are missing and why (rank-<R>.incomplete notes). Returns 0, -1 on
+ * error, -2 if DIR holds no partial profile at all (said on `err`). */
+int msc_profile_render_partial(FILE *out, FILE *err, const char *dir,
+                               const msc_render_opts_t *opts);
+
 #endif

@@ -3,6 +3,9 @@
  *   dies term   rank 1 receives SIGTERM (as from a launcher stopping the job)
  *   dies abort  rank 1 calls MPI_Abort(MPI_COMM_WORLD, 7)
  *   dies exit   rank 0 returns 3 from main after MPI_Finalize
+ *   dies kill   rank 1 receives SIGKILL (no handler runs: nothing can be saved)
+ * With a second argument "calls", ranks 0 and 1 first exchange 5 messages of
+ * 100 ints each way with MPI_Sendrecv, known calls for the partial outputs.
  * Rank 0 waits in a receive that never comes for the first three, so the job
  * ends only through the MPI library's own failure handling.
  */
@@ -17,6 +20,12 @@ int main(int argc, char **argv)
     int rank, x = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     const char *how = argc > 1 ? argv[1] : "exit";
+    if (argc > 2 && strcmp(argv[2], "calls") == 0 && rank < 2) {
+        int out[100] = {0}, in[100];
+        for (int i = 0; i < 5; i++)
+            MPI_Sendrecv(out, 100, MPI_INT, 1 - rank, 1, in, 100, MPI_INT, 1 - rank, 1,
+                         MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
     MPI_Barrier(MPI_COMM_WORLD);
     if (strcmp(how, "exit") == 0) {
         MPI_Finalize();
@@ -28,6 +37,8 @@ int main(int argc, char **argv)
             *p = 1;
         } else if (strcmp(how, "term") == 0) {
             raise(SIGTERM);
+        } else if (strcmp(how, "kill") == 0) {
+            raise(SIGKILL);
         } else if (strcmp(how, "abort") == 0) {
             MPI_Abort(MPI_COMM_WORLD, 7);
         }

@@ -2,17 +2,20 @@
 # Runs a program twice under mpirun, without and with the tool, and checks
 # that the job ends with the same exit code and the same standard output, and
 # that the rank-<N>.incomplete notes are those expected.
-#   same-exit.sh <flavor> <np> <program> <arg> <expected notes: "rank:text" ...>
+#   same-exit.sh <flavor> <np> <program> <args> <expected notes: "rank:text" ...>
+# <args> is one word or several separated by spaces ("segv calls").
 # A note "1:SEGV" means rank-1.incomplete must contain SEGV; "none" means no
 # note may exist. Uses MSC_MPIRUN, MSC_LIB and MSC_OUT like run-mpi.sh.
 set -uo pipefail
 flavor=$1 np=$2 prog=$3 arg=$4
 shift 4
+read -ra args <<< "$arg"
 here=$(cd "$(dirname "$0")/.." && pwd)
 base_out=$MSC_OUT
-MSC_OUT=$base_out/without MSC_LIB= MSC_EXPECT_RC=any "$here/run-mpi.sh" "$flavor" "$np" "$prog" "$arg" > "$base_out.without.stdout" 2>/dev/null
+mkdir -p "$(dirname "$base_out")"
+MSC_OUT=$base_out/without MSC_LIB= MSC_EXPECT_RC=any "$here/run-mpi.sh" "$flavor" "$np" "$prog" "${args[@]}" > "$base_out.without.stdout" 2>/dev/null
 rc_without=$(cat "$base_out/without/.rc" 2>/dev/null)
-MSC_OUT=$base_out/with MSC_EXPECT_RC=any "$here/run-mpi.sh" "$flavor" "$np" "$prog" "$arg" > "$base_out.with.stdout" 2>/dev/null
+MSC_OUT=$base_out/with MSC_EXPECT_RC=any "$here/run-mpi.sh" "$flavor" "$np" "$prog" "${args[@]}" > "$base_out.with.stdout" 2>/dev/null
 rc_with=$(cat "$base_out/with/.rc" 2>/dev/null)
 status=0
 if [ -z "$rc_without" ] || [ "$rc_without" != "$rc_with" ]; then

@@ -20,3 +20,40 @@ foreach(f IN LISTS MSC_FLAVORS)
     LABELS "mpi;${f};reliability"
     ENVIRONMENT "MSC_MPIRUN=${MSC_${f}_MPIRUN};MSC_LIB=${CMAKE_BINARY_DIR}/${MSC_LIBDIR_REL}/${f}/libmpiscope.so;MSC_OUT=${MSC_TEST_OUT}/${f}_reliability_output_dir")
 endforeach()
+
+# A rank going down with the profile (and the trace) on: exit code and output
+# unchanged, partial results marked incomplete, the report names the ranks.
+# Open MPI stops the other ranks with SIGTERM (they save theirs too); MPICH
+# kills them with SIGKILL (they are reported missing).
+foreach(f IN LISTS MSC_FLAVORS)
+  set(lib ${CMAKE_BINARY_DIR}/${MSC_LIBDIR_REL}/${f}/libmpiscope.so)
+  foreach(mode profile)
+    foreach(case "segv;SEGV;1:SEGV" "term;TERM;1:TERM" "abort;MPI_Abort;1:MPI_Abort" "kill;none;")
+      list(GET case 0 how)
+      list(GET case 1 reason)
+      list(LENGTH case n)
+      set(notes)
+      if(n GREATER 2)
+        list(GET case 2 notes)
+      endif()
+      set(name ${f}/reliability/${mode}-${how})
+      add_test(NAME ${name}
+        COMMAND ${CMAKE_CURRENT_LIST_DIR}/partial.sh ${f} 2 ${MSC_TEST_BIN}/${f}/dies ${how} ${mode}
+                1 ${reason} ${MSC_TEST_BIN}/msc_profile_report ${notes})
+      set_tests_properties(${name} PROPERTIES TIMEOUT 120 LABELS "mpi;${f};reliability"
+        ENVIRONMENT "MSC_MPIRUN=${MSC_${f}_MPIRUN};MSC_LIB=${lib};MSC_OUT=${MSC_TEST_OUT}/${f}_reliability_${mode}_${how}")
+    endforeach()
+  endforeach()
+endforeach()
+
+# The emergency write hangs (as it would if the crash held malloc's lock):
+# the watchdog gives up after 3 s, the rank goes down as it would have, with
+# its note and without a partial profile.
+foreach(f IN LISTS MSC_FLAVORS)
+  set(name ${f}/reliability/profile-watchdog)
+  add_test(NAME ${name}
+    COMMAND ${CMAKE_CURRENT_LIST_DIR}/partial.sh ${f} 2 ${MSC_TEST_BIN}/${f}/dies segv profile
+            1 none ${MSC_TEST_BIN}/msc_profile_report 1:SEGV)
+  set_tests_properties(${name} PROPERTIES TIMEOUT 120 LABELS "mpi;${f};reliability"
+    ENVIRONMENT "MSC_TEST_EMERGENCY_HANG=1;MSC_MPIRUN=${MSC_${f}_MPIRUN};MSC_LIB=${CMAKE_BINARY_DIR}/${MSC_LIBDIR_REL}/${f}/libmpiscope.so;MSC_OUT=${MSC_TEST_OUT}/${f}_reliability_profile_watchdog")
+endforeach()

@@ -1,7 +1,8 @@
 /* `mpiscope report [--sort time|calls|bytes|name] [--limit N | --all] DIR`:
  * prints the text report of a profile again, from DIR/profile.json alone
  * (DIR may also name a .json file, such as a per-rank MPI_Pcontrol(2)
- * flush). The renderer is the one the library used for profile.txt
+ * flush; a directory without profile.json has its ranks' partial files
+ * merged). The renderer is the one the library used for profile.txt
  * (src/profile/render.c, compiled in through report-lib.c), so with the
  * defaults the output is that file, byte for byte.
  */
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "../../src/profile/pjson.h"
 #include "../../src/profile/render.h"
@@ -96,10 +98,14 @@ int msc_cmd_report(int argc, char **argv)
     }
     char path[4096];
     struct stat sb;
-    if (stat(target, &sb) == 0 && S_ISDIR(sb.st_mode))
+    if (stat(target, &sb) == 0 && S_ISDIR(sb.st_mode)) {
         snprintf(path, sizeof path, "%s/profile.json", target);
-    else
+        /* A run cut short: merge the ranks' partial files (render.c). */
+        if (access(path, F_OK) != 0 && errno == ENOENT)
+            return msc_profile_render_partial(stdout, stderr, target, &opts) == 0 ? 0 : 1;
+    } else {
         snprintf(path, sizeof path, "%s", target);
+    }
     size_t len = 0;
     char *text = slurp(path, &len);
     if (!text) {
