@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian packages mpiscope needs to build and test: both MPI
 # libraries (Open MPI and MPICH side by side), OTF2 with its tools, the call-site
-# resolvers, compilers for the Fortran and C++ tests, and clang for the
-# sanitizer and fuzz builds. As root it installs them; otherwise it prints the
-# exact apt-get line to run.
+# resolvers, compilers for the Fortran and C++ tests, clang for the
+# sanitizer and fuzz builds, and Chromium (headless, for the HTML report's
+# test). As root it installs them; otherwise it prints the exact apt-get
+# line to run.
 set -euo pipefail
 
 packages=(
@@ -14,6 +15,7 @@ packages=(
   libopen-trace-format2-dev otf2-tools python3-otf2
   libunwind-dev libdw-dev
   python3-jsonschema
+  chromium
 )
 
 if [ "$(id -u)" -ne 0 ]; then

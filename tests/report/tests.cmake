@@ -15,4 +15,15 @@ foreach(f IN LISTS MSC_FLAVORS)
   msc_mpi_test(${f} report/waitstates NP ${np} PROGRAM report_waits ARGS 200 TIMEOUT 120
     ENV MPISCOPE_MODE=profile,trace MPISCOPE_QUIET=1
     CHECK "${rep_py} ${CMAKE_CURRENT_LIST_DIR}/check_waits.py $MPISCOPE_OUTPUT ${np} 200 ${rep_cli}")
+  # The HTML report rendered in headless Chromium: every plot drawn and sized,
+  # the screenshot kept as test-output/<mpi>_report_html/report.png.
+  msc_mpi_test(${f} report/html NP ${np} PROGRAM report_waits ARGS 20 TIMEOUT 180
+    ENV MPISCOPE_MODE=profile,trace MPISCOPE_QUIET=1
+    CHECK "${rep_py} ${CMAKE_CURRENT_LIST_DIR}/check_html.py $MPISCOPE_OUTPUT ${rep_cli}")
 endforeach()
+if(openmpi IN_LIST MSC_FLAVORS)
+  # Without a trace: the profile's plots, no wait-state section.
+  msc_mpi_test(openmpi report/html-profile-only NP 3 PROGRAM report_waits ARGS 5 TIMEOUT 180
+    ENV MPISCOPE_MODE=profile MPISCOPE_QUIET=1
+    CHECK "${rep_py} ${CMAKE_CURRENT_LIST_DIR}/check_html.py $MPISCOPE_OUTPUT ${rep_cli} --no-trace")
+endif()

@@ -1,7 +1,724 @@
+/* `mpiscope report --html`: one self-contained HTML file from a run's
+ * results (profile.json, waitstates.json, checks.json, MPI_T values).
+ *
+ * Everything is inline: CSS, the plots (SVG drawn here, no library), and a
+ * few lines of JavaScript that sort the tables when a header is clicked and,
+ * once the page is laid out, note every plot's rendered size on the element
+ * (data-width/data-height) so that a headless browser's DOM dump shows the
+ * plots were drawn. No network, no external script or font.
+ *
+ * Sections appear when their data exist: a run without a trace has no wait
+ * states, one without the check module no findings. Tables list every row
+ * (sortable); plots show the heaviest rows when there are many.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "report_cli.h"
-int msc_report_html(const char *dir, const char *profile_path, const msc_json_doc_t *ws,
+
+typedef const msc_json_t J;
+
+static void esc(FILE *o, const char *s)
+{
+    for (; s && *s; s++) {
+        switch (*s) {
+        case '<': fputs("&lt;", o); break;
+        case '>': fputs("&gt;", o); break;
+        case '&': fputs("&amp;", o); break;
+        case '"': fputs("&quot;", o); break;
+        default: fputc(*s, o);
+        }
+    }
+}
+
+static const char *secs(double ns, char *b, size_t n)
+{
+    double s = ns / 1e9;
+    if (s >= 100) snprintf(b, n, "%.1f s", s);
+    else if (s >= 1) snprintf(b, n, "%.3f s", s);
+    else if (s >= 1e-3) snprintf(b, n, "%.3f ms", s * 1e3);
+    else snprintf(b, n, "%.3f µs", s * 1e6);
+    return b;
+}
+
+static const char *bytes(double v, char *b, size_t n)
+{
+    const char *u[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int i = 0;
+    while (v >= 1024 && i < 4) v /= 1024, i++;
+    snprintf(b, n, i ? "%.1f %s" : "%.0f %s", v, u[i]);
+    return b;
+}
+
+static size_t count(J *a) { return a && (a->type == MSC_JARR || a->type == MSC_JOBJ) ? a->n : 0; }
+
+static const char *PAL[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+                            "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
+
+/* ---- plots --------------------------------------------------------------- */
+
+#define PW 860 /* plot width, px */
+
+static void svg_open(FILE *o, const char *id, int h, const char *label)
+{
+    fprintf(o, "<svg class=\"plot\" id=\"%s\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+               "role=\"img\" aria-label=\"", id, PW, h, PW, h);
+    esc(o, label);
+    fprintf(o, "\" xmlns=\"http://www.w3.org/2000/svg\">\n");
+}
+
+/* Horizontal bars with up to 3 stacked parts per row. */
+typedef struct {
+    const char *label;
+    double v[3];
+} hrow_t;
+
+static void hbars(FILE *o, const char *id, const char *label, hrow_t *rows, int n, int parts,
+                  const char *const *part_names, const char *const *colors, bool as_time)
+{
+    int rh = n > 40 ? 10 : 20, top = 28, lw = 260;
+    int h = top + n * rh + 24;
+    double max = 0;
+    for (int i = 0; i < n; i++) {
+        double s = 0;
+        for (int p = 0; p < parts; p++) s += rows[i].v[p];
+        if (s > max) max = s;
+    }
+    if (max <= 0) max = 1;
+    svg_open(o, id, h, label);
+    int lx = lw;
+    for (int p = 0; p < parts && parts > 1; p++) {
+        fprintf(o, "<rect x=\"%d\" y=\"6\" width=\"12\" height=\"12\" fill=\"%s\"/>"
+                   "<text x=\"%d\" y=\"16\" class=\"lg\">%s</text>\n",
+                lx, colors[p], lx + 16, part_names[p]);
+        lx += 20 + 8 * (int)strlen(part_names[p]);
+    }
+    double scale = (PW - lw - 110) / max;
+    for (int i = 0; i < n; i++) {
+        int y = top + i * rh;
+        double x = lw, total = 0;
+        if (rh >= 14) {
+            fprintf(o, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" class=\"lb\">", lw - 6, y + rh - 6);
+            esc(o, rows[i].label);
+            fprintf(o, "</text>");
+        }
+        for (int p = 0; p < parts; p++) {
+            double w = rows[i].v[p] * scale;
+            char b[64];
+            fprintf(o, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"><title>",
+                    x, y + 1, w, rh - 2, colors[p]);
+            esc(o, rows[i].label);
+            fprintf(o, " %s: %s</title></rect>", parts > 1 ? part_names[p] : "",
+                    as_time ? secs(rows[i].v[p], b, sizeof b) : bytes(rows[i].v[p], b, sizeof b));
+            x += w;
+            total += rows[i].v[p];
+        }
+        char b[64];
+        if (rh >= 14)
+            fprintf(o, "<text x=\"%.1f\" y=\"%d\" class=\"vl\">%s</text>", x + 4, y + rh - 6,
+                    as_time ? secs(total, b, sizeof b) : bytes(total, b, sizeof b));
+        fputc('\n', o);
+    }
+    fprintf(o, "</svg>\n");
+}
+
+/* ---- tables -------------------------------------------------------------- */
+
+static void th(FILE *o, const char *const *cols, int n)
+{
+    fprintf(o, "<table class=\"sortable\"><thead><tr>");
+    for (int i = 0; i < n; i++) fprintf(o, "<th>%s</th>", cols[i]);
+    fprintf(o, "</tr></thead><tbody>\n");
+}
+
+static void td_num(FILE *o, double v, const char *shown)
+{
+    fprintf(o, "<td class=\"n\" data-v=\"%.17g\">", v);
+    esc(o, shown);
+    fprintf(o, "</td>");
+}
+
+static void td_int(FILE *o, int64_t v)
+{
+    fprintf(o, "<td class=\"n\" data-v=\"%lld\">%lld</td>", (long long)v, (long long)v);
+}
+
+static void td_time(FILE *o, int64_t ns)
+{
+    char b[64];
+    td_num(o, (double)ns, ns ? secs((double)ns, b, sizeof b) : "0");
+}
+
+static void td_bytes(FILE *o, int64_t v)
+{
+    char b[64];
+    td_num(o, (double)v, bytes((double)v, b, sizeof b));
+}
+
+static void td_str(FILE *o, const char *s)
+{
+    fprintf(o, "<td>");
+    esc(o, s);
+    fprintf(o, "</td>");
+}
+
+/* Any array of flat objects: one column per member of the first row. */
+static void generic_table(FILE *o, J *arr)
+{
+    if (!count(arr) || arr->child->type != MSC_JOBJ) return;
+    fprintf(o, "<table class=\"sortable\"><thead><tr>");
+    for (J *m = arr->child->child; m; m = m->next) {
+        fprintf(o, "<th>");
+        esc(o, m->key);
+        fprintf(o, "</th>");
+    }
+    fprintf(o, "</tr></thead><tbody>\n");
+    for (J *r = arr->child; r; r = r->next) {
+        fprintf(o, "<tr>");
+        for (J *m = arr->child->child; m; m = m->next) {
+            J *v = msc_json_get(r, m->key);
+            char b[64];
+            if (v && v->type == MSC_JNUM) {
+                snprintf(b, sizeof b, "%.*g", v->is_int ? 20 : 6, v->num);
+                td_num(o, v->num, b);
+            } else if (v && v->type == MSC_JSTR) {
+                td_str(o, v->str);
+            } else if (v && v->type == MSC_JBOOL) {
+                td_str(o, v->num ? "true" : "false");
+            } else {
+                td_str(o, "");
+            }
+        }
+        fprintf(o, "</tr>\n");
+    }
+    fprintf(o, "</tbody></table>\n");
+}
+
+/* ---- sections ------------------------------------------------------------ */
+
+static void section_summary(FILE *o, J *p)
+{
+    J *s = msc_json_get(p, "summary");
+    char a[64], b[64], c[64];
+    fprintf(o, "<section id=\"summary\"><h2>Summary</h2><p class=\"facts\">");
+    fprintf(o, "<b>%lld</b> ranks &middot; wall time <b>%s</b> &middot; in MPI <b>%s</b> "
+               "(%.1f%% of the profiled time) &middot; <b>%lld</b> calls &middot; imbalance "
+               "<b>%.1f%%</b> (MPI time per rank: least %s on rank %lld, most %s on rank %lld)</p>",
+            (long long)msc_json_int(p, "world_size"), secs((double)msc_json_int(s, "wall_ns_max"), a, sizeof a),
+            secs((double)msc_json_int(s, "mpi_ns_total"), b, sizeof b), msc_json_num(s, "mpi_pct"),
+            (long long)msc_json_int(s, "calls"), msc_json_num(s, "imbalance_pct"),
+            secs((double)msc_json_int(s, "mpi_ns_rank_min"), c, sizeof c),
+            (long long)msc_json_int(s, "mpi_ns_rank_min_at"),
+            secs((double)msc_json_int(s, "mpi_ns_rank_max"), a, sizeof a),
+            (long long)msc_json_int(s, "mpi_ns_rank_max_at"));
+    fprintf(o, "</section>\n");
+}
+
+static void section_ranks(FILE *o, J *p)
+{
+    J *pr = msc_json_get(p, "per_rank");
+    int n = (int)count(pr);
+    if (!n) return;
+    hrow_t *rows = calloc((size_t)n, sizeof *rows);
+    char (*labels)[32] = calloc((size_t)n, sizeof *labels);
+    double mean = 0, max = 0;
+    int i = 0;
+    for (J *r = pr->child; r; r = r->next, i++) {
+        snprintf(labels[i], sizeof labels[i], "rank %lld", (long long)msc_json_int(r, "rank"));
+        rows[i].label = labels[i];
+        double mpi = (double)msc_json_int(r, "mpi_ns"), prof = (double)msc_json_int(r, "profiled_ns");
+        rows[i].v[0] = prof > mpi ? prof - mpi : 0;
+        rows[i].v[1] = mpi;
+        mean += mpi;
+        if (mpi > max) max = mpi;
+    }
+    mean /= n;
+    static const char *const names[] = {"computation", "MPI"};
+    static const char *const colors[] = {"#59a14f", "#e15759"};
+    fprintf(o, "<section id=\"ranks\"><h2>Time per rank</h2><p>Profiled time of each rank, split "
+               "into computation (outside MPI) and MPI.</p>\n");
+    hbars(o, "plot-rank-time", "time per rank: computation and MPI", rows, n, 2, names, colors, true);
+    fprintf(o, "</section>\n<section id=\"imbalance\"><h2>Imbalance across ranks</h2>");
+    char a[64], b[64];
+    fprintf(o, "<p>MPI time per rank against the mean (%s, dashed); the most is %s. "
+               "Imbalance: 100 &times; (max &minus; mean) / max = <b>%.1f%%</b>.</p>\n",
+            secs(mean, a, sizeof a), secs(max, b, sizeof b),
+            max > 0 ? 100.0 * (max - mean) / max : 0.0);
+    int rh = n > 40 ? 8 : 18, h = n * rh + 30, lw = 90;
+    svg_open(o, "plot-imbalance", h, "MPI time per rank against the mean");
+    double scale = (PW - lw - 110) / (max > 0 ? max : 1);
+    i = 0;
+    for (J *r = pr->child; r; r = r->next, i++) {
+        double mpi = (double)msc_json_int(r, "mpi_ns");
+        const char *col = mpi > mean * 1.05 ? "#e15759" : mpi < mean * 0.95 ? "#4e79a7" : "#bab0ac";
+        if (rh >= 14)
+            fprintf(o, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" class=\"lb\">%s</text>", lw - 6,
+                    10 + i * rh + rh - 5, labels[i]);
+        fprintf(o, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"><title>%s: %s"
+                   "</title></rect>\n",
+                lw, 10 + i * rh + 1, mpi * scale, rh - 2, col, labels[i], secs(mpi, a, sizeof a));
+    }
+    fprintf(o, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"4\" y2=\"%d\" stroke=\"#333\" "
+               "stroke-dasharray=\"4 3\"/>\n</svg>\n</section>\n",
+            lw + mean * scale, lw + mean * scale, h - 10);
+    free(rows);
+    free(labels);
+}
+
+static void section_functions(FILE *o, J *p)
+{
+    J *fs = msc_json_get(p, "functions");
+    int n = (int)count(fs);
+    if (!n) return;
+    int64_t total = msc_json_int(msc_json_get(p, "summary"), "mpi_ns_total");
+    /* functions are sorted by time in profile.json; plot the first 15 */
+    int np = n < 15 ? n : 15;
+    hrow_t *rows = calloc((size_t)np, sizeof *rows);
+    J *f = fs->child;
+    for (int i = 0; i < np; i++, f = f->next) {
+        rows[i].label = msc_json_str(f, "name", "?");
+        rows[i].v[0] = (double)msc_json_int(f, "time_ns");
+    }
+    static const char *const names[] = {"time"};
+    static const char *const colors[] = {"#e15759"};
+    fprintf(o, "<section id=\"functions\"><h2>Top MPI functions</h2>\n");
+    hbars(o, "plot-functions", "time in the top MPI functions, all ranks", rows, np, 1, names, colors,
+          true);
+    free(rows);
+    static const char *const cols[] = {"function", "calls", "time", "% of MPI", "min rank time",
+                                       "max rank time", "bytes sent", "bytes received"};
+    th(o, cols, 8);
+    for (f = fs->child; f; f = f->next) {
+        int64_t t = msc_json_int(f, "time_ns");
+        char b[32];
+        snprintf(b, sizeof b, "%.1f%%", total ? 100.0 * (double)t / (double)total : 0.0);
+        fprintf(o, "<tr>");
+        td_str(o, msc_json_str(f, "name", "?"));
+        td_int(o, msc_json_int(f, "calls"));
+        td_time(o, t);
+        td_num(o, total ? (double)t / (double)total : 0, b);
+        td_time(o, msc_json_int(f, "rank_time_min_ns"));
+        td_time(o, msc_json_int(f, "rank_time_max_ns"));
+        td_bytes(o, msc_json_int(f, "bytes_sent"));
+        td_bytes(o, msc_json_int(f, "bytes_recv"));
+        fprintf(o, "</tr>\n");
+    }
+    fprintf(o, "</tbody></table></section>\n");
+}
+
+static void section_callsites(FILE *o, J *p)
+{
+    J *cs = msc_json_get(p, "callsites");
+    if (!count(cs)) return;
+    fprintf(o, "<section id=\"callsites\"><h2>Top call sites</h2>\n");
+    static const char *const cols[] = {"function", "site (file:line)", "in", "calls", "time",
+                                       "ranks", "bytes sent", "bytes received"};
+    th(o, cols, 8);
+    for (J *s = cs->child; s; s = s->next) {
+        J *fr = msc_json_get(s, "frames");
+        J *f0 = count(fr) ? fr->child : NULL;
+        char where[1200];
+        const char *file = msc_json_str(f0, "file", "");
+        if (*file)
+            snprintf(where, sizeof where, "%s:%lld", file, (long long)msc_json_int(f0, "line"));
+        else
+            snprintf(where, sizeof where, "%s+%s", msc_json_str(f0, "module", "?"),
+                     msc_json_str(f0, "offset", "?"));
+        fprintf(o, "<tr>");
+        td_str(o, msc_json_str(s, "function", "?"));
+        td_str(o, where);
+        td_str(o, msc_json_str(f0, "symbol", ""));
+        td_int(o, msc_json_int(s, "calls"));
+        td_time(o, msc_json_int(s, "time_ns"));
+        td_int(o, msc_json_int(s, "ranks"));
+        td_bytes(o, msc_json_int(s, "bytes_sent"));
+        td_bytes(o, msc_json_int(s, "bytes_recv"));
+        fprintf(o, "</tr>\n");
+    }
+    fprintf(o, "</tbody></table></section>\n");
+}
+
+static void section_histogram(FILE *o, J *p)
+{
+    int64_t bins[66] = {0};
+    int maxbin = -1;
+    J *fs = msc_json_get(p, "functions");
+    for (J *f = fs ? fs->child : NULL; f; f = f->next) {
+        J *h = msc_json_get(f, "histogram");
+        for (J *b = h && h->type == MSC_JARR ? h->child : NULL; b; b = b->next) {
+            int64_t k = msc_json_int(b, "bin");
+            if (k < 0 || k > 65) continue;
+            bins[k] += msc_json_int(b, "count");
+            if (k > maxbin) maxbin = (int)k;
+        }
+    }
+    if (maxbin < 0) return;
+    int64_t max = 1;
+    for (int k = 0; k <= maxbin; k++)
+        if (bins[k] > max) max = bins[k];
+    int nb = maxbin + 1, h = 240, base = 200, bw = (PW - 80) / (nb > 0 ? nb : 1);
+    if (bw > 60) bw = 60;
+    fprintf(o, "<section id=\"histogram\"><h2>Message sizes</h2><p>Calls per message size "
+               "(power-of-two bins, all functions; log scale).</p>\n");
+    svg_open(o, "plot-histogram", h, "histogram of message sizes");
+    double lmax = log10((double)max + 1);
+    for (int k = 0; k < nb; k++) {
+        double bh = bins[k] ? (base - 20) * log10((double)bins[k] + 1) / lmax : 0;
+        char lo[32];
+        if (k == 0)
+            snprintf(lo, sizeof lo, "0");
+        else
+            bytes((double)(1ULL << (k - 1)), lo, sizeof lo);
+        int x = 60 + k * bw;
+        fprintf(o, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" fill=\"#4e79a7\">"
+                   "<title>%s and up: %lld calls</title></rect>",
+                x + 1, base - bh, bw - 2, bh, lo, (long long)bins[k]);
+        fprintf(o, "<text x=\"%d\" y=\"%d\" class=\"ax\" transform=\"rotate(45 %d %d)\">%s</text>\n",
+                x + 2, base + 12, x + 2, base + 12, lo);
+        if (bins[k])
+            fprintf(o, "<text x=\"%d\" y=\"%.1f\" class=\"ax\" text-anchor=\"middle\">%lld</text>",
+                    x + bw / 2, base - bh - 3, (long long)bins[k]);
+    }
+    fprintf(o, "<line x1=\"58\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"#333\"/></svg></section>\n",
+            60 + nb * bw, base, base);
+}
+
+static void section_matrix(FILE *o, J *p)
+{
+    J *m = msc_json_get(p, "matrix");
+    int n = (int)msc_json_int(p, "world_size");
+    fprintf(o, "<section id=\"matrix\"><h2>Communication matrix</h2>");
+    if (!m || !msc_json_get(m, "recorded") || !msc_json_get(m, "recorded")->num || n <= 0) {
+        fprintf(o, "<p>No matrix was recorded for this run.</p></section>\n");
+        return;
+    }
+    if (n > 512) {
+        fprintf(o, "<p>%d ranks: too many for a heatmap here; see profile.json.</p></section>\n", n);
+        return;
+    }
+    double *cell = calloc((size_t)n * (size_t)n, sizeof *cell);
+    double max = 0;
+    J *pairs = msc_json_get(m, "pairs");
+    for (J *q = pairs ? pairs->child : NULL; q; q = q->next) {
+        int64_t f = msc_json_int(q, "from"), t = msc_json_int(q, "to");
+        if (f < 0 || t < 0 || f >= n || t >= n) continue;
+        double *c = &cell[f * n + t];
+        *c += (double)msc_json_int(q, "bytes");
+        if (*c > max) max = *c;
+    }
+    int cs = (PW - 120) / n;
+    if (cs > 40) cs = 40;
+    if (cs < 1) cs = 1;
+    int h = 50 + n * cs + 40;
+    fprintf(o, "<p>Bytes from each sender (row) to each receiver (column), world ranks, "
+               "point-to-point and collective (log colour scale; darker is more).</p>\n");
+    svg_open(o, "plot-matrix", h, "communication matrix heatmap");
+    double lmax = log10(max + 1);
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            double v = cell[i * n + j];
+            double t = v > 0 && lmax > 0 ? 0.15 + 0.85 * log10(v + 1) / lmax : 0;
+            int r = (int)(255 - t * (255 - 33)), g = (int)(255 - t * (255 - 102)),
+                b = (int)(255 - t * (255 - 172));
+            char bb[64];
+            fprintf(o, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"rgb(%d,%d,%d)\" "
+                       "stroke=\"#eee\" stroke-width=\"%s\"><title>%d to %d: %s</title></rect>\n",
+                    80 + j * cs, 40 + i * cs, cs, cs, r, g, b, cs > 4 ? "0.5" : "0", i, j,
+                    bytes(v, bb, sizeof bb));
+        }
+    if (cs >= 10)
+        for (int i = 0; i < n; i++) {
+            fprintf(o, "<text x=\"74\" y=\"%d\" text-anchor=\"end\" class=\"ax\">%d</text>",
+                    40 + i * cs + cs / 2 + 4, i);
+            fprintf(o, "<text x=\"%d\" y=\"34\" text-anchor=\"middle\" class=\"ax\">%d</text>",
+                    80 + i * cs + cs / 2, i);
+        }
+    char bb[64];
+    fprintf(o, "<text x=\"80\" y=\"16\" class=\"lg\">receiver &#8594;</text>"
+               "<text x=\"4\" y=\"30\" class=\"lg\">sender &#8595;</text>"
+               "<text x=\"%d\" y=\"%d\" class=\"lg\">max %s per pair</text></svg></section>\n",
+            80, 40 + n * cs + 24, bytes(max, bb, sizeof bb));
+    free(cell);
+}
+
+static void section_mpit(FILE *o, J *p, const char *dir)
+{
+    J *v = p ? msc_json_get(p, "mpit") : NULL;
+    msc_json_doc_t *doc = NULL;
+    if (!v && dir) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/mpit.json", dir);
+        doc = msc_load_json(path, true);
+        if (doc) v = msc_json_root(doc);
+    }
+    if (v) {
+        /* an array of variables, or an object holding one */
+        J *arr = v->type == MSC_JARR ? v : NULL;
+        for (J *m = v->type == MSC_JOBJ ? v->child : NULL; m && !arr; m = m->next)
+            if (m->type == MSC_JARR && count(m)) arr = m;
+        if (arr && count(arr)) {
+            fprintf(o, "<section id=\"mpit\"><h2>MPI_T variables</h2>\n");
+            generic_table(o, arr);
+            fprintf(o, "</section>\n");
+        }
+    }
+    msc_json_free(doc);
+}
+
+static void section_checks(FILE *o, const char *dir)
+{
+    if (!dir) return;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/checks.json", dir);
+    msc_json_doc_t *doc = msc_load_json(path, true);
+    if (!doc) return;
+    J *root = msc_json_root(doc), *fs = msc_json_get(root, "findings");
+    fprintf(o, "<section id=\"checks\"><h2>Check findings</h2><p>%lld finding(s). ",
+            (long long)msc_json_int(root, "count"));
+    esc(o, msc_json_str(root, "note", ""));
+    fprintf(o, "</p>\n");
+    static const char *const cols[] = {"class", "count", "ranks", "where", "explanation"};
+    th(o, cols, 5);
+    for (J *f = fs ? fs->child : NULL; f; f = f->next) {
+        fprintf(o, "<tr>");
+        td_str(o, msc_json_str(f, "class", "?"));
+        td_int(o, msc_json_int(f, "count"));
+        fprintf(o, "<td>");
+        J *r = msc_json_get(f, "ranks");
+        for (J *x = r ? r->child : NULL; x; x = x->next)
+            fprintf(o, "%s%lld", x == r->child ? "" : ", ", (long long)x->i);
+        fprintf(o, "</td><td>");
+        J *s = msc_json_get(f, "sites");
+        for (J *x = s ? s->child : NULL; x; x = x->next) {
+            fprintf(o, "%srank %lld: ", x == s->child ? "" : "<br>", (long long)msc_json_int(x, "rank"));
+            esc(o, msc_json_str(x, "call", ""));
+            fprintf(o, " at ");
+            esc(o, msc_json_str(x, "file", ""));
+            if (msc_json_int(x, "line")) fprintf(o, ":%lld", (long long)msc_json_int(x, "line"));
+        }
+        fprintf(o, "</td>");
+        td_str(o, msc_json_str(f, "explanation", ""));
+        fprintf(o, "</tr>\n");
+    }
+    fprintf(o, "</tbody></table></section>\n");
+    msc_json_free(doc);
+}
+
+static bool is_part(J *pat)
+{
+    J *x = msc_json_get(pat, "part_of");
+    return x && x->type == MSC_JSTR;
+}
+
+static void section_waitstates(FILE *o, J *ws)
+{
+    J *pats = msc_json_get(ws, "patterns");
+    int np = (int)count(pats);
+    if (!np) return;
+    int64_t mpi = msc_json_int(ws, "mpi_ns");
+    fprintf(o, "<section id=\"waitstates\"><h2>Wait states</h2><p>Why ranks wait, from the trace "
+               "(%lld events, %lld messages, %lld collective operations): Scalasca's patterns. "
+               "Late Sender: a receive waited for its send to start; wrong order: another message "
+               "was ready meanwhile. Late Receiver: a blocking send waited for the receive. Wait at "
+               "Barrier / N&times;N: a rank entered before the last one. Late Broadcast: a rank "
+               "entered before the root. Early Reduce: the root entered before the others. "
+               "Completion: time after the first rank had left.</p>\n",
+            (long long)msc_json_int(ws, "events"), (long long)msc_json_int(ws, "messages"),
+            (long long)msc_json_int(ws, "collectives"));
+    hrow_t *rows = calloc((size_t)np, sizeof *rows);
+    int i = 0;
+    for (J *p = pats->child; p; p = p->next, i++) {
+        rows[i].label = msc_json_str(p, "title", "?");
+        rows[i].v[0] = (double)msc_json_int(p, "time_ns");
+    }
+    static const char *const names[] = {"waiting"};
+    static const char *const colors[] = {"#f28e2b"};
+    hbars(o, "plot-waitstates", "waiting time per pattern", rows, np, 1, names, colors, true);
+    free(rows);
+    /* Per rank: stacked by pattern (the wrong-order part is inside Late Sender). */
+    J *pr = msc_json_get(ws, "per_rank");
+    int nr = (int)count(pr);
+    if (nr) {
+        int rh = nr > 40 ? 8 : 18, top = 48, lw = 90, h = top + nr * rh + 20;
+        double max = 1;
+        for (J *r = pr->child; r; r = r->next) {
+            double s = 0;
+            for (J *p = pats->child; p; p = p->next)
+                if (!is_part(p)) s += (double)msc_json_int(r, msc_json_str(p, "id", ""));
+            if (s > max) max = s;
+        }
+        fprintf(o, "<h3>Waiting time per rank</h3>\n");
+        svg_open(o, "plot-waitstates-ranks", h, "waiting time per rank by pattern");
+        int lx = 10, ly = 6, k = 0;
+        for (J *p = pats->child; p; p = p->next) {
+            if (is_part(p)) continue;
+            int w = 24 + 7 * (int)strlen(msc_json_str(p, "title", ""));
+            if (lx + w > PW) lx = 10, ly += 18; /* legend on two rows */
+            fprintf(o, "<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"10\" fill=\"%s\"/><text x=\"%d\" "
+                       "y=\"%d\" class=\"lg\">", lx, ly, PAL[k % 10], lx + 13, ly + 9);
+            esc(o, msc_json_str(p, "title", ""));
+            fprintf(o, "</text>");
+            lx += w;
+            k++;
+        }
+        double scale = (PW - lw - 100) / max;
+        i = 0;
+        for (J *r = pr->child; r; r = r->next, i++) {
+            int y = top + i * rh;
+            double x = lw;
+            if (rh >= 14)
+                fprintf(o, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" class=\"lb\">rank %lld</text>",
+                        lw - 6, y + rh - 5, (long long)msc_json_int(r, "rank"));
+            k = 0;
+            for (J *p = pats->child; p; p = p->next) {
+                if (is_part(p)) continue;
+                double v = (double)msc_json_int(r, msc_json_str(p, "id", ""));
+                char b[64];
+                if (v > 0) {
+                    fprintf(o, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\">"
+                               "<title>rank %lld ", x, y + 1, v * scale, rh - 2, PAL[k % 10],
+                            (long long)msc_json_int(r, "rank"));
+                    esc(o, msc_json_str(p, "title", ""));
+                    fprintf(o, ": %s</title></rect>", secs(v, b, sizeof b));
+                }
+                x += v * scale;
+                k++;
+            }
+            fputc('\n', o);
+        }
+        fprintf(o, "</svg>\n");
+    }
+    fprintf(o, "<h3>Call sites</h3>\n<table class=\"sortable\"><thead><tr><th>site</th><th>calls</th>"
+               "<th>MPI time</th><th>waiting</th>");
+    for (J *p = pats->child; p; p = p->next) {
+        fprintf(o, "<th>");
+        esc(o, msc_json_str(p, "title", ""));
+        fprintf(o, "</th>");
+    }
+    fprintf(o, "</tr></thead><tbody>\n");
+    J *cs = msc_json_get(ws, "callsites");
+    for (J *s = cs ? cs->child : NULL; s; s = s->next) {
+        int64_t w = 0;
+        for (J *p = pats->child; p; p = p->next)
+            if (!is_part(p)) w += msc_json_int(s, msc_json_str(p, "id", ""));
+        fprintf(o, "<tr>");
+        td_str(o, msc_json_str(s, "site", "?"));
+        td_int(o, msc_json_int(s, "calls"));
+        td_time(o, msc_json_int(s, "mpi_ns"));
+        td_time(o, w);
+        for (J *p = pats->child; p; p = p->next) td_time(o, msc_json_int(s, msc_json_str(p, "id", "")));
+        fprintf(o, "</tr>\n");
+    }
+    fprintf(o, "</tbody></table><p>MPI time in the trace: ");
+    char b[64];
+    fprintf(o, "%s.</p></section>\n", secs((double)mpi, b, sizeof b));
+}
+
+static const char *CSS =
+    "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;margin:0;color:#222;"
+    "background:#fafafa}header{background:#2b3a4a;color:#fff;padding:14px 24px}"
+    "header h1{margin:0;font-size:20px}header p{margin:4px 0 0;opacity:.85}"
+    "nav{padding:6px 24px;background:#e8ecf0;font-size:13px}nav a{margin-right:14px;color:#2b3a4a}"
+    "main{padding:0 24px 40px;max-width:1100px}section{background:#fff;border:1px solid #ddd;"
+    "border-radius:6px;padding:4px 18px 14px;margin:16px 0}h2{font-size:17px;margin:12px 0 6px}"
+    "h3{font-size:15px}svg.plot{display:block;max-width:100%;height:auto;margin:8px 0}"
+    "svg text{font:12px system-ui,sans-serif;fill:#333}svg text.lg{font-size:12px}"
+    "svg text.ax{font-size:10px}table{border-collapse:collapse;margin:8px 0;font-size:13px;"
+    "width:100%}th,td{border-bottom:1px solid #eee;padding:3px 8px;text-align:left}"
+    "td.n{text-align:right;font-variant-numeric:tabular-nums}th{background:#f0f2f4;cursor:pointer;"
+    "user-select:none;position:sticky;top:0}th.asc::after{content:' \\25B2'}"
+    "th.desc::after{content:' \\25BC'}.facts b{color:#2b3a4a}";
+
+static const char *JS =
+    "(function(){\n"
+    "function key(td){var v=td.getAttribute('data-v');return v===null?td.textContent:parseFloat(v);}\n"
+    "document.querySelectorAll('table.sortable').forEach(function(t){\n"
+    " t.querySelectorAll('th').forEach(function(th,i){th.addEventListener('click',function(){\n"
+    "  var desc=!th.classList.contains('desc');\n"
+    "  t.querySelectorAll('th').forEach(function(h){h.classList.remove('asc','desc');});\n"
+    "  th.classList.add(desc?'desc':'asc');\n"
+    "  var b=t.tBodies[0],rows=Array.prototype.slice.call(b.rows);\n"
+    "  rows.sort(function(x,y){var a=key(x.cells[i]),c=key(y.cells[i]);\n"
+    "   var r=(typeof a==='number'&&typeof c==='number')?a-c:String(a).localeCompare(String(c));\n"
+    "   return desc?-r:r;});\n"
+    "  rows.forEach(function(r){b.appendChild(r);});});});});\n"
+    "function sizes(){var n=0;document.querySelectorAll('svg.plot').forEach(function(s){\n"
+    " var r=s.getBoundingClientRect();s.setAttribute('data-width',Math.round(r.width));\n"
+    " s.setAttribute('data-height',Math.round(r.height));\n"
+    " s.setAttribute('data-shapes',s.querySelectorAll('rect').length);n++;});\n"
+    " document.body.setAttribute('data-plots',n);}\n"
+    "if(document.readyState==='complete')sizes();else window.addEventListener('load',sizes);sizes();\n"
+    "})();\n";
+
+int msc_report_html(const char *dir, const char *profile_path, const msc_json_doc_t *wsdoc,
                     const char *out_path)
 {
-    (void)dir, (void)profile_path, (void)ws, (void)out_path;
-    return 1;
+    msc_json_doc_t *pdoc = profile_path ? msc_load_json(profile_path, false) : NULL;
+    if (profile_path && !pdoc) return 1;
+    J *p = pdoc ? msc_json_root(pdoc) : NULL;
+    if (p && strcmp(msc_json_str(p, "tool", ""), "mpiscope") != 0) {
+        fprintf(stderr, "mpiscope report: %s is not an mpiscope profile\n", profile_path);
+        msc_json_free(pdoc);
+        return 1;
+    }
+    J *ws = wsdoc ? msc_json_root(wsdoc) : NULL;
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp", out_path);
+    FILE *o = fopen(tmp, "w");
+    if (!o) {
+        fprintf(stderr, "mpiscope report: cannot write %s: %s\n", tmp, strerror(errno));
+        msc_json_free(pdoc);
+        return 1;
+    }
+    fprintf(o, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+               "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n"
+               "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+               "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n"
+               "<title>mpiscope report: ");
+    esc(o, p ? msc_json_str(p, "program", "?") : dir ? dir : "?");
+    fprintf(o, "</title>\n<style>%s</style></head>\n<body>\n<header><h1>mpiscope report: ", CSS);
+    esc(o, p ? msc_json_str(p, "program", "?") : dir ? dir : "?");
+    fprintf(o, "</h1><p>");
+    if (p) {
+        esc(o, msc_json_str(p, "mpi", "?"));
+        fprintf(o, ", %lld ranks", (long long)msc_json_int(p, "world_size"));
+    }
+    if (dir) {
+        fprintf(o, " &middot; ");
+        esc(o, dir);
+    }
+    fprintf(o, "</p></header>\n<nav>");
+    if (p)
+        fprintf(o, "<a href=\"#ranks\">time per rank</a><a href=\"#imbalance\">imbalance</a>"
+                   "<a href=\"#functions\">functions</a><a href=\"#callsites\">call sites</a>"
+                   "<a href=\"#histogram\">message sizes</a><a href=\"#matrix\">matrix</a>");
+    if (ws) fprintf(o, "<a href=\"#waitstates\">wait states</a>");
+    fprintf(o, "</nav>\n<main>\n");
+    if (p) {
+        section_summary(o, p);
+        section_ranks(o, p);
+        section_functions(o, p);
+        section_callsites(o, p);
+        section_histogram(o, p);
+        section_matrix(o, p);
+    } else {
+        fprintf(o, "<section><p>No profile.json: the run was traced only.</p></section>\n");
+    }
+    section_mpit(o, p, dir);
+    section_checks(o, dir);
+    if (ws) section_waitstates(o, ws);
+    fprintf(o, "</main>\n<script>%s</script>\n</body></html>\n", JS);
+    msc_json_free(pdoc);
+    bool bad = ferror(o);
+    if (fclose(o) != 0 || bad || rename(tmp, out_path) != 0) {
+        fprintf(stderr, "mpiscope report: cannot write %s: %s\n", out_path, strerror(errno));
+        unlink(tmp);
+        return 1;
+    }
+    return 0;
 }

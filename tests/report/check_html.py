@@ -1,0 +1,174 @@
+#!/usr/bin/python3
+"""Renders `mpiscope report --html` in headless Chromium and checks the page.
+
+    check_html.py <output dir> <mpiscope> [--no-trace]
+
+- `mpiscope report --html DIR` writes DIR/report.html, self-contained: no
+  external script, style sheet, font, image or frame, no URL but the SVG
+  namespace;
+- Chromium (Debian's /usr/bin/chromium, a fresh profile, no network
+  features) loads it; in the DOM it dumps after the page's script ran,
+  every plot (an <svg class="plot"> with the expected id) has a rendered
+  width and height above zero and shapes in it;
+- its screenshot (kept as DIR/report.png) is 1200 px wide and shows each
+  plot's colours: the MPI red and computation green of the time per rank,
+  the heatmap blue and, with a trace, the wait-state orange;
+- clicking is not simulated, but the tables carry the sortable class and
+  numeric sort keys.
+"""
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import zlib
+
+failures = []
+
+
+def fail(msg):
+    failures.append(msg)
+    print("check_html: " + msg, file=sys.stderr)
+
+
+CHROMIUM = ["/usr/bin/chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+            "--no-first-run", "--disable-background-networking", "--disable-component-update",
+            "--disable-sync", "--hide-scrollbars", "--window-size=1200,5200"]
+
+
+def chromium(args, url):
+    ud = tempfile.mkdtemp(prefix="msc-chromium-")
+    try:
+        p = subprocess.run(CHROMIUM + ["--user-data-dir=" + ud] + args + [url],
+                           capture_output=True, text=True, timeout=90)
+        return p
+    finally:
+        shutil.rmtree(ud, ignore_errors=True)
+
+
+def png_pixels(path):
+    """(width, height, rows of bytes, bytes per pixel) of an 8-bit RGB(A) PNG."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        raise ValueError("not a PNG")
+    pos, idat, w = 8, b"", 0
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            w, h, depth, ctype, _, _, interlace = struct.unpack(">IIBBBBB", body)
+            if depth != 8 or ctype not in (2, 6) or interlace:
+                raise ValueError(f"unsupported PNG: depth {depth} type {ctype}")
+            bpp = 3 if ctype == 2 else 4
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    raw = zlib.decompress(idat)
+    stride = w * bpp
+    rows, prev = [], bytearray(stride)
+    for y in range(h):
+        ft = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b = prev[i]
+            c = prev[i - bpp] if i >= bpp else 0
+            if ft == 1:
+                line[i] = (line[i] + a) & 255
+            elif ft == 2:
+                line[i] = (line[i] + b) & 255
+            elif ft == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif ft == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(bytes(line))
+        prev = line
+    return w, h, rows, bpp
+
+
+def main():
+    out, cli = sys.argv[1], sys.argv[2]
+    with_trace = "--no-trace" not in sys.argv
+    p = subprocess.run([cli, "report", "--html", out], capture_output=True, text=True, timeout=120)
+    html = os.path.join(out, "report.html")
+    if p.returncode != 0 or not os.path.exists(html):
+        fail(f"mpiscope report --html exited {p.returncode}: {p.stderr}")
+        return
+    with open(html, encoding="utf-8") as f:
+        page = f.read()
+    for pat, what in ((r"<script[^>]+src", "an external script"), (r"<link\b", "a <link>"),
+                      (r"@import|url\(", "a CSS import or url()"), (r"<iframe|<img\b", "a frame or image"),
+                      (r"@font-face", "a font")):
+        if re.search(pat, page, re.I):
+            fail(f"report.html has {what}")
+    urls = set(re.findall(r"(?:https?|ftp)://[^\s\"'<>]*", page)) - {"http://www.w3.org/2000/svg"}
+    if urls:
+        fail(f"report.html names URLs: {sorted(urls)[:5]}")
+    want = ["plot-rank-time", "plot-imbalance", "plot-functions", "plot-histogram", "plot-matrix"]
+    if with_trace:
+        want += ["plot-waitstates", "plot-waitstates-ranks"]
+    elif "plot-waitstates" in page:
+        fail("a run without a trace has a wait-state plot")
+    if page.count('class="sortable"') < 2:
+        fail("fewer than two sortable tables")
+
+    url = "file://" + os.path.abspath(html)
+    d = chromium(["--dump-dom"], url)
+    dom = d.stdout
+    if d.returncode != 0 or "<svg" not in dom:
+        fail(f"chromium --dump-dom failed ({d.returncode}): {d.stderr[-500:]}")
+        return
+    m = re.search(r'<body[^>]*data-plots="(\d+)"', dom)
+    if not m or int(m.group(1)) != len(want):
+        fail(f"the page's script counted {m.group(1) if m else 'no'} plots, expected {len(want)}")
+    for pid in want:
+        tag = re.search(r'<svg[^>]*\bid="%s"[^>]*>' % pid, dom)
+        if not tag:
+            fail(f"no plot {pid} in the rendered page")
+            continue
+        attrs = dict(re.findall(r'([\w-]+)="([^"]*)"', tag.group(0)))
+        wd, ht, shapes = (int(attrs.get(k, "0")) for k in ("data-width", "data-height", "data-shapes"))
+        print(f"check_html: {pid}: {wd} x {ht} px, {shapes} rectangles")
+        if wd <= 0 or ht <= 0 or shapes <= 0:
+            fail(f"plot {pid} is rendered {wd} x {ht} px with {shapes} rectangles")
+
+    shot = os.path.join(out, "report.png")
+    s = chromium(["--screenshot=" + shot], url)
+    if s.returncode != 0 or not os.path.exists(shot):
+        fail(f"chromium --screenshot failed ({s.returncode}): {s.stderr[-500:]}")
+        return
+    w, h, rows, bpp = png_pixels(shot)
+    print(f"check_html: screenshot {shot}: {w} x {h}")
+    if w != 1200:
+        fail(f"screenshot is {w} px wide, not 1200")
+    colours = {"MPI red": (0xe1, 0x57, 0x59), "computation green": (0x59, 0xa1, 0x4f)}
+    if with_trace:
+        colours["wait-state orange"] = (0xf2, 0x8e, 0x2b)
+    counts = dict.fromkeys(colours, 0)
+    blue = 0
+    for row in rows[::2]:
+        for x in range(0, w * bpp, 2 * bpp):
+            px = (row[x], row[x + 1], row[x + 2])
+            for k, c in colours.items():
+                if px == c:
+                    counts[k] += 1
+            if px[2] > 150 and px[0] < 150 and px[2] - px[0] > 60:
+                blue += 1
+    counts["heatmap and bar blue"] = blue
+    for k, n in counts.items():
+        print(f"check_html: {k}: {n} sampled pixels")
+        if n < 100:
+            fail(f"the screenshot shows almost no {k} ({n} sampled pixels)")
+
+
+if __name__ == "__main__":
+    main()
+    if failures:
+        print(f"check_html: {len(failures)} problems", file=sys.stderr)
+        sys.exit(1)
+    print("check_html: ok")
