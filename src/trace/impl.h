@@ -76,6 +76,11 @@ void trc_defs_write(OTF2_Archive *archive, const trc_loc_t *locs, int nlocs,
                     const int64_t sync_time[2], const int64_t sync_offset[2],
                     const double sync_dev[2], bool complete) TRC_HIDDEN;
 
+/* emergency.c: this rank's archive after its event writers were closed
+ * (the rank is going down; no communication). false if anything failed. */
+bool trc_emergency_archive(const char *why, const trc_loc_t *locs, int nlocs, uint64_t t0,
+                           uint64_t t1) TRC_HIDDEN;
+
 /* sync.c ------------------------------------------------------------------*/
 /* Collective over msc_g.comm: offset of this rank's trace clock to rank 0's
  * (add it to a local time), the local time it was taken at, and half the

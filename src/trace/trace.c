@@ -23,9 +23,12 @@
 #include <otf2/otf2.h>
 
 #include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../core/clock.h"
 #include "../core/log.h"
@@ -969,6 +972,92 @@ static void trace_finalize(void)
         msc_warn("trace: the trace in %s/trace is incomplete", msc_g.outdir);
 }
 
+/* --- A rank going down (emergency.c) ----------------------------------------- */
+
+/* OTF2 allocates and takes its archive lock, so this is best effort and runs
+ * under a watchdog as the profile's does: after GUARD_S seconds SIGALRM,
+ * routed to this thread, abandons the write. The application's SIGALRM
+ * action, signal mask and pending alarm are restored. */
+enum { GUARD_S = 3 };
+static sigjmp_buf guard_env;
+static volatile sig_atomic_t guard_armed;
+static pthread_t guard_thread;
+
+static void guard_alarm(int signum)
+{
+    if (!guard_armed) return;
+    if (!pthread_equal(pthread_self(), guard_thread)) {
+        pthread_kill(guard_thread, signum);
+        return;
+    }
+    guard_armed = 0;
+    siglongjmp(guard_env, 1);
+}
+
+static void emergency_write(const char *why)
+{
+    /* No lock: the interrupted thread may hold threads_lock. A thread that
+     * is still recording may lose its last records. */
+    int n = nthreads;
+    trc_loc_t *locs = calloc((size_t)n + 1, sizeof *locs);
+    int nlocs = 0;
+    for (int i = 0; locs && i < n; i++) {
+        trc_thread_t *t = threads[i];
+        if (!t || !t->w) continue;
+        uint64_t events = 0;
+        t->unordered = 0;
+        release_held(t);
+        OTF2_EvtWriter_GetNumberOfEvents(t->w, &events);
+        OTF2_EvtWriter *w = t->w;
+        t->w = NULL;
+        if (OTF2_Archive_CloseEvtWriter(archive, w) != OTF2_SUCCESS) continue;
+        locs[nlocs].id = t->loc;
+        locs[nlocs++].events = events;
+    }
+    uint64_t t0 = trc_ts(msc_g.t_init_begin), t1 = trc_ts(msc_now_ns());
+    if (!locs || !trc_emergency_archive(why, locs, nlocs, t0, t1))
+        msc_warn("trace: could not write this rank's partial trace to %s/trace/rank%d.incomplete",
+                 msc_g.outdir, msc_g.world_rank);
+    free(locs);
+}
+
+static void trace_emergency(int signum)
+{
+    if (!archive || !atomic_exchange(&active, false)) return;
+    char why[64];
+    if (signum) {
+        const char *abbrev = sigabbrev_np(signum);
+        snprintf(why, sizeof why, "signal %d (%s)", signum, abbrev ? abbrev : "?");
+    } else {
+        snprintf(why, sizeof why, "MPI_Abort");
+    }
+    struct sigaction sa, old_sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = guard_alarm;
+    sigemptyset(&sa.sa_mask);
+    sigset_t alrm, old_mask;
+    sigemptyset(&alrm);
+    sigaddset(&alrm, SIGALRM);
+    guard_thread = pthread_self();
+    sigaction(SIGALRM, &sa, &old_sa);
+    pthread_sigmask(SIG_UNBLOCK, &alrm, &old_mask);
+    unsigned pending = alarm(GUARD_S);
+    if (sigsetjmp(guard_env, 1) == 0) {
+        guard_armed = 1;
+        emergency_write(why);
+        guard_armed = 0;
+    } else {
+        static const char msg[] = "mpiscope: trace: writing this rank's partial trace did not "
+                                  "finish in time; it is missing\n";
+        ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
+        (void)w;
+    }
+    alarm(0);
+    sigaction(SIGALRM, &old_sa, NULL);
+    pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+    if (pending) alarm(pending);
+}
+
 static const msc_module_t trace_module = {
     .abi = MSC_MODULE_ABI,
     .name = "trace",
@@ -978,6 +1067,7 @@ static const msc_module_t trace_module = {
     .leave = on_leave,
     .pcontrol = trace_pcontrol,
     .finalize = trace_finalize,
+    .emergency = trace_emergency,
 };
 
 __attribute__((constructor)) static void trace_register(void)

@@ -9,7 +9,10 @@ why, and holds the 5 MPI_Sendrecv of 400 bytes each way that ranks 0 and 1
 made before; the dead rank has one, with <reason>, unless <reason> is "none"
 (SIGKILL: nothing can run, so it must have none). No profile.json. The
 report of the directory names every rank: partial with its reason, or
-MISSING. trace: see check_trace_partial in this file.
+MISSING. trace: each rank<R>.incomplete/traces.otf2 under trace/ is read by
+otf2-print without an error, says MPISCOPE::TRACE_COMPLETE=false and why,
+and holds the 5 MPI_SEND and 5 MPI_RECV of 400 bytes; the dead rank has
+one unless <reason> is "none"; the run's own archive has no anchor file.
 """
 import glob
 import json
@@ -78,7 +81,34 @@ def check_profile():
 
 
 def check_trace():
-    check_trace_partial(out, dead, reason, np, fail)
+    tdir = os.path.join(out, "trace")
+    if os.path.exists(os.path.join(tdir, "traces.otf2")):
+        fail.append("trace/traces.otf2 exists although the job died")
+    have = {}
+    for r in range(np):
+        anchor = os.path.join(tdir, f"rank{r}.incomplete", "traces.otf2")
+        if not os.path.exists(anchor):
+            print(f"rank {r}: no partial trace")
+            continue
+        ev = subprocess.run(["otf2-print", anchor], capture_output=True, text=True)
+        props = subprocess.run(["otf2-print", "-A", anchor], capture_output=True, text=True)
+        have[r] = props.stdout
+        if ev.returncode or ev.stderr.strip():
+            fail.append(f"rank {r}: otf2-print: exit {ev.returncode}, {ev.stderr.strip()[:300]}")
+        if not re.search(r"MPISCOPE::TRACE_COMPLETE\s*\n\s*Property value\s+false", props.stdout):
+            fail.append(f"rank {r}: not marked MPISCOPE::TRACE_COMPLETE=false")
+        sends = len(re.findall(r"^MPI_SEND .*Length: 400$", ev.stdout, re.M))
+        recvs = len(re.findall(r"^MPI_RECV .*Length: 400$", ev.stdout, re.M))
+        if r < 2 and (sends, recvs) != (5, 5):
+            fail.append(f"rank {r}: {sends} MPI_SEND and {recvs} MPI_RECV of 400 bytes, expected 5 and 5")
+        m = re.search(r"MPISCOPE::INCOMPLETE_REASON\s*\n\s*Property value\s+(.*)", props.stdout)
+        print(f"rank {r}: partial trace, {sends} sends, {recvs} receives, reason {m and m.group(1)}")
+        if r == dead and reason != "none" and not (m and re.search(reason, m.group(1))):
+            fail.append(f"rank {r}: reason {m and m.group(1)!r}, expected {reason!r}")
+    if reason == "none" and dead in have:
+        fail.append(f"rank {dead} has a partial trace although SIGKILL allows none")
+    if reason != "none" and dead not in have:
+        fail.append(f"rank {dead} has no partial trace")
 
 
 if mode == "profile":

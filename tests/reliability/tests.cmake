@@ -27,7 +27,7 @@ endforeach()
 # kills them with SIGKILL (they are reported missing).
 foreach(f IN LISTS MSC_FLAVORS)
   set(lib ${CMAKE_BINARY_DIR}/${MSC_LIBDIR_REL}/${f}/libmpiscope.so)
-  foreach(mode profile)
+  foreach(mode profile trace)
     foreach(case "segv;SEGV;1:SEGV" "term;TERM;1:TERM" "abort;MPI_Abort;1:MPI_Abort" "kill;none;")
       list(GET case 0 how)
       list(GET case 1 reason)
