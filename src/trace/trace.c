@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../core/clock.h"
@@ -114,7 +115,8 @@ static OTF2_ErrorCode on_error(void *ud, const char *file, uint64_t line, const 
     char msg[512];
     vsnprintf(msg, sizeof msg, fmt ? fmt : "", va);
     char what[700];
-    snprintf(what, sizeof what, "OTF2 error %s (%s)", OTF2_Error_GetName(code), msg);
+    snprintf(what, sizeof what, "OTF2 error %s: %s (%s)", OTF2_Error_GetName(code),
+             OTF2_Error_GetDescription(code), msg);
     fail(what);
     return code;
 }
@@ -963,13 +965,31 @@ static void trace_finalize(void)
     trc_defs_write(archive, locs, nlocs, sync_time, sync_offset, sync_dev, complete);
     if (OTF2_Archive_Close(archive) != OTF2_SUCCESS) complete = 0;
     archive = NULL;
+    /* A failed write (full disk) can leave the anchor file empty: a reader
+     * would take the directory for a trace and fail on it. Rank 0 moves
+     * such an archive out of the way once every rank has closed. */
+    PMPI_Allreduce(MPI_IN_PLACE, &complete, 1, MPI_INT, MPI_LAND, msc_g.comm);
+    bool moved = false;
+    if (!complete && msc_g.world_rank == 0) {
+        char anchor[PATH_MAX + 32], from[PATH_MAX + 16], to[PATH_MAX + 32];
+        snprintf(anchor, sizeof anchor, "%s/trace/traces.otf2", msc_g.outdir);
+        snprintf(from, sizeof from, "%s/trace", msc_g.outdir);
+        snprintf(to, sizeof to, "%s/trace.unreadable", msc_g.outdir);
+        struct stat st;
+        if ((stat(anchor, &st) != 0 || st.st_size == 0) && rename(from, to) == 0) {
+            moved = true;
+            msc_warn("trace: the archive could not be written (see above); what there is was "
+                     "moved to %s", to);
+        }
+    }
     free(locs);
     uint64_t fl = atomic_load(&flushes);
     if (fl && msc_g.world_rank == 0)
         msc_warn("trace: the event buffer of rank 0 was flushed to disk %llu times during the "
                  "run (MPISCOPE_TRACE_BUFFER)", (unsigned long long)fl);
-    if (!complete && msc_g.world_rank == 0)
-        msc_warn("trace: the trace in %s/trace is incomplete", msc_g.outdir);
+    if (!complete && !moved && msc_g.world_rank == 0)
+        msc_warn("trace: the trace in %s/trace is incomplete (MPISCOPE::TRACE_COMPLETE=false)",
+                 msc_g.outdir);
 }
 
 /* --- A rank going down (emergency.c) ----------------------------------------- */

@@ -57,3 +57,15 @@ foreach(f IN LISTS MSC_FLAVORS)
   set_tests_properties(${name} PROPERTIES TIMEOUT 120 LABELS "mpi;${f};reliability"
     ENVIRONMENT "MSC_TEST_EMERGENCY_HANG=1;MSC_MPIRUN=${MSC_${f}_MPIRUN};MSC_LIB=${CMAKE_BINARY_DIR}/${MSC_LIBDIR_REL}/${f}/libmpiscope.so;MSC_OUT=${MSC_TEST_OUT}/${f}_reliability_profile_watchdog")
 endforeach()
+
+# The output file system fills up (a tmpfs mounted by the test; skipped when
+# mounting is not permitted).
+foreach(f IN LISTS MSC_FLAVORS)
+  foreach(mode profile trace)
+    add_test(NAME ${f}/reliability/disk-full-${mode}
+      COMMAND ${CMAKE_CURRENT_LIST_DIR}/disk-full.sh ${f} ${MSC_TEST_BIN}/${f}/dies ${mode})
+    set_tests_properties(${f}/reliability/disk-full-${mode} PROPERTIES TIMEOUT 120
+      LABELS "mpi;${f};reliability"
+      ENVIRONMENT "MSC_MPIRUN=${MSC_${f}_MPIRUN};MSC_LIB=${CMAKE_BINARY_DIR}/${MSC_LIBDIR_REL}/${f}/libmpiscope.so;MSC_OUT=${MSC_TEST_OUT}/${f}_reliability_disk_full_${mode}")
+  endforeach()
+endforeach()
