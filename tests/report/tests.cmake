@@ -20,7 +20,18 @@ foreach(f IN LISTS MSC_FLAVORS)
   msc_mpi_test(${f} report/html NP ${np} PROGRAM report_waits ARGS 20 TIMEOUT 180
     ENV MPISCOPE_MODE=profile,trace MPISCOPE_QUIET=1
     CHECK "${rep_py} ${CMAKE_CURRENT_LIST_DIR}/check_html.py $MPISCOPE_OUTPUT ${rep_cli}")
+  # Chrome trace-event JSON: slices nest, flows match, the program's calls and messages.
+  msc_mpi_test(${f} report/export-chrome NP ${np} PROGRAM report_waits ARGS 5 TIMEOUT 120
+    ENV MPISCOPE_MODE=trace MPISCOPE_QUIET=1
+    CHECK "${rep_py} ${CMAKE_CURRENT_LIST_DIR}/check_export.py $MPISCOPE_OUTPUT ${np} ${rep_cli}")
 endforeach()
+# mpiscope diff on two committed profiles (B: receives twice as slow, barriers
+# twice as fast, a new function): the output is compared with the expected text.
+add_test(NAME report/diff
+  COMMAND sh -c "cd ${CMAKE_CURRENT_LIST_DIR} && ${rep_cli} diff data/diff-a.json data/diff-b.json --limit 5 | diff -u data/diff-expected.txt -")
+add_test(NAME report/diff-usage
+  COMMAND sh -c "${rep_cli} diff only-one; a=$?; ${rep_cli} diff ${CMAKE_CURRENT_LIST_DIR}/data/diff-a.json /nonexistent; b=$?; test $a = 2 && test $b = 1")
+set_tests_properties(report/diff report/diff-usage PROPERTIES TIMEOUT 30 LABELS report)
 if(openmpi IN_LIST MSC_FLAVORS)
   # Without a trace: the profile's plots, no wait-state section.
   msc_mpi_test(openmpi report/html-profile-only NP 3 PROGRAM report_waits ARGS 5 TIMEOUT 180

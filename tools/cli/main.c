@@ -27,7 +27,10 @@ static void print_usage(FILE *out)
             "Commands:\n"
             "  run [options] -- <launcher> ... <program> [args]\n"
             "                    run an MPI program with the tool loaded into every rank\n"
-            "  report DIR        summarize the results in DIR\n"
+            "  report DIR        summarize the results in DIR (--html: one HTML page)\n"
+            "  export --chrome DIR\n"
+            "                    the trace as Chrome trace-event JSON (Perfetto)\n"
+            "  diff A B          compare two profiles\n"
             "  help [command]    show this help, or a command's\n"
             "\n"
             "Options:\n"
@@ -56,12 +59,14 @@ static int help_for(const char *command)
     char *argv[] = {help, NULL};
     if (strcmp(command, "run") == 0) return msc_cmd_run(1, argv);
     if (strcmp(command, "report") == 0) return msc_cmd_report_all(1, argv);
+    if (strcmp(command, "export") == 0) return msc_cmd_export(1, argv);
+    if (strcmp(command, "diff") == 0) return msc_cmd_diff(1, argv);
     if (strcmp(command, "help") == 0) {
         print_usage(stdout);
         return 0;
     }
-    fprintf(stderr, "mpiscope help: no command is named '%s'; the commands are run, report and "
-                    "help\n",
+    fprintf(stderr, "mpiscope help: no command is named '%s'; the commands are export, diff, run, "
+                    "report and help\n",
             command);
     return 2;
 }
@@ -84,20 +89,22 @@ int main(int argc, char **argv)
             return 0;
         }
         if (argc > 3) {
-            fprintf(stderr, "mpiscope help: give one command (run, report or help)\n");
+            fprintf(stderr, "mpiscope help: give one command (run, report, export, diff or help)\n");
             return 2;
         }
         return help_for(argv[2]);
     }
     if (strcmp(command, "run") == 0) return msc_cmd_run(argc - 2, argv + 2);
     if (strcmp(command, "report") == 0) return msc_cmd_report_all(argc - 2, argv + 2);
+    if (strcmp(command, "export") == 0) return msc_cmd_export(argc - 2, argv + 2);
+    if (strcmp(command, "diff") == 0) return msc_cmd_diff(argc - 2, argv + 2);
     if (command[0] == '-')
         fprintf(stderr, "mpiscope: unknown option '%s'; the options are -h/--help and "
-                        "-V/--version, or a command: run, report, help\n",
+                        "-V/--version, or a command: run, report, export, diff, help\n",
                 command);
     else
-        fprintf(stderr, "mpiscope: no command is named '%s'; the commands are run, report and "
-                        "help (see mpiscope --help)\n",
+        fprintf(stderr, "mpiscope: no command is named '%s'; the commands are export, diff, run, "
+                        "report and help (see mpiscope --help)\n",
                 command);
     return 2;
 }
