@@ -7,8 +7,7 @@
  *
  * The profile text is report.c's (the renderer of profile.txt, so that part
  * is that file byte for byte). When DIR has a trace (DIR/trace/traces.otf2),
- * the wait states follow: they are computed once (waitstate.c, or the MPI
- * program waitstate_mpi for traces with many locations), written to
+ * the wait states follow: they are computed once (waitstate.c), written to
  * DIR/waitstates.json, and read from there while that file is newer than
  * the trace. --html writes DIR/report.html (report_html.c) instead of text.
  *
@@ -46,8 +45,8 @@ static void usage(FILE *o)
             "  --no-waitstates     skip the trace analysis\n"
             "  --reanalyze         analyse the trace again even if waitstates.json is current\n"
             "  --parallel-locations N\n"
-            "                      analyse under MPI when the trace has at least N locations\n"
-            "                      (default 64; 0: never). Needs the run's MPI's launcher.\n");
+            "                      reserved for the analysis under MPI (not implemented yet:\n"
+            "                      every trace is analysed in this process)\n");
 }
 
 char *msc_slurp(const char *path, size_t *len)

@@ -36,8 +36,8 @@
  *    - Early Reduce (Reduce, Gather(v)): the root entered before the first
  *      other member: min(first other enter, leave) - root.enter.
  *
- * Memory: about 40 bytes per MPI call and 16 per message end. Large traces
- * can be analysed by the MPI program waitstate_mpi (docs/report.md).
+ * Memory: about 40 bytes per MPI call and 16 per message end, all in this
+ * process (the analysis under MPI is not written yet, docs/report.md).
  */
 #include "waitstate.h"
 
@@ -120,7 +120,13 @@ typedef struct {
     int32_t a, b; /* groups; b = -1: intracommunicator */
 } ws_comm_t;
 
+#define WS_SITE_CACHE 1024
 typedef struct {
+    uint32_t parent, region, scl, site;
+} ws_sc_t;
+
+typedef struct {
+    ws_sc_t site_cache[WS_SITE_CACHE];
     /* definitions */
     VEC(char *) strings;
     VEC(uint32_t) region_name; /* by region ref: string ref */
@@ -346,7 +352,17 @@ static OTF2_CallbackCode e_enter(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_
             scl = s;
     }
     uint32_t parent = l->stack.n ? l->stack.v[l->stack.n - 1].site : UINT32_MAX;
-    uint32_t site = site_of(c, parent, region, scl);
+    /* Most Enters repeat a recent (parent, region): a direct-mapped cache
+     * in front of the hash table. */
+    uint32_t slot = (parent * 2654435761u ^ region * 40503u ^ scl) & (WS_SITE_CACHE - 1);
+    ws_sc_t *e = &c->site_cache[slot];
+    uint32_t site;
+    if (e->site != UINT32_MAX && e->parent == parent && e->region == region && e->scl == scl) {
+        site = e->site;
+    } else {
+        site = site_of(c, parent, region, scl);
+        *e = (ws_sc_t){parent, region, scl, site};
+    }
     int64_t call = -1;
     if (region < c->region_mpi.n && c->region_mpi.v[region]) {
         call = (int64_t)l->calls.n;
@@ -619,6 +635,7 @@ ws_result_t *ws_analyze(const char *anchor, bool progress, char *err, size_t err
     ws_ctx_t *c = calloc(1, sizeof *c);
     c->scl_attr = UINT32_MAX;
     c->resolution = 1000000000u;
+    for (int i = 0; i < WS_SITE_CACHE; i++) c->site_cache[i].site = UINT32_MAX;
     OTF2_GlobalDefReader *gd = OTF2_Reader_GetGlobalDefReader(rd);
     if (!gd) {
         snprintf(err, errlen, "%s has no global definitions", anchor);
