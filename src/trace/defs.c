@@ -569,6 +569,11 @@ void trc_defs_write(OTF2_Archive *archive, const trc_loc_t *locs, int nlocs,
                     const double sync_dev[2], bool complete)
 {
     int rank = msc_g.world_rank, size = msc_g.world_size;
+    /* The worst error bound of any rank's clock synchronization (half its
+     * shortest round trip, ns): readers comparing times across ranks must
+     * allow this much. */
+    double sync_err = sync_dev[0] > sync_dev[1] ? sync_dev[0] : sync_dev[1], sync_err_max = 0;
+    PMPI_Reduce(&sync_err, &sync_err_max, 1, MPI_DOUBLE, MPI_MAX, 0, msc_g.comm);
     buf_t b = {0};
     pthread_mutex_lock(&lock);
     int nc = ncomms, nr = atomic_load(&nregions), nm = atomic_load(&nmetrics);
@@ -695,6 +700,9 @@ void trc_defs_write(OTF2_Archive *archive, const trc_loc_t *locs, int nlocs,
             mcounts[r] = (int)used - mdispls[r];
         }
         OTF2_Archive_SetCreator(archive, "mpiscope " MSC_MPI_NAME);
+        char err_text[32];
+        snprintf(err_text, sizeof err_text, "%.0f", sync_err_max);
+        OTF2_Archive_SetProperty(archive, "MPISCOPE::CLOCK_SYNC_ERROR_NS", err_text, true);
         if (!complete)
             OTF2_Archive_SetProperty(archive, "MPISCOPE::TRACE_COMPLETE", "false", true);
         else
