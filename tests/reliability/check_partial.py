@@ -2,7 +2,8 @@
 """After a job in which rank <dead> went down (tests/reliability/dies.c run
 with "calls"): checks what the tool left in the output directory.
 
-  check_partial.py <dir> <mode: profile|trace> <dead rank> <reason|none> <np> <report program>
+  check_partial.py <dir> <mode: profile|trace> <dead rank> <reason|none> <np> <report command>
+(the report command is split like a shell would, e.g. "build/bin/mpiscope report")
 
 profile: every profile.rank<R>.incomplete.json says scope rank-incomplete and
 why, and holds the 5 MPI_Sendrecv of 400 bytes each way that ranks 0 and 1
@@ -18,6 +19,7 @@ import glob
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 
@@ -53,7 +55,7 @@ def check_profile():
         fail.append(f"rank {dead} has no partial profile (files: {files})")
     elif not re.search(reason, ranks[dead]["incomplete"]["reason"]):
         fail.append(f"rank {dead}: reason {ranks[dead]['incomplete']['reason']!r}, expected {reason!r}")
-    rep = subprocess.run([report, out], capture_output=True, text=True)
+    rep = subprocess.run(shlex.split(report) + [out], capture_output=True, text=True)
     text = rep.stdout
     if not files and not glob.glob(os.path.join(out, "rank-*.incomplete")):
         # Every rank killed without notice (MPICH after a SIGKILL): nothing

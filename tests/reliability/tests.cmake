@@ -39,7 +39,7 @@ foreach(f IN LISTS MSC_FLAVORS)
       set(name ${f}/reliability/${mode}-${how})
       add_test(NAME ${name}
         COMMAND ${CMAKE_CURRENT_LIST_DIR}/partial.sh ${f} 2 ${MSC_TEST_BIN}/${f}/dies ${how} ${mode}
-                1 ${reason} ${MSC_TEST_BIN}/msc_profile_report ${notes})
+                1 ${reason} "${CMAKE_BINARY_DIR}/bin/mpiscope report" ${notes})
       set_tests_properties(${name} PROPERTIES TIMEOUT 120 LABELS "mpi;${f};reliability"
         ENVIRONMENT "MSC_MPIRUN=${MSC_${f}_MPIRUN};MSC_LIB=${lib};MSC_OUT=${MSC_TEST_OUT}/${f}_reliability_${mode}_${how}")
     endforeach()
@@ -53,7 +53,7 @@ foreach(f IN LISTS MSC_FLAVORS)
   set(name ${f}/reliability/profile-watchdog)
   add_test(NAME ${name}
     COMMAND ${CMAKE_CURRENT_LIST_DIR}/partial.sh ${f} 2 ${MSC_TEST_BIN}/${f}/dies segv profile
-            1 none ${MSC_TEST_BIN}/msc_profile_report 1:SEGV)
+            1 none "${CMAKE_BINARY_DIR}/bin/mpiscope report" 1:SEGV)
   set_tests_properties(${name} PROPERTIES TIMEOUT 120 LABELS "mpi;${f};reliability"
     ENVIRONMENT "MSC_TEST_EMERGENCY_HANG=1;MSC_MPIRUN=${MSC_${f}_MPIRUN};MSC_LIB=${CMAKE_BINARY_DIR}/${MSC_LIBDIR_REL}/${f}/libmpiscope.so;MSC_OUT=${MSC_TEST_OUT}/${f}_reliability_profile_watchdog")
 endforeach()

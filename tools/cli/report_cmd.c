@@ -15,6 +15,7 @@
  * report program), so this file wraps it rather than growing it.
  */
 #include <errno.h>
+#include <glob.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -164,6 +165,25 @@ msc_json_doc_t *msc_report_waitstates(const char *dir, bool reanalyze, long para
     return d;
 }
 
+/* True if `dir` holds what a run cut short leaves: per-rank partial profiles
+ * (profile.rank<R>.incomplete.json, profile.rank<R>.flush<K>.json) or the
+ * core's rank-<N>.incomplete notes. */
+static bool has_partial_profile(const char *dir)
+{
+    if (!dir) return false;
+    static const char *const patterns[] = {"%s/profile.rank*.json", "%s/rank-*.incomplete"};
+    for (size_t i = 0; i < sizeof patterns / sizeof patterns[0]; i++) {
+        char pat[4200];
+        snprintf(pat, sizeof pat, patterns[i], dir);
+        glob_t g;
+        int rc = glob(pat, 0, NULL, &g);
+        size_t n = rc == 0 ? g.gl_pathc : 0;
+        globfree(&g);
+        if (n > 0) return true;
+    }
+    return false;
+}
+
 int msc_cmd_report_all(int argc, char **argv)
 {
     const char *target = NULL, *html_out = NULL;
@@ -222,6 +242,16 @@ int msc_cmd_report_all(int argc, char **argv)
     snprintf(anchor, sizeof anchor, "%s/trace/traces.otf2", target);
     bool has_profile = access(profile, R_OK) == 0;
     bool has_trace = is_dir && access(anchor, R_OK) == 0;
+    if (!has_profile && is_dir && !html && (has_partial_profile(target) || !has_trace)) {
+        /* A run cut short: report.c merges the ranks' partial files and says
+         * which ranks are missing and why (or that there is nothing). */
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s", target);
+        pass[npass++] = dir;
+        int rc = msc_cmd_report(npass, pass);
+        free(pass);
+        return rc;
+    }
     if (!has_profile && !has_trace) {
         fprintf(stderr, "mpiscope report: %s has neither profile.json nor a trace "
                         "(trace/traces.otf2)\n", target);
