@@ -1,7 +1,10 @@
 /* Request table implementation: 64 stripes chosen by a hash of the handle
  * (MPI_Request is a pointer in Open MPI and an int in MPICH, so the handle's
- * bytes are hashed), each a small chained hash table with a fixed pool of
- * entries and its own mutex. A completion call locks one stripe per
+ * bytes are hashed), each a small chained hash table with its own mutex. The
+ * entries come from one pool of exactly MPISCOPE_MAX_REQUESTS, with its own
+ * lock (taken after a stripe's, held for a pointer swap), so the bound is the
+ * setting whatever the handles hash to: per-stripe pools would drop requests
+ * while the table still had room. A completion call locks one stripe per
  * completed request; nothing here runs for calls that involve no request.
  */
 #include "requests.h"
@@ -25,11 +28,11 @@ typedef struct entry {
 typedef struct {
     pthread_mutex_t lock;
     entry_t *bucket[BUCKETS];
-    entry_t *free_list;
-    entry_t *pool;
 } stripe_t;
 
 static stripe_t stripes[STRIPES];
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static entry_t *pool, *free_list;   /* MPISCOPE_MAX_REQUESTS entries; the unused ones */
 static _Atomic uint64_t dropped, pending, next_id = 1;
 static bool ready;
 
@@ -50,18 +53,14 @@ static bool same(MPI_Request a, MPI_Request b)
 bool msc_requests_init(int capacity)
 {
     if (ready) return true;
-    int per = capacity / STRIPES;
-    if (per < 4) per = 4;
-    for (int s = 0; s < STRIPES; s++) {
-        stripe_t *st = &stripes[s];
-        pthread_mutex_init(&st->lock, NULL);
-        st->pool = calloc((size_t)per, sizeof *st->pool);
-        if (!st->pool) return false;
-        for (int i = 0; i < per; i++) {
-            st->pool[i].next = st->free_list;
-            st->free_list = &st->pool[i];
-        }
+    if (capacity < 1) capacity = 1;
+    pool = calloc((size_t)capacity, sizeof *pool);
+    if (!pool) return false;
+    for (int i = capacity - 1; i >= 0; i--) {
+        pool[i].next = free_list;
+        free_list = &pool[i];
     }
+    for (int s = 0; s < STRIPES; s++) pthread_mutex_init(&stripes[s].lock, NULL);
     ready = true;
     return true;
 }
@@ -86,9 +85,11 @@ static void insert(MPI_Request r, const msc_req_info_t *info)
     entry_t **p = slot_of(st, h, r);
     entry_t *e = *p;
     if (!e) {
-        e = st->free_list;
+        pthread_mutex_lock(&pool_lock);
+        e = free_list;
+        if (e) free_list = e->next;
+        pthread_mutex_unlock(&pool_lock);
         if (e) {
-            st->free_list = e->next;
             e->next = NULL;
             e->key = r;
             *p = e;
@@ -118,8 +119,10 @@ static bool lookup(MPI_Request r, int what, msc_req_info_t *out)
         if (what == LOOKUP_COMPLETE) e->info.active = 0;
         if (remove) {
             *p = e->next;
-            e->next = st->free_list;
-            st->free_list = e;
+            pthread_mutex_lock(&pool_lock);
+            e->next = free_list;
+            free_list = e;
+            pthread_mutex_unlock(&pool_lock);
             atomic_fetch_sub_explicit(&pending, 1, memory_order_relaxed);
         }
     }

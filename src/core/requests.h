@@ -9,10 +9,11 @@
  * actually transferred. Persistent requests stay in the table until freed and
  * are marked active by MPI_Start/MPI_Startall. Modules never touch the table.
  *
- * The table is split into stripes, each with its own lock and a fixed pool of
- * entries: requests may be created by one thread and completed by another,
- * and memory is bounded (MPISCOPE_MAX_REQUESTS). A request that does not fit
- * is counted as dropped; its completion is then reported as unknown.
+ * The table is split into stripes, each with its own lock, sharing one fixed
+ * pool of entries: requests may be created by one thread and completed by
+ * another, and memory is bounded (MPISCOPE_MAX_REQUESTS pending requests,
+ * exactly). A request that does not fit is counted as dropped; its
+ * completion is then reported as unknown.
  */
 #ifndef MSC_CORE_REQUESTS_H
 #define MSC_CORE_REQUESTS_H

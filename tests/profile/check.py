@@ -15,6 +15,7 @@ import sys
 test, out, source, nranks, report = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
 schema_path = os.path.join(os.environ.get("MSC_SOURCE_DIR", "."), "docs", "profile-schema.json")
 failures = []
+text_has = []   # lines profile.txt must contain
 
 
 def expect(what, got, want):
@@ -80,9 +81,12 @@ validate(doc, "profile.json")
 expect("schema_version", doc["schema_version"], 1)
 expect("ranks", doc["ranks"], nranks)
 expect("per_rank entries", len(doc["per_rank"]), nranks)
+# MPI time is summed over a rank's threads: with 4 threads in MPI at once
+# (threads.c, plus the main thread) it may exceed the wall time 5-fold.
+threads = 5 if test == "threads" else 1
 for r in doc["per_rank"]:
-    if not (0 < r["mpi_ns"] <= r["profiled_ns"] <= r["wall_ns"]):
-        failures.append(f"rank {r['rank']}: expected 0 < mpi_ns <= profiled_ns <= wall_ns: {r}")
+    if not (0 < r["mpi_ns"] <= threads * r["profiled_ns"] and r["profiled_ns"] <= r["wall_ns"]):
+        failures.append(f"rank {r['rank']}: expected 0 < mpi_ns <= {threads} x profiled_ns, profiled_ns <= wall_ns: {r}")
 
 n = nranks
 if test == "pingpong":
@@ -186,12 +190,81 @@ elif test == "pcontrol":
         expect(f"{name} MPI_Barrier calls", fn(flush, "MPI_Barrier")["calls"], 3)
         if not os.path.exists(os.path.join(out, f"profile.rank{r}.flush0.txt")):
             failures.append(f"profile.rank{r}.flush0.txt missing")
+elif test == "sites":
+    # MPISCOPE_PROFILE_SITES=16: 20 sites per rank, 3 passes (sites.c).
+    b = fn(doc, "MPI_Barrier")
+    expect("MPI_Barrier calls (function rows count every call)", b["calls"], 60 * n)
+    expect("dropped.callsite_calls", doc["dropped"]["callsite_calls"], 12 * n)
+    expect("dropped.callsites_merged", doc["dropped"]["callsites_merged"], 16 * (n - 1))
+    expect("call sites kept", len(doc["callsites"]), 16)
+    expect("calls at the kept sites", sum(x["calls"] for x in doc["callsites"]), 48)
+    text_has.append(f"  {12 * n} calls without a call site: a thread's table was full (MPISCOPE_PROFILE_SITES)")
+    if n > 1:
+        text_has.append(f"  {16 * (n - 1)} call sites left out of the merged report (MPISCOPE_PROFILE_SITES)")
+elif test == "matrix-ranks":
+    # MPISCOPE_PROFILE_MATRIX_RANKS below the world size: no matrix at all.
+    limit = int(os.environ["MPISCOPE_PROFILE_MATRIX_RANKS"])
+    expect("matrix.recorded", doc["matrix"]["recorded"], False)
+    expect("matrix.ranks_limit", doc["matrix"]["ranks_limit"], limit)
+    expect("matrix pairs", doc["matrix"]["pairs"], [])
+    expect("MPI_Send calls", fn(doc, "MPI_Send")["calls"], n * (n - 1))
+    text_has.append(f"  not recorded: more than {limit} ranks (MPISCOPE_PROFILE_MATRIX_RANKS)")
+elif test == "matrix-pairs":
+    # MPISCOPE_PROFILE_MATRIX_PAIRS=16 with 4 ranks: 12 p2p pairs (all heavier)
+    # and 12 collective pairs of 4 bytes; the 8 collective pairs last in
+    # (from, to) order are left out.
+    p2p_want = {(i, j): (1, 1000 * (4 * i + j + 1)) for i in range(n) for j in range(n) if i != j}
+    coll_all = sorted((i, j) for i in range(n) for j in range(n) if i != j)
+    keep = 16 - len(p2p_want)
+    expect("p2p matrix", pairs(doc, "p2p"), p2p_want)
+    expect("collective matrix", pairs(doc, "collective"), {k: (1, 4) for k in coll_all[:keep]})
+    omitted = len(coll_all) - keep
+    expect("matrix.omitted", doc["matrix"]["omitted"], {"pairs": omitted, "messages": omitted, "bytes": 4 * omitted})
+    expect("matrix.pairs_limit", doc["matrix"]["pairs_limit"], 16)
+    text_has.append(f"  {omitted} lighter pairs left out (MPISCOPE_PROFILE_MATRIX_PAIRS): {omitted} messages, {4 * omitted} bytes")
+elif test == "requests":
+    # MPISCOPE_MAX_REQUESTS=64: 100 pending Irecvs per rank, then 50 (requests.c).
+    irecv = fn(doc, "MPI_Irecv")
+    expect("MPI_Irecv calls", irecv["calls"], 150 * n)
+    expect("MPI_Irecv bytes_recv (tracked requests only)", irecv["bytes_recv"], (64 + 50) * 8 * n)
+    expect("MPI_Send bytes_sent", fn(doc, "MPI_Send")["bytes_sent"], 150 * 8 * n)
+    expect("dropped.requests", doc["dropped"]["requests"], 36 * n)
+    expect("irecv site calls", site(doc, "MPI_Irecv", "irecv").get("calls"), 150 * n)
+    text_has.append(f"  {36 * n} requests not tracked: their received bytes are unknown (MPISCOPE_MAX_REQUESTS)")
+elif test == "perrank":
+    rows = {x["rank"]: {f["name"]: f for f in x["functions"]} for x in doc.get("per_rank_functions", [])}
+    expect("per_rank_functions ranks", sorted(rows), list(range(n)))
+    for r in range(n):
+        prev = (r + n - 1) % n
+        got = rows.get(r, {})
+        s_, r_ = got.get("MPI_Send", {}), got.get("MPI_Recv", {})
+        expect(f"rank {r} MPI_Send calls/bytes", (s_.get("calls"), s_.get("bytes_sent")),
+               (r + 1, (r + 1) * 100 * (r + 1)))
+        expect(f"rank {r} MPI_Recv calls/bytes", (r_.get("calls"), r_.get("bytes_recv")),
+               (prev + 1, (prev + 1) * 100 * (prev + 1)))
+        if s_.get("time_ns", 0) <= 0:
+            failures.append(f"rank {r}: MPI_Send time_ns {s_.get('time_ns')!r}, expected > 0")
+    total = sum(r + 1 for r in range(n))
+    expect("MPI_Send calls (all ranks)", fn(doc, "MPI_Send")["calls"], total)
+elif test == "threads":
+    calls = sum(25 + t for t in range(4))
+    byts = sum((25 + t) * 8 * (t + 1) for t in range(4))
+    sr = fn(doc, "MPI_Sendrecv")
+    expect("MPI_Sendrecv calls", sr["calls"], calls * n)
+    expect("MPI_Sendrecv bytes", (sr["bytes_sent"], sr["bytes_recv"]), (byts * n, byts * n))
+    expect("MPI_Sendrecv histogram", hist(sr), {4: 25 * n, 5: (26 + 27) * n, 6: 28 * n})
+    expect("sendrecv site calls", site(doc, "MPI_Sendrecv", "sendrecv").get("calls"), calls * n)
+    expect("MPI_Comm_dup calls", fn(doc, "MPI_Comm_dup")["calls"], 4 * n)
+    expect("p2p matrix", pairs(doc, "p2p"), {(r, (r + 1) % n): (calls, byts) for r in range(n)})
 else:
     failures.append(f"unknown test {test}")
 
 # The report program prints profile.txt again from profile.json alone.
 with open(os.path.join(out, "profile.txt")) as f:
     text = f.read()
+for line in text_has:
+    if line + "\n" not in text:
+        failures.append(f"profile.txt lacks the line {line!r}")
 again = subprocess.run([report, out], capture_output=True, text=True)
 expect("report exit code", again.returncode, 0)
 if again.stdout != text:

@@ -25,4 +25,34 @@ foreach(f IN LISTS MSC_FLAVORS)
   msc_mpi_test(${f} profile/pingpong-depth2 NP 2 PROGRAM profile_pingpong TIMEOUT 60
     ENV MPISCOPE_QUIET=1 MPISCOPE_CALLSITE_DEPTH=2
     CHECK "${msc_profile_check} pingpong $MPISCOPE_OUTPUT ${CMAKE_CURRENT_LIST_DIR}/pingpong.c 2 ${MSC_TEST_BIN}/msc_profile_report")
+
+  # Budgets (issue 10): each one driven past its limit; the run succeeds and
+  # profile.json and profile.txt give the exact numbers left out.
+  msc_mpi_program(${f} profile_sites SOURCES sites.c)
+  msc_mpi_test(${f} profile/bound-sites NP ${np} PROGRAM profile_sites TIMEOUT 60
+    ENV MPISCOPE_QUIET=1 MPISCOPE_PROFILE_SITES=16
+    CHECK "${msc_profile_check} sites $MPISCOPE_OUTPUT ${CMAKE_CURRENT_LIST_DIR}/sites.c ${np} ${MSC_TEST_BIN}/msc_profile_report")
+  msc_mpi_program(${f} profile_matrix SOURCES matrix.c)
+  math(EXPR below "${np} - 1")
+  msc_mpi_test(${f} profile/bound-matrix-ranks NP ${np} PROGRAM profile_matrix TIMEOUT 60
+    ENV MPISCOPE_QUIET=1 MPISCOPE_PROFILE_MATRIX_RANKS=${below}
+    CHECK "${msc_profile_check} matrix-ranks $MPISCOPE_OUTPUT ${CMAKE_CURRENT_LIST_DIR}/matrix.c ${np} ${MSC_TEST_BIN}/msc_profile_report")
+  # The pair budget cannot go below 16, which 2 ranks (4 pairs at most) never
+  # reach: this one runs 4 ranks on MPICH too (a short program; it busy-polls).
+  msc_mpi_test(${f} profile/bound-matrix-pairs NP 4 PROGRAM profile_matrix TIMEOUT 120
+    ENV MPISCOPE_QUIET=1 MPISCOPE_PROFILE_MATRIX_PAIRS=16
+    CHECK "${msc_profile_check} matrix-pairs $MPISCOPE_OUTPUT ${CMAKE_CURRENT_LIST_DIR}/matrix.c 4 ${MSC_TEST_BIN}/msc_profile_report")
+  msc_mpi_program(${f} profile_requests SOURCES requests.c)
+  msc_mpi_test(${f} profile/bound-requests NP ${np} PROGRAM profile_requests TIMEOUT 60
+    ENV MPISCOPE_QUIET=1 MPISCOPE_MAX_REQUESTS=64
+    CHECK "${msc_profile_check} requests $MPISCOPE_OUTPUT ${CMAKE_CURRENT_LIST_DIR}/requests.c ${np} ${MSC_TEST_BIN}/msc_profile_report")
+  msc_mpi_program(${f} profile_perrank SOURCES perrank.c)
+  msc_mpi_test(${f} profile/per-rank NP ${np} PROGRAM profile_perrank TIMEOUT 60
+    ENV MPISCOPE_QUIET=1 MPISCOPE_PROFILE_PER_RANK=1
+    CHECK "${msc_profile_check} perrank $MPISCOPE_OUTPUT ${CMAKE_CURRENT_LIST_DIR}/perrank.c ${np} ${MSC_TEST_BIN}/msc_profile_report")
+  # Four threads under MPI_THREAD_MULTIPLE, each on its own communicator.
+  msc_mpi_program(${f} profile_threads SOURCES threads.c)
+  msc_mpi_test(${f} profile/threads NP ${np} PROGRAM profile_threads TIMEOUT 90
+    ENV MPISCOPE_QUIET=1
+    CHECK "${msc_profile_check} threads $MPISCOPE_OUTPUT ${CMAKE_CURRENT_LIST_DIR}/threads.c ${np} ${MSC_TEST_BIN}/msc_profile_report")
 endforeach()
