@@ -2,6 +2,7 @@
  * counted exactly, with no lost update and no deadlock; a level change
  * racing with calls in flight is never lost. */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 
 #include "harness.h"
@@ -53,19 +54,31 @@ static void case_multiple(int argc, char **argv)
 }
 
 /* Workers call MPI in a loop while the main thread turns recording off and
- * on; once it is on for good, every worker's next calls must be counted. */
+ * on; once it is on for good, every worker's next calls must be counted. The
+ * toggling starts once every worker is calling, and goes on until each has
+ * made many calls during it. */
 static atomic_int stop;
+static atomic_long progress[THREADS];
 static pthread_barrier_t quiet;
 
 static void *spinner(void *arg)
 {
-    (void)arg;
-    int r;
-    while (!atomic_load(&stop)) MPI_Comm_rank(MPI_COMM_SELF, &r);
+    int i = (int)(long)arg, r;
+    while (!atomic_load(&stop)) {
+        MPI_Comm_rank(MPI_COMM_SELF, &r);
+        atomic_fetch_add(&progress[i], 1);
+    }
     pthread_barrier_wait(&quiet);
     pthread_barrier_wait(&quiet);
     for (int k = 0; k < K; k++) MPI_Comm_rank(MPI_COMM_SELF, &r);
     return NULL;
+}
+
+/* Waits until every worker has made `n` more calls than `since`. */
+static void wait_progress(const long *since, long n)
+{
+    for (int i = 0; i < THREADS; i++)
+        while (atomic_load(&progress[i]) < since[i] + n) sched_yield();
 }
 
 static void case_pcontrol_race(int argc, char **argv)
@@ -73,12 +86,18 @@ static void case_pcontrol_race(int argc, char **argv)
     init_multiple(&argc, &argv);
     int toggles = argc > 1 ? atoi(argv[1]) : 20000;
     pthread_t t[THREADS];
+    long zero[THREADS] = {0}, start[THREADS];
     pthread_barrier_init(&quiet, NULL, THREADS + 1);
-    for (int i = 0; i < THREADS; i++) pthread_create(&t[i], NULL, spinner, NULL);
+    for (int i = 0; i < THREADS; i++) pthread_create(&t[i], NULL, spinner, (void *)(long)i);
+    wait_progress(zero, 1000);
+    for (int i = 0; i < THREADS; i++) start[i] = atomic_load(&progress[i]);
     for (int i = 0; i < toggles; i++) {
         MPI_Pcontrol(0);
         MPI_Pcontrol(1);
     }
+    MPI_Pcontrol(0);
+    wait_progress(start, 1000); /* every worker saw recording off */
+    MPI_Pcontrol(1);
     atomic_store(&stop, 1);
     pthread_barrier_wait(&quiet);
     long long before = calls("MPI_Comm_rank");
