@@ -28,6 +28,17 @@
  *   HANDLE_NEW    obj obj_class: the address of the new handle (valid after the call)
  *   HANDLE_FREE   obj obj_class: the handle to free (read it before the call)
  *   TYPE_COMMIT   obj obj_class (MSC_OBJ_DATATYPE)
+ *   RMA_PUT, RMA_ACC  win peer (target rank) buf count type (op for RMA_ACC)
+ *   RMA_GET       win peer rbuf rcount rtype
+ *   RMA_FENCE, RMA_PSCW  win (PSCW: Win_post/start/complete/wait, by fn)
+ *   RMA_LOCK, RMA_UNLOCK win, and peer for Win_lock/Win_unlock (not the _all forms)
+ *   IO_WRITE      file buf count type status (offset for the _at forms)
+ *   IO_READ       file rbuf rcount rtype status (offset for the _at forms)
+ *   IO_IWRITE, IO_IREAD  as IO_WRITE/IO_READ with request instead of status
+ *                 (not posted to the request table)
+ *   Window creation and freeing are HANDLE_NEW/HANDLE_FREE with obj_class
+ *   MSC_OBJ_WIN, MPI_File_open/close the same with MSC_OBJ_FILE.
+ *   The Fortran wrappers do not fill win, file and offset yet.
  *   OTHER         nothing beyond the common fields
  * Status pointers are never MPI_STATUS(ES)_IGNORE in the record: the wrapper
  * substitutes the thread's own storage so that modules can always read them.
@@ -92,6 +103,9 @@ typedef struct msc_call {
     MPI_Comm *newcomm;
     void *obj;                /* HANDLE_NEW/HANDLE_FREE/TYPE_COMMIT: address of the handle */
     msc_obj_class_t obj_class;
+    MPI_Win win;              /* RMA kinds: the window */
+    MPI_File file;            /* IO kinds: the file */
+    MPI_Offset offset;        /* IO kinds, _at forms: bytes or etypes, as MPI takes it */
     uint64_t req_id;          /* posting kinds: id of the new request (0: none) */
     msc_done_t *done;         /* completion kinds: what completed (thread scratch) */
     int ndone;
