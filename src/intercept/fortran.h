@@ -78,13 +78,6 @@ static inline MPI_Request msc_f_request(const void *p)
     return PMPI_Request_f2c(*(const MPI_Fint *)p);
 }
 
-/* A Fortran index is 1-based; MPI_UNDEFINED stays as it is. */
-static inline int msc_f_index(const void *p)
-{
-    int i = msc_f_int(p);
-    return i == MPI_UNDEFINED ? i : i - 1;
-}
-
 /* The buffer address a choice argument stands for, in C terms. An assumed-
  * rank (TYPE(*), DIMENSION(..)) dummy of a Fortran procedure arrives as the
  * compiler's array descriptor, whose first member is the base address in
@@ -138,9 +131,41 @@ static inline void msc_f_requests_in(msc_call_t *c, const msc_fbind_t *b, int n,
     if (*statuses == b->statuses_ignore) *statuses = t->scratch_status + n;
 }
 
-/* After the call: the handles, the 0-based indices and the statuses in C.
- * `outcount` (Waitsome, Testsome) says how many statuses and indices there
- * are; without it there are n statuses. */
+/* The base of the indices that a completion call returned: 1 as the
+ * standard says, except where the library returns 0-based ones (MPICH 4.0's
+ * mpi_f08 Waitany, Testany, Waitsome and Testsome: pmodels/mpich#6270, fixed
+ * in 4.1). A request that the call completed has changed (a non-persistent
+ * one is now MPI_REQUEST_NULL), so the base is the one under which all `k`
+ * indices name changed requests; if that tells nothing (persistent requests,
+ * no copies of the handles), the standard's. */
+static inline int msc_f_index_base(const msc_call_t *c, const MPI_Fint *index, int k)
+{
+    if (!c->reqs_in) return 1;
+    for (int base = 1; base >= 0; base--) {
+        int all = 1;
+        for (int i = 0; i < k && all; i++) {
+            int j = index[i] - base;
+            all = j >= 0 && j < c->nreq && c->reqs_in[j] != c->requests[j];
+        }
+        if (all) return base;
+    }
+    return 1;
+}
+
+/* A 0-based index into the call's requests, or MPI_UNDEFINED: the record
+ * never holds one outside [0, nreq). */
+static inline int msc_f_index(const msc_call_t *c, const void *index)
+{
+    MPI_Fint i = *(const MPI_Fint *)index;
+    if (i == MPI_UNDEFINED) return MPI_UNDEFINED;
+    int j = i - msc_f_index_base(c, &i, 1);
+    return j >= 0 && j < c->nreq ? j : MPI_UNDEFINED;
+}
+
+/* After the call: the handles, the statuses and (Waitsome, Testsome) the
+ * 0-based indices in C. `outcount` says how many statuses and indices there
+ * are; without it there are n statuses. The record's outcount counts only
+ * indices within the call's requests. */
 static inline void msc_f_requests_out(msc_call_t *c, const void *reqs, const void *statuses,
                                       const void *outcount, const void *indices)
 {
@@ -150,13 +175,25 @@ static inline void msc_f_requests_out(msc_call_t *c, const void *reqs, const voi
     for (int i = 0; i < n; i++) c->requests[i] = PMPI_Request_f2c(f[i]);
     if (outcount) {
         k = msc_f_int(outcount);
-        if (k == MPI_UNDEFINED || k < 0) k = 0;
+        if (k == MPI_UNDEFINED) return;
+        if (k < 0) k = 0;
         if (k > n) k = n;
     }
     if (indices) {
+        const MPI_Fint *fi = indices;
         int *ci = (int *)(c->thread->scratch_status + 2 * n);
-        for (int i = 0; i < k; i++) ci[i] = ((const MPI_Fint *)indices)[i] - 1;
+        int base = msc_f_index_base(c, fi, k), m = 0;
+        for (int i = 0; i < k; i++) {
+            int j = fi[i] - base;
+            if (j < 0 || j >= n) continue;
+            if (statuses && c->statuses)
+                msc_f_status_out((const MPI_Fint *)statuses + (size_t)i * MSC_F_STATUS_SIZE,
+                                 &c->statuses[m]);
+            ci[m++] = j;
+        }
         c->indices = ci;
+        *c->outcount = m;
+        return;
     }
     if (statuses && c->statuses)
         for (int i = 0; i < k; i++)
