@@ -10,7 +10,7 @@ module msc_check
     c_null_ptr, c_funptr, c_associated, c_f_procpointer
   implicit none
   private
-  public :: expect, expect_calls
+  public :: expect, expect_true, expect_calls
 
   interface
     function dlsym(handle, symbol) bind(C, name="dlsym") result(fn)
@@ -38,6 +38,16 @@ contains
     if (got /= want) then
       write (*, '(a,i0,a,a,a,i0,a,i0)') 'rank ', rank, ': ', what, ': got ', got, &
         ', expected ', want
+      error stop 1
+    end if
+  end subroutine
+
+  subroutine expect_true(rank, what, cond)
+    integer, intent(in) :: rank
+    character(*), intent(in) :: what
+    logical, intent(in) :: cond
+    if (.not. cond) then
+      write (*, '(a,i0,a,a,a)') 'rank ', rank, ': ', what, ': false'
       error stop 1
     end if
   end subroutine

@@ -1,27 +1,45 @@
-# Fortran interception, on both MPIs: the same program through mpif.h,
-# `use mpi` (mpif.F90 with -DMSC_USE_MPI) and `use mpi_f08` (f08.f90), 2 ranks.
+# Fortran interception, on both MPIs, 2 ranks. Two programs, each through
+# mpif.h, `use mpi` (-DMSC_USE_MPI) and `use mpi_f08`:
+#   basic  point-to-point, MPI_Waitall, collectives with MPI_IN_PLACE,
+#          MPI_STATUS(ES)_IGNORE, a region that MPI_Pcontrol(0)/(1) leaves out;
+#   wide   character arguments, MPI_BOTTOM, every completion call, persistent
+#          requests, probes, handles made and freed, MPI_Count forms (MPICH).
 # Each program checks its results and the exact call counts the tool recorded
-# (check.f90) and fails with a message; check.py then checks its profile:
-# bytes, MPI_IN_PLACE, statuses, the matrix and Fortran call sites.
+# (check.f90) and stops with a message otherwise; check.py then checks the
+# profile: bytes, statuses, MPI_IN_PLACE, completions and Fortran call sites.
 set(msc_fortran_check "${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check.py")
 foreach(f IN LISTS MSC_FLAVORS)
   if(NOT MSC_${f}_MPIFC)
     continue()
   endif()
-  foreach(b mpif usempi f08)
-    if(b STREQUAL "f08")
-      set(src f08.f90)
-      set(flags)
-    else()
-      set(src mpif.F90)
-      set(flags)
-      if(b STREQUAL "usempi")
-        set(flags FLAGS -DMSC_USE_MPI)
+  # MPICH has the MPI_Count forms, and a C MPI_Aint_add (Open MPI's is a
+  # macro, so the tool has no function to count its Fortran calls under).
+  set(mpich_defs)
+  if(f STREQUAL "mpich")
+    set(mpich_defs -DMSC_LARGE -DMSC_AINT_ADD_COUNTED)
+  endif()
+  foreach(prog basic wide)
+    foreach(b mpif usempi f08)
+      if(prog STREQUAL "basic")
+        set(src mpif.F90)
+        if(b STREQUAL "f08")
+          set(src f08.f90)
+        endif()
+      else()
+        set(src wide.F90)
+        if(b STREQUAL "f08")
+          set(src wide_f08.F90)
+        endif()
       endif()
-    endif()
-    msc_mpi_program(${f} fortran_${b} LANG Fortran SOURCES check.f90 ${src} ${flags})
-    msc_mpi_test(${f} fortran/${b} NP 2 PROGRAM fortran_${b} TIMEOUT 60
-      ENV MPISCOPE_QUIET=1
-      CHECK "${msc_fortran_check} $MPISCOPE_OUTPUT ${CMAKE_CURRENT_LIST_DIR}/${src}")
+      set(flags ${mpich_defs})
+      if(b STREQUAL "usempi")
+        list(APPEND flags -DMSC_USE_MPI)
+      endif()
+      set(name fortran_${prog}_${b})
+      msc_mpi_program(${f} ${name} LANG Fortran SOURCES check.f90 ${src} FLAGS ${flags})
+      msc_mpi_test(${f} fortran/${prog}-${b} NP 2 PROGRAM ${name} TIMEOUT 60
+        ENV MPISCOPE_QUIET=1
+        CHECK "${msc_fortran_check} ${prog} $MPISCOPE_OUTPUT ${CMAKE_CURRENT_LIST_DIR}/${src}")
+    endforeach()
   endforeach()
 endforeach()
