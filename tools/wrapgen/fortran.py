@@ -33,7 +33,6 @@ return address.
 
 import os
 import re
-import sys
 
 # `use mpi_f08` linker names (MPI-3.1 17.1.5): _f08 for the mpi_f08 module,
 # _f08ts when choice buffers are TYPE(*), DIMENSION(..) (assumed rank, so they
@@ -115,10 +114,11 @@ def _error(gen_error, msg):
     raise gen_error(msg)
 
 
-def _generator_module(wrap):
-    """wrapgen itself: it runs as __main__, so importing it by name would load
-    a second copy whose GenError its main() does not catch."""
-    return sys.modules[type(wrap[0]).__module__]
+def _generator(wrap):
+    """wrapgen's namespace, found through its Function class: wrapgen runs as
+    __main__, so importing it by name would load a second copy, whose
+    GenError its main() would not catch."""
+    return type(wrap[0]).__init__.__globals__
 
 
 class FArg:
@@ -273,6 +273,12 @@ def role_code(fn, sig, gen_error):
             before.append(f"msc_c.op = msc_f_op({param});")
         elif role == "comm":
             before.append(f"msc_c.comm = msc_f_comm({param});")
+        elif role == "win":
+            before.append(f"msc_c.win = PMPI_Win_f2c(msc_f_int({param}));")
+        elif role == "file":
+            before.append(f"msc_c.file = PMPI_File_f2c(msc_f_int({param}));")
+        elif role == "offset":   # INTEGER(KIND=MPI_OFFSET_KIND)
+            before.append(f"msc_c.offset = *(const MPI_Offset *){param};")
         elif role in ("counts", "rcounts"):
             before.append(f"msc_c.{role} = {param};")
             before.append(f"msc_c.counts_are_mpi_count = {1 if big(param) else 0};")
@@ -435,8 +441,8 @@ def unclaimed_rows(fsyms, claimed):
 
 def emit(outdir, mpi, wrap, fortran_symbols, generator):
     """Writes wrappers_fortran.c and appends the Fortran rows to coverage.txt."""
-    wrapgen = _generator_module(wrap)
-    gen_error = wrapgen.GenError
+    wrapgen = _generator(wrap)
+    gen_error = wrapgen["GenError"]
     fsyms = set(fortran_symbols)
     by_name = {f.name: f for f in wrap}
     names = sorted(by_name) + sorted(LIFECYCLE)
@@ -494,7 +500,7 @@ def emit(outdir, mpi, wrap, fortran_symbols, generator):
            "#define MSC_API __attribute__((visibility(\"default\")))", ""]
     out += sentinel_c(sorted(used_bindings), layout) + [""]
     out += out_fns
-    wrapgen.write(os.path.join(outdir, "wrappers_fortran.c"), "\n".join(out) + "\n")
+    wrapgen["write"](os.path.join(outdir, "wrappers_fortran.c"), "\n".join(out) + "\n")
 
     total = n_wrapped["f77"] + n_wrapped["f08"]
     with open(os.path.join(outdir, "coverage.txt"), "a") as f:
