@@ -25,10 +25,11 @@ character parameter, in order. The exceptions are explicit (LIFECYCLE,
 DROPPED, and functions of Fortran type, e.g. MPI_Aint_add); a prototype this
 module cannot map stops the build with a message naming the function.
 
-One inline body per C function, made of the roles from functions.txt, is
-shared by all its symbols; each exported symbol is a one-line stub that
-passes its twin, its binding (language, sentinels, buffer passing) and its
-return address.
+Shape, as in wrappers_c.c: each exported symbol tests the thread's gate and
+tail-calls its twin when recording is off; otherwise it calls the recording
+path of its C function (one per function, made of the roles in
+functions.txt, shared by all the function's symbols), passing the twin, its
+binding (language, sentinels, how buffers arrive) and its return address.
 """
 
 import os
