@@ -59,6 +59,70 @@ static char **comments;  /* texts of VT_log_comment, local string references */
 static int ncomments, capcomments;
 static MPI_Group world_group = MPI_GROUP_NULL;
 
+/* Windows: a window is named across ranks by its communicator (local
+ * reference, mapped to the global one at finalize) and by how many windows
+ * over that communicator this rank created before (creation is collective). */
+typedef struct {
+    MPI_Win h;
+    uint32_t comm;       /* local communicator reference */
+    int occ;
+    int live;
+} win_def_t;
+static win_def_t wins[4096];
+static int nwins;
+static int win_keyval = MPI_KEYVAL_INVALID;
+static _Thread_local uint32_t win_freed = OTF2_UNDEFINED_RMA_WIN;
+
+/* Attribute delete callback: MPI_Win_free calls it for the window being
+ * freed, whose handle the leave hook can no longer read. */
+static int win_deleted(MPI_Win w, int keyval, void *val, void *extra)
+{
+    (void)w, (void)keyval, (void)extra;
+    uint32_t ref = (uint32_t)(uintptr_t)val;
+    pthread_mutex_lock(&lock);
+    if (ref < (uint32_t)nwins) wins[ref].live = 0;
+    pthread_mutex_unlock(&lock);
+    win_freed = ref;
+    return MPI_SUCCESS;
+}
+
+uint32_t trc_win_created(MPI_Win w, MPI_Comm comm)
+{
+    if (w == MPI_WIN_NULL) return OTF2_UNDEFINED_RMA_WIN;
+    uint32_t cref = trc_comm(comm)->ref;
+    uint32_t ref = OTF2_UNDEFINED_RMA_WIN;
+    pthread_mutex_lock(&lock);
+    if (win_keyval == MPI_KEYVAL_INVALID)
+        PMPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, win_deleted, &win_keyval, NULL);
+    if (nwins < (int)(sizeof wins / sizeof *wins)) {
+        int occ = 0;
+        for (int i = 0; i < nwins; i++) occ += wins[i].comm == cref;
+        wins[nwins] = (win_def_t){w, cref, occ, 1};
+        ref = (uint32_t)nwins++;
+    }
+    pthread_mutex_unlock(&lock);
+    if (ref != OTF2_UNDEFINED_RMA_WIN && win_keyval != MPI_KEYVAL_INVALID)
+        PMPI_Win_set_attr(w, win_keyval, (void *)(uintptr_t)ref);
+    return ref;
+}
+
+uint32_t trc_win(MPI_Win w)
+{
+    uint32_t ref = OTF2_UNDEFINED_RMA_WIN;
+    pthread_mutex_lock(&lock);
+    for (int i = nwins - 1; i >= 0 && ref == OTF2_UNDEFINED_RMA_WIN; i--)
+        if (wins[i].live && wins[i].h == w) ref = (uint32_t)i;
+    pthread_mutex_unlock(&lock);
+    return ref;
+}
+
+uint32_t trc_win_freed(void)
+{
+    uint32_t ref = win_freed;
+    win_freed = OTF2_UNDEFINED_RMA_WIN;
+    return ref;
+}
+
 static uint64_t handle_key(MPI_Comm c)
 {
     uint64_t k = 0;
@@ -362,6 +426,8 @@ typedef struct {
     int nr, nm, ns;
     char **k;            /* comment texts, unique */
     int nk;
+    int64_t *w;          /* windows: (global communicator, occurrence) pairs, unique */
+    int nw;
     uint32_t nstrings;
     OTF2_GlobalDefWriter *gw;
 } merged_t;
@@ -526,6 +592,12 @@ static void write_global(merged_t *mg, const int64_t *all, const int *counts, co
         }
         free(m);
     }
+    for (int i = 0; i < mg->nw; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "Window %d", i);
+        OTF2_GlobalDefWriter_WriteRmaWin(gw, (OTF2_RmaWinRef)i, str(mg, name),
+                                         (OTF2_CommRef)mg->w[2 * i], OTF2_RMA_WIN_FLAG_NONE);
+    }
     /* One REGIONS group per region group (VT_ class), in order of first use. */
     uint64_t *rm = malloc(((size_t)mg->nr + 1) * sizeof *rm);
     for (int i = 0; i < mg->nr; i++) {
@@ -602,6 +674,9 @@ void trc_defs_write(OTF2_Archive *archive, const trc_loc_t *locs, int nlocs,
     for (int i = 0; i < ns; i++) put(&b, scls[i].a), put_str(&b, scls[i].name);
     put(&b, nk);
     for (int i = 0; i < nk; i++) put_str(&b, comments[i]);
+    int nw = nwins;
+    put(&b, nw);
+    for (int i = 0; i < nw; i++) put(&b, wins[i].comm), put(&b, wins[i].occ);
     pthread_mutex_unlock(&lock);
     put(&b, sync_time[0] + sync_offset[0]);       /* first corrected time */
     put(&b, sync_time[1] + sync_offset[1]);       /* last corrected time */
@@ -694,6 +769,20 @@ void trc_defs_write(OTF2_Archive *archive, const trc_loc_t *locs, int nlocs,
                 if (used == cap) maps = realloc(maps, (cap *= 2) * sizeof *maps);
                 maps[used++] = (uint64_t)k; /* comment strings are the first global strings */
             }
+            n = get(&p);
+            for (int64_t i = 0; i < n; i++) {
+                int64_t cref = get(&p), occ = get(&p);
+                int64_t gcomm = maps[mdispls[r] + cref];
+                int k = 0;
+                while (k < mg.nw && !(mg.w[2 * k] == gcomm && mg.w[2 * k + 1] == occ)) k++;
+                if (k == mg.nw) {
+                    mg.w = realloc(mg.w, (size_t)(mg.nw + 1) * 2 * sizeof *mg.w);
+                    mg.w[2 * k] = gcomm, mg.w[2 * k + 1] = occ;
+                    mg.nw++;
+                }
+                if (used == cap) maps = realloc(maps, (cap *= 2) * sizeof *maps);
+                maps[used++] = (uint64_t)k;
+            }
             int64_t first = get(&p), last = get(&p);
             if (first < gmin) gmin = first;
             if (last > gmax) gmax = last;
@@ -714,9 +803,9 @@ void trc_defs_write(OTF2_Archive *archive, const trc_loc_t *locs, int nlocs,
         }
         for (int i = 0; i < mg.nc; i++) free(mg.c[i].ranks);
         for (int i = 0; i < mg.nk; i++) free(mg.k[i]);
-        free(mg.c), free(mg.r), free(mg.m), free(mg.s), free(mg.k);
+        free(mg.c), free(mg.r), free(mg.m), free(mg.s), free(mg.k), free(mg.w);
     }
-    int mine = nc + nr + nm + ns + nk;
+    int mine = nc + nr + nm + ns + nk + nw;
     uint64_t *map = calloc((size_t)mine + 1, sizeof *map);
     PMPI_Scatterv(maps, mcounts, mdispls, MPI_UINT64_T, map, mine, MPI_UINT64_T, 0, msc_g.comm);
 
@@ -733,6 +822,7 @@ void trc_defs_write(OTF2_Archive *archive, const trc_loc_t *locs, int nlocs,
         write_map(dw, OTF2_MAPPING_METRIC, map + nc + nr, (size_t)nm);
         write_map(dw, OTF2_MAPPING_SOURCE_CODE_LOCATION, map + nc + nr + nm, (size_t)ns);
         write_map(dw, OTF2_MAPPING_STRING, map + nc + nr + nm + ns, (size_t)nk);
+        write_map(dw, OTF2_MAPPING_RMA_WIN, map + nc + nr + nm + ns + nk, (size_t)nw);
         for (int k = 0; k < 2; k++)
             OTF2_DefWriter_WriteClockOffset(dw, (uint64_t)sync_time[k], sync_offset[k],
                                             sync_dev[k]);

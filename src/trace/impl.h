@@ -48,6 +48,13 @@ static inline trc_comm_t *trc_comm(MPI_Comm comm)
     return trc_comm_lookup_slow(comm);
 }
 
+/* Windows: a local reference for a new window over `comm` (unified at
+ * finalize like communicators), the reference of a live window, and the
+ * window that the calling thread's last MPI_Win_free freed. */
+uint32_t trc_win_created(MPI_Win w, MPI_Comm comm) TRC_HIDDEN;
+uint32_t trc_win(MPI_Win w) TRC_HIDDEN;
+uint32_t trc_win_freed(void) TRC_HIDDEN;
+
 /* Global definitions with fixed references (the same on every rank). */
 enum {
     TRC_ATTR_SCL = 0,       /* attribute SOURCE_CODE_LOCATION on records with one */

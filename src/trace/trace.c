@@ -44,7 +44,9 @@
 typedef enum {
     R_ENTER, R_LEAVE, R_SEND, R_RECV, R_ISEND, R_IRECV_REQUEST, R_ISEND_COMPLETE, R_IRECV,
     R_REQUEST_TEST, R_REQUEST_CANCELLED, R_COLL_BEGIN, R_COLL_END, R_NBC_REQUEST,
-    R_NBC_COMPLETE, R_ONOFF, R_METRIC, R_COMMENT
+    R_NBC_COMPLETE, R_ONOFF, R_METRIC, R_COMMENT, R_RMA_WIN_CREATE, R_RMA_WIN_DESTROY, R_RMA_PUT,
+    R_RMA_GET, R_RMA_ATOMIC, R_RMA_OP_COMPLETE, R_RMA_COLL_BEGIN, R_RMA_COLL_END,
+    R_RMA_GROUP_SYNC, R_RMA_REQUEST_LOCK, R_RMA_RELEASE_LOCK
 } rec_kind_t;
 
 typedef struct {
@@ -65,6 +67,7 @@ typedef struct {
     trc_rec_t *held;         /* records of the open unordered period, in logging order */
     size_t nheld, capheld;
     uint64_t seq;
+    uint64_t rma_id;         /* matching ids of this location's RMA operations */
 } trc_thread_t;
 
 typedef struct {
@@ -214,6 +217,9 @@ static inline trc_thread_t *thread_of(msc_thread_t *th)
 
 /* --- Records -------------------------------------------------------------- */
 
+/* Synchronization level of fences and PSCW calls: processes and memory. */
+#define RMA_SYNC (OTF2_RMA_SYNC_LEVEL_PROCESS | OTF2_RMA_SYNC_LEVEL_MEMORY)
+
 static void write_rec(trc_thread_t *t, const trc_rec_t *r)
 {
     OTF2_EvtWriter *w = t->w;
@@ -254,6 +260,25 @@ static void write_rec(trc_thread_t *t, const trc_rec_t *r)
         break;
     }
     case R_COMMENT: OTF2_EvtWriter_ParameterString(w, al, r->t, TRC_PARAM_COMMENT, r->a); break;
+    case R_RMA_WIN_CREATE: OTF2_EvtWriter_RmaWinCreate(w, al, r->t, r->a); break;
+    case R_RMA_WIN_DESTROY: OTF2_EvtWriter_RmaWinDestroy(w, al, r->t, r->a); break;
+    case R_RMA_PUT: OTF2_EvtWriter_RmaPut(w, al, r->t, r->a, r->b, r->x, r->y); break;
+    case R_RMA_GET: OTF2_EvtWriter_RmaGet(w, al, r->t, r->a, r->b, r->x, r->y); break;
+    case R_RMA_ATOMIC:
+        OTF2_EvtWriter_RmaAtomic(w, al, r->t, r->a, r->b, (OTF2_RmaAtomicType)r->c, r->x, r->y,
+                                 r->z);
+        break;
+    case R_RMA_OP_COMPLETE: OTF2_EvtWriter_RmaOpCompleteBlocking(w, al, r->t, r->a, r->y); break;
+    case R_RMA_COLL_BEGIN: OTF2_EvtWriter_RmaCollectiveBegin(w, al, r->t); break;
+    case R_RMA_COLL_END:
+        OTF2_EvtWriter_RmaCollectiveEnd(w, al, r->t, OTF2_COLLECTIVE_OP_BARRIER, RMA_SYNC, r->a,
+                                        OTF2_UNDEFINED_UINT32, 0, 0);
+        break;
+    case R_RMA_GROUP_SYNC: OTF2_EvtWriter_RmaGroupSync(w, al, r->t, RMA_SYNC, r->a, r->b); break;
+    case R_RMA_REQUEST_LOCK:
+        OTF2_EvtWriter_RmaRequestLock(w, al, r->t, r->a, r->b, r->y, (OTF2_LockType)r->c);
+        break;
+    case R_RMA_RELEASE_LOCK: OTF2_EvtWriter_RmaReleaseLock(w, al, r->t, r->a, r->b, r->y); break;
     }
 }
 
@@ -540,6 +565,80 @@ static void completions(trc_thread_t *t, msc_call_t *c, uint64_t tl)
     }
 }
 
+/* --- One-sided communication -------------------------------------------- */
+
+/* Puts, gets and atomics complete (as far as this process can tell) when
+ * the call returns: RmaOpCompleteBlocking at t_leave, with a matching id
+ * unique on the location. Locks are named by their target rank
+ * (OTF2_UNDEFINED_UINT32 for lock_all); PSCW calls have no group
+ * definition (OTF2_UNDEFINED_GROUP). */
+static void rma_records(trc_thread_t *t, msc_call_t *c, uint64_t te, uint64_t tl)
+{
+    if (c->kind == MSC_KIND_HANDLE_NEW) {
+        uint32_t w = trc_win_created(*(MPI_Win *)c->obj, c->comm);
+        if (w != OTF2_UNDEFINED_RMA_WIN) emit(t, (trc_rec_t){.kind = R_RMA_WIN_CREATE, .t = tl, .a = w});
+        return;
+    }
+    if (c->kind == MSC_KIND_HANDLE_FREE) {
+        uint32_t w = trc_win_freed();
+        if (w != OTF2_UNDEFINED_RMA_WIN) emit(t, (trc_rec_t){.kind = R_RMA_WIN_DESTROY, .t = tl, .a = w});
+        return;
+    }
+    uint32_t w = trc_win(c->win);
+    if (w == OTF2_UNDEFINED_RMA_WIN) return;
+    uint32_t peer = (uint32_t)c->peer;
+    switch (c->kind) {
+    case MSC_KIND_RMA_PUT:
+    case MSC_KIND_RMA_GET:
+    case MSC_KIND_RMA_ACC: {
+        if (c->peer == MPI_PROC_NULL) return;
+        uint64_t id = ++t->rma_id;
+        if (c->kind == MSC_KIND_RMA_PUT) {
+            emit(t, (trc_rec_t){.kind = R_RMA_PUT, .t = te, .a = w, .b = peer,
+                                .x = (uint64_t)msc_type_bytes(c->type, c->count), .y = id});
+        } else if (c->kind == MSC_KIND_RMA_GET) {
+            emit(t, (trc_rec_t){.kind = R_RMA_GET, .t = te, .a = w, .b = peer,
+                                .x = (uint64_t)msc_type_bytes(c->rtype, c->rcount), .y = id});
+        } else {
+            bool one = c->fn == MSC_FN_MPI_Fetch_and_op || c->fn == MSC_FN_MPI_Compare_and_swap;
+            OTF2_RmaAtomicType type = OTF2_RMA_ATOMIC_TYPE_ACCUMULATE;
+            if (c->fn == MSC_FN_MPI_Compare_and_swap) type = OTF2_RMA_ATOMIC_TYPE_COMPARE_AND_SWAP;
+            else if (c->fn != MSC_FN_MPI_Accumulate) type = OTF2_RMA_ATOMIC_TYPE_FETCH_AND_ACCUMULATE;
+            uint64_t sent = (uint64_t)msc_type_bytes(c->type, one ? 1 : c->count);
+            uint64_t recvd = c->fn == MSC_FN_MPI_Accumulate
+                                 ? 0 : (uint64_t)msc_type_bytes(c->rtype, one ? 1 : c->rcount);
+            if (c->fn == MSC_FN_MPI_Get_accumulate && c->op == MPI_NO_OP) sent = 0;
+            emit(t, (trc_rec_t){.kind = R_RMA_ATOMIC, .t = te, .a = w, .b = peer, .c = type,
+                                .x = sent, .y = recvd, .z = id});
+        }
+        emit(t, (trc_rec_t){.kind = R_RMA_OP_COMPLETE, .t = tl, .a = w, .y = id});
+        break;
+    }
+    case MSC_KIND_RMA_FENCE:
+        emit(t, (trc_rec_t){.kind = R_RMA_COLL_BEGIN, .t = te});
+        emit(t, (trc_rec_t){.kind = R_RMA_COLL_END, .t = tl, .a = w});
+        break;
+    case MSC_KIND_RMA_LOCK: {
+        bool all = c->fn == MSC_FN_MPI_Win_lock_all;
+        uint32_t remote = all ? OTF2_UNDEFINED_UINT32 : peer;
+        uint32_t type = all || c->tag == MPI_LOCK_SHARED ? OTF2_LOCK_SHARED : OTF2_LOCK_EXCLUSIVE;
+        emit(t, (trc_rec_t){.kind = R_RMA_REQUEST_LOCK, .t = te, .a = w, .b = remote, .c = type,
+                            .y = remote});
+        break;
+    }
+    case MSC_KIND_RMA_UNLOCK: {
+        uint32_t remote = c->fn == MSC_FN_MPI_Win_unlock_all ? OTF2_UNDEFINED_UINT32 : peer;
+        emit(t, (trc_rec_t){.kind = R_RMA_RELEASE_LOCK, .t = tl, .a = w, .b = remote, .y = remote});
+        break;
+    }
+    case MSC_KIND_RMA_PSCW:
+        emit(t, (trc_rec_t){.kind = R_RMA_GROUP_SYNC, .t = tl, .a = w, .b = OTF2_UNDEFINED_GROUP});
+        break;
+    default:
+        break;
+    }
+}
+
 /* --- The hook ------------------------------------------------------------- */
 
 /* Bytes received: MPI_Get_count in bytes is the cheap path in both MPIs
@@ -636,6 +735,14 @@ static void records(trc_thread_t *t, msc_call_t *c, uint64_t te, uint64_t tl)
         break;
     case MSC_KIND_COMM_FREE:
         trc_comm_freed(c->comm);
+        break;
+    case MSC_KIND_HANDLE_NEW:
+    case MSC_KIND_HANDLE_FREE:
+        if (c->obj_class == MSC_OBJ_WIN) rma_records(t, c, te, tl);
+        break;
+    case MSC_KIND_RMA_PUT: case MSC_KIND_RMA_GET: case MSC_KIND_RMA_ACC: case MSC_KIND_RMA_FENCE:
+    case MSC_KIND_RMA_LOCK: case MSC_KIND_RMA_UNLOCK: case MSC_KIND_RMA_PSCW:
+        rma_records(t, c, te, tl);
         break;
     default:
         break;

@@ -19,7 +19,11 @@ Asserts, for the archive <output dir>/trace/traces.otf2:
   NonBlockingCollectiveComplete;
 - every member of a communicator records the same sequence of collective
   operations on it (so communicators were unified);
-- with --flushes, at least one BufferFlush event is present.
+- with --flushes, at least one BufferFlush event is present;
+- with --rma (tests/trace/rma.c, 2 ranks): per rank exactly the one-sided
+  records that program makes (window creation and destruction, puts, gets,
+  atomics with target rank and bytes, blocking completions matched by id,
+  fences, locks, PSCW synchronizations), and windows unified across ranks.
 Must run with /usr/bin/python3 (the otf2 module is installed for it).
 """
 import collections
@@ -77,9 +81,116 @@ def archive_properties(anchor):
     return props
 
 
+def win_name(w):
+    return w.name if w is not None else None
+
+
+# What tests/trace/rma.c does on each rank, as (record, window index in
+# creation order, target rank, bytes...) tuples in the order of the trace.
+LOCK_ALL = 0xffffffff
+RMA_EXPECT = {
+    0: [("RmaWinCreate", 0), ("RmaWinCreate", 1), ("RmaWinCreate", 2),
+        ("RmaCollectiveBegin",), ("RmaCollectiveEnd", 0),
+        ("RmaPut", 0, 1, 40), ("RmaOpCompleteBlocking", 0),
+        ("RmaGet", 0, 1, 20), ("RmaOpCompleteBlocking", 0),
+        ("RmaCollectiveBegin",), ("RmaCollectiveEnd", 0),
+        ("RmaAtomic", 0, 1, "ACCUMULATE", 12, 0), ("RmaOpCompleteBlocking", 0),
+        ("RmaCollectiveBegin",), ("RmaCollectiveEnd", 0),
+        ("RmaAtomic", 0, 1, "FETCH_AND_ACCUMULATE", 8, 8), ("RmaOpCompleteBlocking", 0),
+        ("RmaCollectiveBegin",), ("RmaCollectiveEnd", 0),
+        ("RmaRequestLock", 1, LOCK_ALL, "SHARED"),
+        ("RmaAtomic", 1, 1, "FETCH_AND_ACCUMULATE", 4, 4), ("RmaOpCompleteBlocking", 1),
+        ("RmaAtomic", 1, 1, "COMPARE_AND_SWAP", 4, 4), ("RmaOpCompleteBlocking", 1),
+        ("RmaReleaseLock", 1, LOCK_ALL),
+        ("RmaGroupSync", 2), ("RmaGroupSync", 2),
+        ("RmaWinDestroy", 2), ("RmaWinDestroy", 1), ("RmaWinDestroy", 0)],
+    1: [("RmaWinCreate", 0), ("RmaWinCreate", 1), ("RmaWinCreate", 2),
+        ("RmaCollectiveBegin",), ("RmaCollectiveEnd", 0),
+        ("RmaCollectiveBegin",), ("RmaCollectiveEnd", 0),
+        ("RmaAtomic", 0, 0, "ACCUMULATE", 12, 0), ("RmaOpCompleteBlocking", 0),
+        ("RmaCollectiveBegin",), ("RmaCollectiveEnd", 0),
+        ("RmaAtomic", 0, 0, "FETCH_AND_ACCUMULATE", 8, 8), ("RmaOpCompleteBlocking", 0),
+        ("RmaCollectiveBegin",), ("RmaCollectiveEnd", 0),
+        ("RmaRequestLock", 1, 0, "EXCLUSIVE"),
+        ("RmaPut", 1, 0, 16), ("RmaOpCompleteBlocking", 1),
+        ("RmaReleaseLock", 1, 0),
+        ("RmaRequestLock", 1, LOCK_ALL, "SHARED"),
+        ("RmaAtomic", 1, 0, "FETCH_AND_ACCUMULATE", 4, 4), ("RmaOpCompleteBlocking", 1),
+        ("RmaAtomic", 1, 0, "COMPARE_AND_SWAP", 4, 4), ("RmaOpCompleteBlocking", 1),
+        ("RmaReleaseLock", 1, LOCK_ALL),
+        ("RmaGroupSync", 2),
+        ("RmaPut", 2, 0, 16), ("RmaOpCompleteBlocking", 2),
+        ("RmaGroupSync", 2),
+        ("RmaWinDestroy", 2), ("RmaWinDestroy", 1), ("RmaWinDestroy", 0)],
+}
+
+
+def check_rma(rma):
+    """rma: rank -> list of RMA events in order. Windows are named by their
+    index in the rank's creation order; the global definitions must agree."""
+    created = {}
+    for rank, evs in rma.items():
+        created[rank] = [ev.win for ev in evs if type(ev).__name__ == "RmaWinCreate"]
+    if len(created) != 2:
+        fail(f"RMA records on ranks {sorted(created)}, expected ranks 0 and 1")
+        return
+    if created[0] != created[1]:
+        fail(f"windows not unified: rank 0 created {[win_name(w) for w in created[0]]}, "
+             f"rank 1 {[win_name(w) for w in created[1]]}")
+    if len(set(w._ref for w in created[0])) != len(created[0]):
+        fail("two windows share a definition")
+    if len(created[0]) == 3:
+        comms = [w.comm for w in created[0]]
+        if comms[0].name != "MPI_COMM_WORLD" or comms[1].name != "MPI_COMM_WORLD":
+            fail(f"windows 0 and 1 are not over MPI_COMM_WORLD: {[c.name for c in comms]}")
+        if comms[2] == comms[0] or sorted(comm_groups(comms[2])[0]) != [0, 1]:
+            fail("window 2 is not over the duplicate of the world")
+    for rank, evs in rma.items():
+        index = {w._ref: i for i, w in enumerate(created[rank])}
+        got, ids = [], {}
+        for ev in evs:
+            n = type(ev).__name__
+            w = index.get(ev.win._ref, -1) if getattr(ev, "win", None) is not None else None
+            if n in ("RmaWinCreate", "RmaWinDestroy", "RmaCollectiveEnd", "RmaGroupSync"):
+                got.append((n, w))
+                if n == "RmaCollectiveEnd" and str(ev.collective_op).split(".")[-1] != "BARRIER":
+                    fail(f"rank {rank}: fence as {ev.collective_op}")
+            elif n == "RmaCollectiveBegin":
+                got.append((n,))
+            elif n in ("RmaPut", "RmaGet"):
+                got.append((n, w, ev.remote, ev.bytes))
+                ids[ev.matching_id] = ids.get(ev.matching_id, 0) + 1
+            elif n == "RmaAtomic":
+                got.append((n, w, ev.remote, str(ev.type).split(".")[-1], ev.bytes_sent,
+                            ev.bytes_received))
+                ids[ev.matching_id] = ids.get(ev.matching_id, 0) + 1
+            elif n == "RmaOpCompleteBlocking":
+                got.append((n, w))
+                if ids.get(ev.matching_id, 0) != 1:
+                    fail(f"rank {rank}: RmaOpCompleteBlocking {ev.matching_id} matches no open operation")
+                ids[ev.matching_id] = ids.get(ev.matching_id, 0) - 1
+            elif n == "RmaRequestLock":
+                got.append((n, w, ev.remote, str(ev.lock_type).split(".")[-1]))
+            elif n == "RmaReleaseLock":
+                got.append((n, w, ev.remote))
+        want = RMA_EXPECT.get(rank, [])
+        if got != want:
+            fail(f"rank {rank}: RMA records differ from the program's calls")
+            for i in range(max(len(got), len(want))):
+                g = got[i] if i < len(got) else None
+                e = want[i] if i < len(want) else None
+                if g != e:
+                    fail(f"rank {rank}: record {i}: got {g}, expected {e}")
+                    break
+        for k, v in ids.items():
+            if v:
+                fail(f"rank {rank}: RMA operation {k} without completion")
+
+
 def main():
     out = sys.argv[1]
     want_flush = "--flushes" in sys.argv
+    want_rma = "--rma" in sys.argv
     anchor = os.path.join(out, "trace", "traces.otf2")
     if not os.path.exists(anchor):
         fail("no archive at " + anchor)
@@ -103,6 +214,7 @@ def main():
         colls = collections.defaultdict(lambda: collections.defaultdict(list))
         flushes = 0
         nev = 0
+        rma = collections.defaultdict(list)
         for loc, ev in trace.events:
             nev += 1
             me = int(loc._ref) & 0xffffffff
@@ -149,6 +261,8 @@ def main():
                 colls[ev.communicator._ref][me].append((str(ev.collective_op), ev.root))
             elif name == "BufferFlush":
                 flushes += 1
+            elif name.startswith("Rma"):
+                rma[me].append(ev)
         print(f"check_trace: {nev} events, {len(last_t)} locations, {flushes} flushes")
 
         for k, st in stacks.items():
@@ -187,7 +301,11 @@ def main():
                     break
         if want_flush and flushes == 0:
             fail("no BufferFlush event although the buffer was small")
-        if not sends and expect:
+        if want_rma:
+            check_rma(rma)
+        elif rma:
+            fail(f"RMA records in a program without one-sided calls: {dict(rma)}")
+        if not sends and expect and not want_rma:
             fail("no messages in the trace")
         if props.get("MPISCOPE::TRACE_COMPLETE") == "false":
             fail("the archive says it is incomplete")

@@ -16,6 +16,11 @@ foreach(f IN LISTS MSC_FLAVORS)
   msc_mpi_test(${f} trace/flush NP 2 PROGRAM trace_mixed ARGS 30000
                ENV MPISCOPE_MODE=trace MPISCOPE_TRACE_BUFFER=512K
                CHECK "${trc_check} --flushes" TIMEOUT 180)
+  # One-sided communication: RMA records per rank exactly as rma.c made them.
+  msc_mpi_program(${f} trace_rma SOURCES rma.c)
+  # (Open MPI: osc pt2pt, since run-mpi.sh turns off the single-copy mechanism osc rdma needs.)
+  msc_mpi_test(${f} trace/rma NP 2 PROGRAM trace_rma ENV MPISCOPE_MODE=trace OMPI_MCA_osc=pt2pt
+               CHECK "${trc_check} --rma" TIMEOUT 120)
   # Trace together with the profile.
   msc_mpi_test(${f} trace/with-profile NP 2 PROGRAM trace_mixed
                ENV MPISCOPE_MODE=profile,trace CHECK "${trc_check}" TIMEOUT 120)
