@@ -249,8 +249,11 @@ void msc_requests_leave(msc_call_t *c)
         break;
     case MSC_KIND_WAITANY:
     case MSC_KIND_TESTANY:
-        if ((c->kind == MSC_KIND_WAITANY || *c->flag) && *c->index != MPI_UNDEFINED &&
-            c->reqs_in)
+        /* Indices are checked, not trusted: an MPI that returns one out of
+         * range (MPICH 4.0.2's f08 layer, before the Fortran wrapper maps
+         * it) must not make the tool read past its copy of the requests. */
+        if ((c->kind == MSC_KIND_WAITANY || *c->flag) && *c->index >= 0 &&
+            *c->index < c->nreq && c->reqs_in)
             complete(c, c->reqs_in[*c->index], c->status);
         break;
     case MSC_KIND_WAITALL:
@@ -261,9 +264,11 @@ void msc_requests_leave(msc_call_t *c)
         break;
     case MSC_KIND_WAITSOME:
     case MSC_KIND_TESTSOME:
-        if (*c->outcount != MPI_UNDEFINED && c->reqs_in)
+        if (*c->outcount != MPI_UNDEFINED && *c->outcount <= c->nreq && c->reqs_in)
             for (int i = 0; i < *c->outcount; i++)
-                complete(c, c->reqs_in[c->indices[i]], c->statuses ? &c->statuses[i] : NULL);
+                if (c->indices[i] >= 0 && c->indices[i] < c->nreq)
+                    complete(c, c->reqs_in[c->indices[i]],
+                             c->statuses ? &c->statuses[i] : NULL);
         break;
     default:
         break;
