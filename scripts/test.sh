@@ -4,6 +4,9 @@
 # UndefinedBehaviorSanitizer into build-asan/ and runs the suite again, then
 # with ThreadSanitizer into build-tsan/ for the threaded tests.
 # Set MPISCOPE_TEST_SANITIZERS=0 to skip the sanitizer passes.
+# Last, the fuzz pass: the libFuzzer targets of tests/fuzz/ built with clang
+# into build-fuzz/, each run for MPISCOPE_FUZZ_SECONDS (default 20) over its
+# corpus; any crash fails. MPISCOPE_TEST_FUZZ=0 skips it (docs/fuzzing.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh build
@@ -31,5 +34,16 @@ if [ "${MPISCOPE_TEST_SANITIZERS:-1}" != 0 ]; then
   export MSC_PRELOAD_EXTRA=$(gcc -print-file-name=libtsan.so) UCX_MEM_EVENTS=no
   export TSAN_OPTIONS="halt_on_error=1 report_signal_unsafe=0 suppressions=$PWD/tests/tsan.supp"
   (cd build-tsan && ctest --output-on-failure --timeout 600 -R threads) || status=1
+fi
+
+if [ "${MPISCOPE_TEST_FUZZ:-1}" != 0 ]; then
+  echo "== fuzz targets (libFuzzer, clang) for ${MPISCOPE_FUZZ_SECONDS:-20} s each"
+  if cmake -S tests/fuzz -B build-fuzz -DCMAKE_C_COMPILER=clang -DMPISCOPE_FUZZ=ON >/dev/null &&
+     cmake --build build-fuzz -j2; then
+    tests/fuzz/run.sh build-fuzz "${MPISCOPE_FUZZ_SECONDS:-20}" || status=1
+  else
+    echo "fuzz: the targets did not build"
+    status=1
+  fi
 fi
 exit $status

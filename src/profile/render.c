@@ -267,6 +267,10 @@ typedef struct {
 
 static void json_out(FILE *o, const msc_json_t *v)
 {
+    if (!v) { /* a member missing from a damaged file */
+        fputs("null", o);
+        return;
+    }
     switch (v->type) {
     case MSC_JNULL: fputs("null", o); break;
     case MSC_JBOOL: fputs(v->num ? "true" : "false", o); break;
@@ -483,7 +487,14 @@ int msc_profile_render_partial(FILE *o, FILE *err, const char *dir, const msc_re
     const msc_json_t *any = NULL;
     for (int r = 0; r < world && !any; r++)
         if (docs[r]) any = msc_json_root(docs[r]);
-    if (any && msc_json_int(any, "world_size") > world) {
+    /* A world size beyond any real job is a damaged file: believed, it would
+     * make the report list (and look for files of) billions of ranks. */
+    enum { MAX_WORLD = 1 << 20 };
+    if (any && msc_json_int(any, "world_size") > MAX_WORLD)
+        fprintf(err, "mpiscope report: world_size %lld in the partial files is not believable; "
+                     "only ranks up to %d are listed\n",
+                (long long)msc_json_int(any, "world_size"), world - 1);
+    else if (any && msc_json_int(any, "world_size") > world) {
         /* Ranks above the highest file seen are missing too. */
         int w = (int)msc_json_int(any, "world_size");
         msc_json_doc_t **nd = realloc(docs, (size_t)w * sizeof *nd);
@@ -504,9 +515,10 @@ int msc_profile_render_partial(FILE *o, FILE *err, const char *dir, const msc_re
     int64_t mmin_at = 0, mmax_at = 0, tot[2][2] = {{0}}, om[3] = {0}, dr[3] = {0}, depth = 0;
     bool recorded = true;
     fprintf(m, "{\"schema_version\": 1, \"tool\": \"mpiscope\", \"mpi\": ");
-    json_out(m, any ? msc_json_get(any, "mpi") : &(msc_json_t){.type = MSC_JSTR, .str = "?"});
+    /* Missing or not strings in a damaged file: "?". */
+    json_out(m, &(msc_json_t){.type = MSC_JSTR, .str = msc_json_str(any, "mpi", "?")});
     fprintf(m, ", \"program\": ");
-    json_out(m, any ? msc_json_get(any, "program") : &(msc_json_t){.type = MSC_JSTR, .str = "?"});
+    json_out(m, &(msc_json_t){.type = MSC_JSTR, .str = msc_json_str(any, "program", "?")});
     fprintf(m, ", \"scope\": \"partial-merge\", \"ranks\": %d, \"world_size\": %d", found, world);
     fprintf(m, ",\n\"per_rank\": [");
     bool first = true;

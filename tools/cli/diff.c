@@ -5,6 +5,7 @@
  * (file:line, or module+offset without line information), so two builds of
  * the same source compare line by line.
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,47 +54,53 @@ static void site_key(const msc_json_t *s, char *k, size_t n)
                  msc_json_str(f0, "module", "?"), msc_json_str(f0, "offset", "?"));
 }
 
+/* Sums of numbers read from a file: a damaged one must not overflow them. */
+static void add(int64_t *sum, int64_t v)
+{
+    if (__builtin_add_overflow(*sum, v, sum)) *sum = v < 0 ? INT64_MIN : INT64_MAX;
+}
+
 static void collect(drows_t *fn, drows_t *cs, const msc_json_t *p, bool second)
 {
     const msc_json_t *f = msc_json_get(p, "functions");
     for (const msc_json_t *x = f ? f->child : NULL; x; x = x->next) {
         drow_t *r = find(fn, msc_json_str(x, "name", "?"));
-        *(second ? &r->b : &r->a) += msc_json_int(x, "time_ns");
-        *(second ? &r->cb : &r->ca) += msc_json_int(x, "calls");
+        add(second ? &r->b : &r->a, msc_json_int(x, "time_ns"));
+        add(second ? &r->cb : &r->ca, msc_json_int(x, "calls"));
     }
     const msc_json_t *s = msc_json_get(p, "callsites");
     for (const msc_json_t *x = s ? s->child : NULL; x; x = x->next) {
         char k[1200];
         site_key(x, k, sizeof k);
         drow_t *r = find(cs, k);
-        *(second ? &r->b : &r->a) += msc_json_int(x, "time_ns");
-        *(second ? &r->cb : &r->ca) += msc_json_int(x, "calls");
+        add(second ? &r->b : &r->a, msc_json_int(x, "time_ns"));
+        add(second ? &r->cb : &r->ca, msc_json_int(x, "calls"));
     }
 }
 
 static int by_change(const void *x, const void *y)
 {
     const drow_t *a = x, *b = y;
-    int64_t da = llabs(a->b - a->a), db = llabs(b->b - b->a);
+    double da = fabs((double)a->b - (double)a->a), db = fabs((double)b->b - (double)b->a);
     if (da != db) return da > db ? -1 : 1;
     return strcmp(a->key, b->key);
 }
 
 static void table(const char *title, drows_t *t, int limit)
 {
-    qsort(t->v, t->n, sizeof *t->v, by_change);
+    if (t->n) qsort(t->v, t->n, sizeof *t->v, by_change);
     printf("\n%s (largest change first)\n%12s %12s %12s %8s %9s %9s  %s\n", title, "A (s)", "B (s)",
            "B-A (s)", "change", "calls A", "calls B", "name");
     for (size_t i = 0; i < t->n && (!limit || (int)i < limit); i++) {
         drow_t *r = &t->v[i];
         char pct[32];
         if (r->a)
-            snprintf(pct, sizeof pct, "%+.1f%%", 100.0 * (double)(r->b - r->a) / (double)r->a);
+            snprintf(pct, sizeof pct, "%+.1f%%", 100.0 * ((double)r->b - (double)r->a) / (double)r->a);
         else
             snprintf(pct, sizeof pct, "%s", r->b ? "new" : "0");
         if (!r->b && r->a) snprintf(pct, sizeof pct, "gone");
         printf("%12.6f %12.6f %+12.6f %8s %9lld %9lld  %s\n", (double)r->a / 1e9, (double)r->b / 1e9,
-               (double)(r->b - r->a) / 1e9, pct, (long long)r->ca, (long long)r->cb, r->key);
+               ((double)r->b - (double)r->a) / 1e9, pct, (long long)r->ca, (long long)r->cb, r->key);
     }
 }
 

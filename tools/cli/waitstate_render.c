@@ -10,6 +10,19 @@ static double sec(int64_t ns) { return (double)ns / 1e9; }
 
 static int64_t num_or0(const msc_json_t *o, const char *k) { return msc_json_int(o, k); }
 
+/* A sub-pattern (counted in its parent's time); false when part_of is missing. */
+static bool is_part(const msc_json_t *p)
+{
+    const msc_json_t *of = msc_json_get(p, "part_of");
+    return of && of->type == MSC_JSTR;
+}
+
+/* Sums of numbers read from a file: a damaged one must not overflow them. */
+static void add(int64_t *sum, int64_t v)
+{
+    if (__builtin_add_overflow(*sum, v, sum)) *sum = v < 0 ? INT64_MIN : INT64_MAX;
+}
+
 int msc_waitstates_render(FILE *o, const msc_json_t *ws, int limit)
 {
     if (!ws || strcmp(msc_json_str(ws, "kind", ""), "waitstates") != 0) {
@@ -29,9 +42,9 @@ int msc_waitstates_render(FILE *o, const msc_json_t *ws, int limit)
     fprintf(o, "%-26s %12s %9s %10s\n", "pattern", "waiting (s)", "% of MPI", "instances");
     int64_t total = 0;
     for (const msc_json_t *p = pats ? pats->child : NULL; p; p = p->next) {
-        bool part = msc_json_get(p, "part_of") && msc_json_get(p, "part_of")->type == MSC_JSTR;
+        bool part = is_part(p);
         int64_t t = num_or0(p, "time_ns");
-        if (!part) total += t;
+        if (!part) add(&total, t);
         fprintf(o, "%s%-*s %12.6f %8.1f%% %10lld\n", part ? "  " : "", part ? 24 : 26,
                 msc_json_str(p, "title", "?"), sec(t), mpi ? 100.0 * (double)t / (double)mpi : 0.0,
                 (long long)num_or0(p, "instances"));
@@ -46,9 +59,9 @@ int msc_waitstates_render(FILE *o, const msc_json_t *ws, int limit)
         int64_t w = 0, best = 0;
         const char *bt = "-";
         for (const msc_json_t *p = pats ? pats->child : NULL; p; p = p->next) {
-            if (msc_json_get(p, "part_of")->type == MSC_JSTR) continue;
+            if (is_part(p)) continue;
             int64_t v = num_or0(r, msc_json_str(p, "id", ""));
-            w += v;
+            add(&w, v);
             if (v > best) best = v, bt = msc_json_str(p, "title", "?");
         }
         fprintf(o, "%6lld %12.6f %12.6f  %s", (long long)num_or0(r, "rank"),
@@ -65,8 +78,7 @@ int msc_waitstates_render(FILE *o, const msc_json_t *ws, int limit)
     for (const msc_json_t *s = cs ? cs->child : NULL; s; s = s->next) {
         int64_t w = 0;
         for (const msc_json_t *p = pats ? pats->child : NULL; p; p = p->next)
-            if (msc_json_get(p, "part_of")->type != MSC_JSTR)
-                w += num_or0(s, msc_json_str(p, "id", ""));
+            if (!is_part(p)) add(&w, num_or0(s, msc_json_str(p, "id", "")));
         if (!w) break; /* sorted: the rest have none */
         if (limit && shown >= limit) break;
         shown++;
