@@ -22,6 +22,8 @@
 #include <otf2/OTF2_Pthread_Locks.h>
 #include <otf2/otf2.h>
 
+#include <errno.h>
+#include <ftw.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -1003,6 +1005,18 @@ static int trace_init(int s)
 
     char path[PATH_MAX + 16];
     snprintf(path, sizeof path, "%s/trace", msc_g.outdir);
+    /* The archive's directory must be new: OTF2 writes through a symlink
+     * planted under its name or inside an existing trace/, and fails on a
+     * previous run's trace. Rank 0 looks; every rank follows its answer. */
+    struct stat st;
+    int fresh = msc_g.world_rank != 0 || (lstat(path, &st) != 0 && errno == ENOENT);
+    PMPI_Allreduce(MPI_IN_PLACE, &fresh, 1, MPI_INT, MPI_LAND, msc_g.comm);
+    if (!fresh) {
+        if (msc_g.world_rank == 0)
+            msc_warn("trace: %s exists already (a previous run's trace, or a link); no trace "
+                     "is written", path);
+        return 1;
+    }
     archive = OTF2_Archive_Open(path, "traces", OTF2_FILEMODE_WRITE, chunk,
                                 OTF2_CHUNK_SIZE_DEFINITIONS_DEFAULT, OTF2_SUBSTRATE_POSIX,
                                 OTF2_COMPRESSION_NONE);
@@ -1020,6 +1034,10 @@ static int trace_init(int s)
     OTF2_MPI_Archive_SetCollectiveCallbacks(archive, msc_g.comm, MPI_COMM_NULL);
     OTF2_Pthread_Archive_SetLockingCallbacks(archive, NULL);
     OTF2_Archive_OpenEvtFiles(archive);
+    /* OTF2 creates its files and directories with modes 0666 and 0777 less
+     * the umask: closed to others while the run lasts, fixed at the end. */
+    PMPI_Barrier(msc_g.comm);
+    if (msc_g.world_rank == 0 && lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) chmod(path, 0700);
     trc_defs_init();
     trc_clock_sync(&sync_time[0], &sync_offset[0], &sync_dev[0]);
     atomic_store(&active, true);
@@ -1036,6 +1054,17 @@ static void trace_pcontrol(int level)
     if (level == 0 || level == 1)
         emit(t, (trc_rec_t){.kind = R_ONOFF, .t = trc_ts(msc_now_ns()),
                             .a = level ? OTF2_MEASUREMENT_ON : OTF2_MEASUREMENT_OFF});
+}
+
+/* nftw callback: the archive's files and directories become writable by
+ * the owner alone (the top directory, closed during the run, opens again). */
+static int no_write_for_others(const char *path, const struct stat *st, int type, struct FTW *f)
+{
+    if (type == FTW_D || type == FTW_DP)
+        chmod(path, f->level == 0 ? 0755 : (st->st_mode & 07777 & ~(mode_t)(S_IWGRP | S_IWOTH)));
+    else if (type == FTW_F)
+        chmod(path, st->st_mode & 07777 & ~(mode_t)(S_IWGRP | S_IWOTH));
+    return 0;
 }
 
 static void trace_finalize(void)
@@ -1071,6 +1100,12 @@ static void trace_finalize(void)
     PMPI_Allreduce(MPI_IN_PLACE, &complete, 1, MPI_INT, MPI_LAND, msc_g.comm);
     trc_defs_write(archive, locs, nlocs, sync_time, sync_offset, sync_dev, complete);
     if (OTF2_Archive_Close(archive) != OTF2_SUCCESS) complete = 0;
+    PMPI_Barrier(msc_g.comm);
+    if (msc_g.world_rank == 0) {
+        char path[PATH_MAX + 16];
+        snprintf(path, sizeof path, "%s/trace", msc_g.outdir);
+        nftw(path, no_write_for_others, 16, FTW_PHYS);
+    }
     archive = NULL;
     /* A failed write (full disk) can leave the anchor file empty: a reader
      * would take the directory for a trace and fail on it. Rank 0 moves

@@ -15,10 +15,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../core/call.h"
 #include "../core/log.h"
 #include "../core/module.h"
+#include "../core/output.h"
 #include "../core/state.h"
 #include "impl.h"
 
@@ -96,17 +98,17 @@ typedef struct {
 
 static void write_files(agg_t *a, int n)
 {
-    char path[PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s/profile-vt.json", msc_g.outdir);
-    FILE *j = fopen(path, "w");
-    snprintf(path, sizeof path, "%s/profile-vt.txt", msc_g.outdir);
-    FILE *t = fopen(path, "w");
-    if (!j || !t) {
+    /* Created exclusively under a temporary name, renamed into place
+     * (src/core/output.c): never through a symlink planted in the directory. */
+    msc_out_t jo, to;
+    bool jok = msc_out_open(&jo, "profile-vt.json"), tok = msc_out_open(&to, "profile-vt.txt");
+    if (!jok || !tok) {
         msc_warn("vt: cannot write the user-region profile in %s", msc_g.outdir);
-        if (j) fclose(j);
-        if (t) fclose(t);
+        if (jok) fclose(jo.f), unlink(jo.temp_path);
+        if (tok) fclose(to.f), unlink(to.temp_path);
         return;
     }
+    FILE *j = jo.f, *t = to.f;
     fprintf(j, "{\"ranks\": %d, \"regions\": [", msc_g.world_size);
     fprintf(t, "%-40s %10s %14s %10s %14s\n", "user region (all ranks)", "calls", "time [s]",
             "MPI calls", "MPI time [s]");
@@ -125,8 +127,8 @@ static void write_files(agg_t *a, int n)
                 (double)a[i].s.mpi_ns * 1e-9);
     }
     fprintf(j, "\n]}\n");
-    fclose(j);
-    fclose(t);
+    msc_out_close(&jo);
+    msc_out_close(&to);
 }
 
 static void prof_finalize(void)

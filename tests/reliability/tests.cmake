@@ -69,3 +69,16 @@ foreach(f IN LISTS MSC_FLAVORS)
       ENVIRONMENT "MSC_MPIRUN=${MSC_${f}_MPIRUN};MSC_LIB=${CMAKE_BINARY_DIR}/${MSC_LIBDIR_REL}/${f}/libmpiscope.so;MSC_OUT=${MSC_TEST_OUT}/${f}_reliability_disk_full_${mode}")
   endforeach()
 endforeach()
+
+# Files (issue 10): symlinks planted under every name the tool writes, a
+# trace/ holding symlinks, modes under umask 000, and two runs started in
+# the same second without an output directory (tests/reliability/symlinks.sh).
+if(TARGET mpiscope)
+  foreach(f IN LISTS MSC_FLAVORS)
+    add_test(NAME ${f}/reliability/symlinks
+      COMMAND ${CMAKE_CURRENT_LIST_DIR}/symlinks.sh ${f} ${MSC_TEST_BIN}/${f}/dies)
+    set_tests_properties(${f}/reliability/symlinks PROPERTIES TIMEOUT 240
+      LABELS "mpi;${f};reliability"
+      ENVIRONMENT "MSC_MPIRUN=${MSC_${f}_MPIRUN};MSC_LIB=${CMAKE_BINARY_DIR}/${MSC_LIBDIR_REL}/${f}/libmpiscope.so;MSC_CLI=$<TARGET_FILE:mpiscope>;MSC_OUT=${MSC_TEST_OUT}/${f}_reliability_symlinks;OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1")
+  endforeach()
+endif()
