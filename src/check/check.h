@@ -129,6 +129,7 @@ typedef struct {
     MPI_Comm coll_shadow;  /* collective checks (MPI_COMM_NULL: none) */
     MPI_Comm p2p_shadow;   /* sidecar messages */
     MPI_Comm ack_shadow;   /* acknowledgements of synchronous-send emulation */
+    MPI_Comm app;          /* the application's communicator these shadow */
     bool inter;
     uint64_t coll_seq;     /* collectives seen on it */
 } chk_comm_t;
@@ -136,8 +137,9 @@ typedef struct {
  * collective over its members). */
 void chk_comm_add(MPI_Comm c, msc_fn_t fn, void *site) CHK_INTERNAL;
 void chk_comm_remove(MPI_Comm c) CHK_INTERNAL;
-/* The p2p shadows of the live communicators (at most max). */
-int chk_comm_shadows(MPI_Comm *out, int max) CHK_INTERNAL;
+/* The p2p shadows of the live communicators (at most max), and in `apps`
+ * (may be NULL) the application communicator of each. */
+int chk_comm_shadows(MPI_Comm *out, MPI_Comm *apps, int max) CHK_INTERNAL;
 /* The entry (under the registry's lock held by the caller: use chk_lock). */
 chk_comm_t *chk_comm_find(MPI_Comm c) CHK_INTERNAL;
 void chk_lock(void) CHK_INTERNAL;

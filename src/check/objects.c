@@ -241,6 +241,7 @@ void chk_comm_add(MPI_Comm c, msc_fn_t fn, void *site)
     chk_comm_t *e = calloc(1, sizeof *e);
     if (!e) return;
     e->coll_shadow = e->p2p_shadow = e->ack_shadow = MPI_COMM_NULL;
+    e->app = c;
     int inter = 0;
     PMPI_Comm_test_inter(c, &inter);
     e->inter = inter;
@@ -298,14 +299,16 @@ void chk_comm_remove(MPI_Comm c)
     comm_release(e);
 }
 
-int chk_comm_shadows(MPI_Comm *out, int max)
+int chk_comm_shadows(MPI_Comm *out, MPI_Comm *apps, int max)
 {
     int n = 0;
     chk_lock();
     for (int b = 0; b < BUCKETS; b++)
         for (obj_t *o = bucket[b]; o && n < max; o = o->next)
-            if (o->cls == MSC_OBJ_COMM && o->comm && o->comm->p2p_shadow != MPI_COMM_NULL)
+            if (o->cls == MSC_OBJ_COMM && o->comm && o->comm->p2p_shadow != MPI_COMM_NULL) {
+                if (apps) apps[n] = o->comm->app;
                 out[n++] = o->comm->p2p_shadow;
+            }
     chk_unlock();
     return n;
 }

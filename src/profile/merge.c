@@ -316,7 +316,7 @@ static int by_bytes_desc(const void *a, const void *b)
 /* Keeps the heaviest sites and pairs within their budgets. */
 static void set_trim(set_t *st)
 {
-    qsort(st->e, st->n, sizeof *st->e, by_time_desc);
+    if (st->n > 1) qsort(st->e, st->n, sizeof *st->e, by_time_desc);
     size_t keep = 0, sites = 0;
     for (size_t i = 0; i < st->n; i++) {
         bool site = st->e[i].key[0] == 'S';
@@ -330,7 +330,7 @@ static void set_trim(set_t *st)
     }
     st->n = keep;
     set_reindex(st);
-    qsort(st->pairs, st->npairs, sizeof *st->pairs, by_bytes_desc);
+    if (st->npairs > 1) qsort(st->pairs, st->npairs, sizeof *st->pairs, by_bytes_desc);
     for (size_t i = (size_t)msc_prof.matrix_pairs; i < st->npairs; i++) {
         st->h.omitted[0]++;
         st->h.omitted[1] += st->pairs[i].msgs;
@@ -549,7 +549,7 @@ static void json_write(FILE *o, set_t *st, const rank_sum_t *ranks, int nranks, 
                 (unsigned long long)ranks[i].profiled_ns, (unsigned long long)ranks[i].mpi_ns,
                 (unsigned long long)ranks[i].calls);
     fprintf(o, "],\n\"functions\": [");
-    qsort(st->e, st->n, sizeof *st->e, by_time_desc);
+    if (st->n > 1) qsort(st->e, st->n, sizeof *st->e, by_time_desc);
     bool first = true;
     for (size_t i = 0; i < st->n; i++) {
         if (st->e[i].key[0] != 'F') continue;
@@ -593,7 +593,7 @@ static void json_write(FILE *o, set_t *st, const rank_sum_t *ranks, int nranks, 
     fprintf(o, "  \"omitted\": {\"pairs\": %llu, \"messages\": %llu, \"bytes\": %llu},\n  \"pairs\": [",
             (unsigned long long)st->h.omitted[0], (unsigned long long)st->h.omitted[1],
             (unsigned long long)st->h.omitted[2]);
-    qsort(st->pairs, st->npairs, sizeof *st->pairs, by_bytes_desc);
+    if (st->npairs > 1) qsort(st->pairs, st->npairs, sizeof *st->pairs, by_bytes_desc);
     for (size_t i = 0; i < st->npairs; i++) {
         const pair_t *p = &st->pairs[i];
         fprintf(o, "%s\n    {\"from\": %d, \"to\": %d, \"class\": \"%s\", \"messages\": %llu, \"bytes\": %llu}",

@@ -54,4 +54,7 @@ foreach(f IN LISTS MSC_FLAVORS)
     msc_cli_test(${f}/${case} 90 run.sh ${f} ${case})
   endforeach()
   msc_cli_test(${f}/remote 120 remote.sh ${f})
+  # The stand-in remote node starts its daemon with a cleared environment on
+  # purpose, which also drops the sanitizer's options: not a sanitizer test.
+  set_property(TEST cli/${f}/remote APPEND PROPERTY LABELS no-sanitizer)
 endforeach()

@@ -910,7 +910,7 @@ ws_result_t *ws_analyze(const char *anchor, bool progress, char *err, size_t err
         o->name = site_string(c, (uint32_t)s, o);
     }
     free(site_ns);
-    qsort(r->sites, (size_t)r->nsites, sizeof *r->sites, cmp_site);
+    if (r->nsites > 1) qsort(r->sites, (size_t)r->nsites, sizeof *r->sites, cmp_site);
     r->match_s = now_s() - t1;
     if (progress) fprintf(stderr, "\r\033[K");
     free_ctx(c);
