@@ -167,6 +167,14 @@ static void post(msc_call_t *c)
         info.bytes = msc_type_bytes(c->rtype, c->rcount);
         if (c->kind == MSC_KIND_IMRECV) info.peer = MPI_ANY_SOURCE, info.comm = MPI_COMM_NULL;
         break;
+    case MSC_KIND_IO_IWRITE:
+    case MSC_KIND_IO_IREAD: /* the modules know the file from the call itself */
+        info.count = c->kind == MSC_KIND_IO_IWRITE ? c->count : c->rcount;
+        info.type = c->kind == MSC_KIND_IO_IWRITE ? c->type : c->rtype;
+        info.bytes = msc_type_bytes(info.type, info.count);
+        info.comm = MPI_COMM_NULL;
+        info.peer = MPI_UNDEFINED;
+        break;
     default: /* ICOLL and others: the modules know the call itself */
         info.root = c->root;
         info.peer = MPI_UNDEFINED;
@@ -198,10 +206,15 @@ static void complete(msc_call_t *c, MPI_Request r, MPI_Status *status)
     d->status = status;
     d->bytes = d->info.bytes;
     if (status) {
+        /* Open MPI 4.1's OMPIO leaves the cancelled field of a nonblocking
+         * file operation's status unset: file operations are never taken
+         * for cancelled. */
+        bool file = d->info.kind == MSC_KIND_IO_IREAD || d->info.kind == MSC_KIND_IO_IWRITE;
         int flag = 0;
-        if (PMPI_Test_cancelled(status, &flag) == MPI_SUCCESS && flag) d->cancelled = true;
+        if (!file && PMPI_Test_cancelled(status, &flag) == MPI_SUCCESS && flag) d->cancelled = true;
         bool recv = d->info.kind == MSC_KIND_IRECV || d->info.kind == MSC_KIND_RECV_INIT ||
-                    d->info.kind == MSC_KIND_IMRECV;
+                    d->info.kind == MSC_KIND_IMRECV || d->info.kind == MSC_KIND_IO_IREAD ||
+                    d->info.kind == MSC_KIND_IO_IWRITE; /* file operations: bytes done */
         if (recv) {
             MPI_Count n = 0;
             d->bytes = PMPI_Get_elements_x(status, MPI_BYTE, &n) == MPI_SUCCESS && n > 0 ? n : 0;
@@ -221,6 +234,8 @@ void msc_requests_leave(msc_call_t *c)
     case MSC_KIND_RECV_INIT:
     case MSC_KIND_IMRECV:
     case MSC_KIND_ICOLL:
+    case MSC_KIND_IO_IREAD:
+    case MSC_KIND_IO_IWRITE:
         post(c);
         return;
     case MSC_KIND_START:

@@ -116,6 +116,67 @@ uint32_t trc_win(MPI_Win w)
     return ref;
 }
 
+/* Files and handles: a file is named by its name (unified across ranks by
+ * name); a handle is one MPI_File of one rank, with the file, the
+ * communicator of the open and the address of the variable the application
+ * keeps it in (MPI_File_close resets the handle before the leave hook can
+ * read it; the variable's address names it then). */
+typedef struct {
+    char name[256];
+} file_def_t;
+typedef struct {
+    MPI_File h;
+    const void *var;
+    uint32_t file, comm;
+    int live;
+} fh_def_t;
+static file_def_t files[1024];
+static fh_def_t fhs[4096];
+static int nfiles, nfhs;
+
+uint32_t trc_io_opened(MPI_File h, const void *var, const char *name, MPI_Comm comm)
+{
+    if (h == MPI_FILE_NULL || !name) return OTF2_UNDEFINED_IO_HANDLE;
+    uint32_t cref = trc_comm(comm)->ref, ref = OTF2_UNDEFINED_IO_HANDLE;
+    pthread_mutex_lock(&lock);
+    int f = 0;
+    while (f < nfiles && strncmp(files[f].name, name, sizeof files[f].name - 1) != 0) f++;
+    if (f == nfiles && nfiles < (int)(sizeof files / sizeof *files))
+        snprintf(files[nfiles++].name, sizeof files[f].name, "%s", name);
+    if (f < nfiles && nfhs < (int)(sizeof fhs / sizeof *fhs)) {
+        fhs[nfhs] = (fh_def_t){h, var, (uint32_t)f, cref, 1};
+        ref = (uint32_t)nfhs++;
+    }
+    pthread_mutex_unlock(&lock);
+    return ref;
+}
+
+uint32_t trc_io_handle(MPI_File h)
+{
+    uint32_t ref = OTF2_UNDEFINED_IO_HANDLE;
+    pthread_mutex_lock(&lock);
+    for (int i = nfhs - 1; i >= 0 && ref == OTF2_UNDEFINED_IO_HANDLE; i--)
+        if (fhs[i].live && fhs[i].h == h) ref = (uint32_t)i;
+    pthread_mutex_unlock(&lock);
+    return ref;
+}
+
+uint32_t trc_io_closed(const void *var)
+{
+    uint32_t ref = OTF2_UNDEFINED_IO_HANDLE;
+    int live = 0, last = -1;
+    pthread_mutex_lock(&lock);
+    for (int i = nfhs - 1; i >= 0; i--) {
+        if (!fhs[i].live) continue;
+        live++, last = i;
+        if (fhs[i].var == var && ref == OTF2_UNDEFINED_IO_HANDLE) ref = (uint32_t)i;
+    }
+    if (ref == OTF2_UNDEFINED_IO_HANDLE && live == 1) ref = (uint32_t)last;
+    if (ref != OTF2_UNDEFINED_IO_HANDLE) fhs[ref].live = 0;
+    pthread_mutex_unlock(&lock);
+    return ref;
+}
+
 uint32_t trc_win_freed(void)
 {
     uint32_t ref = win_freed;
@@ -428,6 +489,10 @@ typedef struct {
     int nk;
     int64_t *w;          /* windows: (global communicator, occurrence) pairs, unique */
     int nw;
+    char (*f)[256];      /* file names, unique */
+    int nf;
+    int64_t *h;          /* handles: (global file, global communicator) pairs */
+    int nh;
     uint32_t nstrings;
     OTF2_GlobalDefWriter *gw;
 } merged_t;
@@ -592,6 +657,27 @@ static void write_global(merged_t *mg, const int64_t *all, const int *counts, co
         }
         free(m);
     }
+    if (mg->nf) {
+        /* MPI-IO: a parallel I/O paradigm; its version property is the MPI
+         * standard the library implements. */
+        char ver[16];
+        snprintf(ver, sizeof ver, "%d.%d", MPI_VERSION, MPI_SUBVERSION);
+        OTF2_IoParadigmProperty prop = OTF2_IO_PARADIGM_PROPERTY_VERSION;
+        OTF2_Type type = OTF2_TYPE_STRING;
+        OTF2_AttributeValue val;
+        val.stringRef = str(mg, ver);
+        OTF2_StringRef mpiio = str(mg, "MPI-IO");
+        OTF2_GlobalDefWriter_WriteIoParadigm(gw, 0, mpiio, mpiio, OTF2_IO_PARADIGM_CLASS_PARALLEL,
+                                             OTF2_IO_PARADIGM_FLAG_NONE, 1, &prop, &type, &val);
+    }
+    for (int i = 0; i < mg->nf; i++)
+        OTF2_GlobalDefWriter_WriteIoRegularFile(gw, (OTF2_IoFileRef)i, str(mg, mg->f[i]), 0);
+    for (int i = 0; i < mg->nh; i++)
+        OTF2_GlobalDefWriter_WriteIoHandle(gw, (OTF2_IoHandleRef)i, str(mg, mg->f[mg->h[2 * i]]),
+                                           (OTF2_IoFileRef)mg->h[2 * i], 0,
+                                           OTF2_IO_HANDLE_FLAG_NONE,
+                                           (OTF2_CommRef)mg->h[2 * i + 1],
+                                           OTF2_UNDEFINED_IO_HANDLE);
     for (int i = 0; i < mg->nw; i++) {
         char name[64];
         snprintf(name, sizeof name, "Window %d", i);
@@ -677,6 +763,11 @@ void trc_defs_write(OTF2_Archive *archive, const trc_loc_t *locs, int nlocs,
     int nw = nwins;
     put(&b, nw);
     for (int i = 0; i < nw; i++) put(&b, wins[i].comm), put(&b, wins[i].occ);
+    int nf = nfiles, nh = nfhs;
+    put(&b, nf);
+    for (int i = 0; i < nf; i++) put_str(&b, files[i].name);
+    put(&b, nh);
+    for (int i = 0; i < nh; i++) put(&b, fhs[i].file), put(&b, fhs[i].comm);
     pthread_mutex_unlock(&lock);
     put(&b, sync_time[0] + sync_offset[0]);       /* first corrected time */
     put(&b, sync_time[1] + sync_offset[1]);       /* last corrected time */
@@ -783,6 +874,29 @@ void trc_defs_write(OTF2_Archive *archive, const trc_loc_t *locs, int nlocs,
                 if (used == cap) maps = realloc(maps, (cap *= 2) * sizeof *maps);
                 maps[used++] = (uint64_t)k;
             }
+            size_t file0 = used; /* this rank's file map, for its handles */
+            n = get(&p);
+            for (int64_t i = 0; i < n; i++) {
+                char name[256];
+                get_str(&p, name, sizeof name);
+                int k = 0;
+                while (k < mg.nf && strcmp(mg.f[k], name) != 0) k++;
+                if (k == mg.nf) {
+                    mg.f = realloc(mg.f, (size_t)(mg.nf + 1) * sizeof *mg.f);
+                    snprintf(mg.f[mg.nf++], sizeof *mg.f, "%s", name);
+                }
+                if (used == cap) maps = realloc(maps, (cap *= 2) * sizeof *maps);
+                maps[used++] = (uint64_t)k;
+            }
+            n = get(&p);
+            for (int64_t i = 0; i < n; i++) {
+                int64_t fref = get(&p), cref = get(&p);
+                mg.h = realloc(mg.h, (size_t)(mg.nh + 1) * 2 * sizeof *mg.h);
+                mg.h[2 * mg.nh] = (int64_t)maps[file0 + (size_t)fref];
+                mg.h[2 * mg.nh + 1] = (int64_t)maps[mdispls[r] + cref];
+                if (used == cap) maps = realloc(maps, (cap *= 2) * sizeof *maps);
+                maps[used++] = (uint64_t)mg.nh++;
+            }
             int64_t first = get(&p), last = get(&p);
             if (first < gmin) gmin = first;
             if (last > gmax) gmax = last;
@@ -803,9 +917,9 @@ void trc_defs_write(OTF2_Archive *archive, const trc_loc_t *locs, int nlocs,
         }
         for (int i = 0; i < mg.nc; i++) free(mg.c[i].ranks);
         for (int i = 0; i < mg.nk; i++) free(mg.k[i]);
-        free(mg.c), free(mg.r), free(mg.m), free(mg.s), free(mg.k), free(mg.w);
+        free(mg.c), free(mg.r), free(mg.m), free(mg.s), free(mg.k), free(mg.w), free(mg.f), free(mg.h);
     }
-    int mine = nc + nr + nm + ns + nk + nw;
+    int mine = nc + nr + nm + ns + nk + nw + nf + nh;
     uint64_t *map = calloc((size_t)mine + 1, sizeof *map);
     PMPI_Scatterv(maps, mcounts, mdispls, MPI_UINT64_T, map, mine, MPI_UINT64_T, 0, msc_g.comm);
 
@@ -823,6 +937,8 @@ void trc_defs_write(OTF2_Archive *archive, const trc_loc_t *locs, int nlocs,
         write_map(dw, OTF2_MAPPING_SOURCE_CODE_LOCATION, map + nc + nr + nm, (size_t)ns);
         write_map(dw, OTF2_MAPPING_STRING, map + nc + nr + nm + ns, (size_t)nk);
         write_map(dw, OTF2_MAPPING_RMA_WIN, map + nc + nr + nm + ns + nk, (size_t)nw);
+        write_map(dw, OTF2_MAPPING_IO_FILE, map + nc + nr + nm + ns + nk + nw, (size_t)nf);
+        write_map(dw, OTF2_MAPPING_IO_HANDLE, map + nc + nr + nm + ns + nk + nw + nf, (size_t)nh);
         for (int k = 0; k < 2; k++)
             OTF2_DefWriter_WriteClockOffset(dw, (uint64_t)sync_time[k], sync_offset[k],
                                             sync_dev[k]);

@@ -55,6 +55,13 @@ uint32_t trc_win_created(MPI_Win w, MPI_Comm comm) TRC_HIDDEN;
 uint32_t trc_win(MPI_Win w) TRC_HIDDEN;
 uint32_t trc_win_freed(void) TRC_HIDDEN;
 
+/* MPI-IO handles: a local reference for a file opened under `name` over
+ * `comm` (`var`: the address of the application's handle variable), the
+ * reference of a live handle, and the handle MPI_File_close(var) closed. */
+uint32_t trc_io_opened(MPI_File h, const void *var, const char *name, MPI_Comm comm) TRC_HIDDEN;
+uint32_t trc_io_handle(MPI_File h) TRC_HIDDEN;
+uint32_t trc_io_closed(const void *var) TRC_HIDDEN;
+
 /* Global definitions with fixed references (the same on every rank). */
 enum {
     TRC_ATTR_SCL = 0,       /* attribute SOURCE_CODE_LOCATION on records with one */

@@ -48,7 +48,8 @@ typedef enum {
     R_REQUEST_TEST, R_REQUEST_CANCELLED, R_COLL_BEGIN, R_COLL_END, R_NBC_REQUEST,
     R_NBC_COMPLETE, R_ONOFF, R_METRIC, R_COMMENT, R_RMA_WIN_CREATE, R_RMA_WIN_DESTROY, R_RMA_PUT,
     R_RMA_GET, R_RMA_ATOMIC, R_RMA_OP_COMPLETE, R_RMA_COLL_BEGIN, R_RMA_COLL_END,
-    R_RMA_GROUP_SYNC, R_RMA_REQUEST_LOCK, R_RMA_RELEASE_LOCK
+    R_RMA_GROUP_SYNC, R_RMA_REQUEST_LOCK, R_RMA_RELEASE_LOCK, R_IO_CREATE, R_IO_DESTROY,
+    R_IO_BEGIN, R_IO_ISSUED, R_IO_COMPLETE
 } rec_kind_t;
 
 typedef struct {
@@ -70,6 +71,7 @@ typedef struct {
     size_t nheld, capheld;
     uint64_t seq;
     uint64_t rma_id;         /* matching ids of this location's RMA operations */
+    uint64_t io_id;          /* matching ids of blocking file operations (with IO_BLOCKING) */
 } trc_thread_t;
 
 typedef struct {
@@ -98,6 +100,12 @@ static struct {
     uint64_t id, sent, recvd;
 } icoll[ICOLL_SLOTS];
 static pthread_mutex_t icoll_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Handles of pending nonblocking file operations, by request id. */
+static struct {
+    uint64_t id;
+    uint32_t handle;
+} iofile[ICOLL_SLOTS];
 
 bool msc_trace_active(void)
 {
@@ -281,6 +289,17 @@ static void write_rec(trc_thread_t *t, const trc_rec_t *r)
         OTF2_EvtWriter_RmaRequestLock(w, al, r->t, r->a, r->b, r->y, (OTF2_LockType)r->c);
         break;
     case R_RMA_RELEASE_LOCK: OTF2_EvtWriter_RmaReleaseLock(w, al, r->t, r->a, r->b, r->y); break;
+    case R_IO_CREATE:
+        OTF2_EvtWriter_IoCreateHandle(w, al, r->t, r->a, (OTF2_IoAccessMode)r->b,
+                                      (OTF2_IoCreationFlag)r->c, (OTF2_IoStatusFlag)r->x);
+        break;
+    case R_IO_DESTROY: OTF2_EvtWriter_IoDestroyHandle(w, al, r->t, r->a); break;
+    case R_IO_BEGIN:
+        OTF2_EvtWriter_IoOperationBegin(w, al, r->t, r->a, (OTF2_IoOperationMode)r->b,
+                                        (OTF2_IoOperationFlag)r->c, r->x, r->y);
+        break;
+    case R_IO_ISSUED: OTF2_EvtWriter_IoOperationIssued(w, al, r->t, r->a, r->y); break;
+    case R_IO_COMPLETE: OTF2_EvtWriter_IoOperationComplete(w, al, r->t, r->a, r->x, r->y); break;
     }
 }
 
@@ -488,14 +507,27 @@ static bool traced(const msc_req_info_t *in)
 {
     if (!in->id || in->peer == MPI_PROC_NULL) return false;
     if (in->persistent && !in->active) return false;
-    return is_send(in->kind) || is_recv(in->kind) || in->kind == MSC_KIND_ICOLL;
+    return is_send(in->kind) || is_recv(in->kind) || in->kind == MSC_KIND_ICOLL ||
+           in->kind == MSC_KIND_IO_IREAD || in->kind == MSC_KIND_IO_IWRITE;
 }
 
 static void completed(trc_thread_t *t, const msc_done_t *d, uint64_t tl)
 {
     const msc_req_info_t *in = &d->info;
     if (!traced(in)) return;
-    if (d->cancelled) {
+    if (in->kind == MSC_KIND_IO_IREAD || in->kind == MSC_KIND_IO_IWRITE) {
+        uint32_t h = OTF2_UNDEFINED_IO_HANDLE;
+        pthread_mutex_lock(&icoll_lock);
+        if (iofile[in->id % ICOLL_SLOTS].id == in->id) {
+            h = iofile[in->id % ICOLL_SLOTS].handle;
+            iofile[in->id % ICOLL_SLOTS].id = 0;
+        }
+        pthread_mutex_unlock(&icoll_lock);
+        if (h != OTF2_UNDEFINED_IO_HANDLE)
+            emit(t, (trc_rec_t){.kind = R_IO_COMPLETE, .t = tl, .a = h,
+                                .x = d->cancelled || d->bytes < 0 ? 0 : (uint64_t)d->bytes,
+                                .y = in->id});
+    } else if (d->cancelled) {
         emit(t, (trc_rec_t){.kind = R_REQUEST_CANCELLED, .t = tl, .y = in->id});
     } else if (is_send(in->kind)) {
         emit(t, (trc_rec_t){.kind = R_ISEND_COMPLETE, .t = tl, .y = in->id});
@@ -641,6 +673,62 @@ static void rma_records(trc_thread_t *t, msc_call_t *c, uint64_t te, uint64_t tl
     }
 }
 
+/* --- MPI-IO ----------------------------------------------------------------- */
+
+/* Matching ids of blocking operations have the top bit set; nonblocking ones
+ * use the core's request id (which never has it), so the two never meet. */
+#define IO_BLOCKING (1ull << 63)
+
+static int64_t recv_bytes(MPI_Status *st);
+
+static void io_records(trc_thread_t *t, msc_call_t *c, uint64_t te, uint64_t tl)
+{
+    if (c->kind == MSC_KIND_HANDLE_NEW) {
+        MPI_File fh = *(MPI_File *)c->obj;
+        uint32_t h = trc_io_opened(fh, c->obj, (const char *)c->buf, c->comm);
+        if (h == OTF2_UNDEFINED_IO_HANDLE) return;
+        int am = c->tag;
+        uint32_t mode = am & MPI_MODE_RDWR     ? OTF2_IO_ACCESS_MODE_READ_WRITE
+                        : am & MPI_MODE_WRONLY ? OTF2_IO_ACCESS_MODE_WRITE_ONLY
+                                               : OTF2_IO_ACCESS_MODE_READ_ONLY;
+        uint32_t create = (am & MPI_MODE_CREATE ? OTF2_IO_CREATION_FLAG_CREATE : 0) |
+                          (am & MPI_MODE_EXCL ? OTF2_IO_CREATION_FLAG_EXCLUSIVE : 0);
+        uint64_t status = (am & MPI_MODE_APPEND ? OTF2_IO_STATUS_FLAG_APPEND : 0) |
+                          (am & MPI_MODE_DELETE_ON_CLOSE ? OTF2_IO_STATUS_FLAG_DELETE_ON_CLOSE : 0);
+        emit(t, (trc_rec_t){.kind = R_IO_CREATE, .t = tl, .a = h, .b = mode, .c = create,
+                            .x = status});
+        return;
+    }
+    if (c->kind == MSC_KIND_HANDLE_FREE) {
+        uint32_t h = trc_io_closed(c->obj);
+        if (h != OTF2_UNDEFINED_IO_HANDLE) emit(t, (trc_rec_t){.kind = R_IO_DESTROY, .t = te, .a = h});
+        return;
+    }
+    uint32_t h = trc_io_handle(c->file);
+    if (h == OTF2_UNDEFINED_IO_HANDLE) return;
+    bool write = c->kind == MSC_KIND_IO_WRITE || c->kind == MSC_KIND_IO_IWRITE;
+    uint32_t mode = write ? OTF2_IO_OPERATION_MODE_WRITE : OTF2_IO_OPERATION_MODE_READ;
+    uint32_t flags = strstr(msc_fn_name[c->fn], "_all") ? OTF2_IO_OPERATION_FLAG_COLLECTIVE : 0;
+    uint64_t req = (uint64_t)(write ? msc_type_bytes(c->type, c->count)
+                                    : msc_type_bytes(c->rtype, c->rcount));
+    if (c->kind == MSC_KIND_IO_READ || c->kind == MSC_KIND_IO_WRITE) {
+        uint64_t id = IO_BLOCKING | ++t->io_id;
+        emit(t, (trc_rec_t){.kind = R_IO_BEGIN, .t = te, .a = h, .b = mode, .c = flags, .x = req,
+                            .y = id});
+        emit(t, (trc_rec_t){.kind = R_IO_COMPLETE, .t = tl, .a = h,
+                            .x = (uint64_t)recv_bytes(c->status), .y = id});
+        return;
+    }
+    if (!c->req_id) return; /* not in the request table: its completion would be unknown */
+    pthread_mutex_lock(&icoll_lock);
+    iofile[c->req_id % ICOLL_SLOTS].id = c->req_id;
+    iofile[c->req_id % ICOLL_SLOTS].handle = h;
+    pthread_mutex_unlock(&icoll_lock);
+    emit(t, (trc_rec_t){.kind = R_IO_BEGIN, .t = te, .a = h, .b = mode,
+                        .c = flags | OTF2_IO_OPERATION_FLAG_NON_BLOCKING, .x = req, .y = c->req_id});
+    emit(t, (trc_rec_t){.kind = R_IO_ISSUED, .t = tl, .a = h, .y = c->req_id});
+}
+
 /* --- The hook ------------------------------------------------------------- */
 
 /* Bytes received: MPI_Get_count in bytes is the cheap path in both MPIs
@@ -741,6 +829,10 @@ static void records(trc_thread_t *t, msc_call_t *c, uint64_t te, uint64_t tl)
     case MSC_KIND_HANDLE_NEW:
     case MSC_KIND_HANDLE_FREE:
         if (c->obj_class == MSC_OBJ_WIN) rma_records(t, c, te, tl);
+        else if (c->obj_class == MSC_OBJ_FILE) io_records(t, c, te, tl);
+        break;
+    case MSC_KIND_IO_READ: case MSC_KIND_IO_WRITE: case MSC_KIND_IO_IREAD: case MSC_KIND_IO_IWRITE:
+        io_records(t, c, te, tl);
         break;
     case MSC_KIND_RMA_PUT: case MSC_KIND_RMA_GET: case MSC_KIND_RMA_ACC: case MSC_KIND_RMA_FENCE:
     case MSC_KIND_RMA_LOCK: case MSC_KIND_RMA_UNLOCK: case MSC_KIND_RMA_PSCW:

@@ -24,6 +24,11 @@ Asserts, for the archive <output dir>/trace/traces.otf2:
   records that program makes (window creation and destruction, puts, gets,
   atomics with target rank and bytes, blocking completions matched by id,
   fences, locks, PSCW synchronizations), and windows unified across ranks.
+- with --io (tests/trace/io.c, 2 ranks): per rank exactly the MPI-IO records
+  that program makes (handle creation and destruction, every operation's
+  mode, collective and nonblocking flags, bytes requested and done, Issued
+  for the nonblocking forms, ids matched), one MPI-IO paradigm, one file
+  for both ranks and a handle per rank over MPI_COMM_WORLD.
 Must run with /usr/bin/python3 (the otf2 module is installed for it).
 """
 import collections
@@ -187,10 +192,89 @@ def check_rma(rma):
                 fail(f"rank {rank}: RMA operation {k} without completion")
 
 
+def _io_ops():
+    """What tests/trace/io.c does on each rank (both the same)."""
+    ops = [("W", "", 40, 40), ("R", "", 40, 40), ("W", "", 48, 48), ("R", "", 48, 48),
+           ("W", "C", 20, 20), ("R", "C", 20, 20), ("W", "C", 12, 12), ("R", "C", 12, 12),
+           ("W", "N", 28, 28), ("R", "N", 28, 28), ("W", "N", 8, 8), ("R", "N", 8, 8),
+           ("R", "", 40, 0)]
+    want = [("IoCreateHandle", "READ_WRITE", "CREATE")]
+    for mode, flags, req, done in ops:
+        want.append(("IoOperationBegin", {"W": "WRITE", "R": "READ"}[mode], flags, req))
+        if flags == "N":
+            want.append(("IoOperationIssued",))
+        want.append(("IoOperationComplete", done))
+    want.append(("IoDestroyHandle",))
+    return want
+
+
+IO_EXPECT = _io_ops()
+
+
+def flag_letters(f):
+    v = int(f.value)
+    return ("C" if v & 2 else "") + ("N" if v & 1 else "")
+
+
+def check_io(io):
+    if sorted(io) != [0, 1]:
+        fail(f"I/O records on ranks {sorted(io)}, expected ranks 0 and 1")
+        return
+    handles = {}
+    for rank, evs in io.items():
+        got, open_ids = [], {}
+        for ev in evs:
+            n = type(ev).__name__
+            handles.setdefault(rank, set()).add(ev.handle)
+            if n == "IoCreateHandle":
+                got.append((n, str(ev.mode).split(".")[-1], str(ev.creation_flags).split(".")[-1]))
+            elif n == "IoDestroyHandle":
+                got.append((n,))
+            elif n == "IoOperationBegin":
+                got.append((n, str(ev.mode).split(".")[-1], flag_letters(ev.operation_flags),
+                            ev.bytes_request))
+                if ev.matching_id in open_ids:
+                    fail(f"rank {rank}: I/O matching id {ev.matching_id} reused while open")
+                open_ids[ev.matching_id] = "begun"
+            elif n == "IoOperationIssued":
+                got.append((n,))
+                if open_ids.get(ev.matching_id) != "begun":
+                    fail(f"rank {rank}: IoOperationIssued {ev.matching_id} without Begin")
+                open_ids[ev.matching_id] = "issued"
+            elif n == "IoOperationComplete":
+                got.append((n, ev.bytes_result))
+                if ev.matching_id not in open_ids:
+                    fail(f"rank {rank}: IoOperationComplete {ev.matching_id} without Begin")
+                open_ids.pop(ev.matching_id, None)
+        if open_ids:
+            fail(f"rank {rank}: I/O operations never completed: {open_ids}")
+        if got != IO_EXPECT:
+            fail(f"rank {rank}: I/O records differ from the program's calls")
+            for i in range(max(len(got), len(IO_EXPECT))):
+                g = got[i] if i < len(got) else None
+                e = IO_EXPECT[i] if i < len(IO_EXPECT) else None
+                if g != e:
+                    fail(f"rank {rank}: record {i}: got {g}, expected {e}")
+                    break
+    h0, h1 = handles.get(0, set()), handles.get(1, set())
+    if len(h0) != 1 or len(h1) != 1 or h0 == h1:
+        fail(f"expected one handle per rank, distinct: {h0} {h1}")
+        return
+    a, b = next(iter(h0)), next(iter(h1))
+    if a.file != b.file or not a.file.name.endswith("/io.dat"):
+        fail(f"the ranks' handles are not on one file io.dat: {a.file.name} {b.file.name}")
+    for h in (a, b):
+        if h.comm is None or h.comm.name != "MPI_COMM_WORLD":
+            fail(f"handle {h.name} is not over MPI_COMM_WORLD")
+        if h.io_paradigm.name != "MPI-IO" or str(h.io_paradigm.io_paradigm_class).split(".")[-1] != "PARALLEL":
+            fail(f"handle {h.name}: paradigm {h.io_paradigm}")
+
+
 def main():
     out = sys.argv[1]
     want_flush = "--flushes" in sys.argv
     want_rma = "--rma" in sys.argv
+    want_io = "--io" in sys.argv
     anchor = os.path.join(out, "trace", "traces.otf2")
     if not os.path.exists(anchor):
         fail("no archive at " + anchor)
@@ -215,6 +299,7 @@ def main():
         flushes = 0
         nev = 0
         rma = collections.defaultdict(list)
+        io = collections.defaultdict(list)
         for loc, ev in trace.events:
             nev += 1
             me = int(loc._ref) & 0xffffffff
@@ -263,6 +348,8 @@ def main():
                 flushes += 1
             elif name.startswith("Rma"):
                 rma[me].append(ev)
+            elif name.startswith("Io"):
+                io[me].append(ev)
         print(f"check_trace: {nev} events, {len(last_t)} locations, {flushes} flushes")
 
         for k, st in stacks.items():
@@ -305,7 +392,11 @@ def main():
             check_rma(rma)
         elif rma:
             fail(f"RMA records in a program without one-sided calls: {dict(rma)}")
-        if not sends and expect and not want_rma:
+        if want_io:
+            check_io(io)
+        elif io:
+            fail(f"I/O records in a program without MPI-IO calls: {dict(io)}")
+        if not sends and expect and not want_rma and not want_io:
             fail("no messages in the trace")
         if props.get("MPISCOPE::TRACE_COMPLETE") == "false":
             fail("the archive says it is incomplete")
