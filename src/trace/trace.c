@@ -685,7 +685,9 @@ static void io_records(trc_thread_t *t, msc_call_t *c, uint64_t te, uint64_t tl)
 {
     if (c->kind == MSC_KIND_HANDLE_NEW) {
         MPI_File fh = *(MPI_File *)c->obj;
-        uint32_t h = trc_io_opened(fh, c->obj, (const char *)c->buf, c->comm);
+        /* A Fortran file name is blank-padded, not terminated: not read. */
+        const char *name = c->lang == MSC_LANG_C ? (const char *)c->buf : "(opened from Fortran)";
+        uint32_t h = trc_io_opened(fh, c->obj, name, c->comm);
         if (h == OTF2_UNDEFINED_IO_HANDLE) return;
         int am = c->tag;
         uint32_t mode = am & MPI_MODE_RDWR     ? OTF2_IO_ACCESS_MODE_READ_WRITE
