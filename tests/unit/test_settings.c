@@ -115,50 +115,50 @@ TEST(settings_int_rejects_overflow)
     bad(MSC_SET_CALLSITE_DEPTH, "18446744073709551619");
 }
 
-/* --- size: MPISCOPE_BUFFER, 64K..1T ------------------------------------ */
+/* --- size: MPISCOPE_TRACE_BUFFER, 512K..1T ------------------------------ */
 
 TEST(settings_size_suffixes)
 {
-    ASSERT_EQ(ok(MSC_SET_BUFFER, "65536"), 65536);
-    ASSERT_EQ(ok(MSC_SET_BUFFER, "64K"), 65536);
-    ASSERT_EQ(ok(MSC_SET_BUFFER, "64k"), 65536);
-    ASSERT_EQ(ok(MSC_SET_BUFFER, "64KB"), 65536);
-    ASSERT_EQ(ok(MSC_SET_BUFFER, "64KiB"), 65536);
-    ASSERT_EQ(ok(MSC_SET_BUFFER, "3M"), 3LL << 20);
-    ASSERT_EQ(ok(MSC_SET_BUFFER, "2g"), 2LL << 30);
-    ASSERT_EQ(ok(MSC_SET_BUFFER, "1T"), 1LL << 40);
-    ASSERT_EQ(ok(MSC_SET_BUFFER, " 1M "), 1LL << 20);
+    ASSERT_EQ(ok(MSC_SET_TRACE_BUFFER, "524288"), 524288);
+    ASSERT_EQ(ok(MSC_SET_TRACE_BUFFER, "512K"), 524288);
+    ASSERT_EQ(ok(MSC_SET_TRACE_BUFFER, "512k"), 524288);
+    ASSERT_EQ(ok(MSC_SET_TRACE_BUFFER, "512KB"), 524288);
+    ASSERT_EQ(ok(MSC_SET_TRACE_BUFFER, "512KiB"), 524288);
+    ASSERT_EQ(ok(MSC_SET_TRACE_BUFFER, "3M"), 3LL << 20);
+    ASSERT_EQ(ok(MSC_SET_TRACE_BUFFER, "2g"), 2LL << 30);
+    ASSERT_EQ(ok(MSC_SET_TRACE_BUFFER, "1T"), 1LL << 40);
+    ASSERT_EQ(ok(MSC_SET_TRACE_BUFFER, " 1M "), 1LL << 20);
 }
 
 TEST(settings_size_bounds)
 {
-    bad(MSC_SET_BUFFER, "65535");
-    ASSERT_HAS(err, "from 65536 to 1099511627776");
-    bad(MSC_SET_BUFFER, "0");
-    bad(MSC_SET_BUFFER, "1025G");
-    bad(MSC_SET_BUFFER, "2T");
-    bad(MSC_SET_BUFFER, "-64K");
-    bad(MSC_SET_BUFFER, "-1");
+    bad(MSC_SET_TRACE_BUFFER, "524287");
+    ASSERT_HAS(err, "from 524288 to 1099511627776");
+    bad(MSC_SET_TRACE_BUFFER, "0");
+    bad(MSC_SET_TRACE_BUFFER, "1025G");
+    bad(MSC_SET_TRACE_BUFFER, "2T");
+    bad(MSC_SET_TRACE_BUFFER, "-512K");
+    bad(MSC_SET_TRACE_BUFFER, "-1");
 }
 
 TEST(settings_size_rejects_garbage)
 {
     const char *words[] = {"", " ", "K", "M64", "64X", "64KK", "64 K", "1.5M", "64KBB",
                            "64KBi", "64B", "1P", "0x10000", "lots"};
-    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) bad(MSC_SET_BUFFER, words[i]);
-    bad(MSC_SET_BUFFER, "64X");
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) bad(MSC_SET_TRACE_BUFFER, words[i]);
+    bad(MSC_SET_TRACE_BUFFER, "64X");
     ASSERT_HAS(err, "suffixes");
 }
 
 TEST(settings_size_rejects_overflow)
 {
-    bad(MSC_SET_BUFFER, "9223372036854775807K");
-    bad(MSC_SET_BUFFER, "8589934592G");      /* 2^63 bytes */
-    bad(MSC_SET_BUFFER, "9007199254740992K"); /* 2^63 bytes */
-    bad(MSC_SET_BUFFER, "99999999999999999999M");
+    bad(MSC_SET_TRACE_BUFFER, "9223372036854775807K");
+    bad(MSC_SET_TRACE_BUFFER, "8589934592G");      /* 2^63 bytes */
+    bad(MSC_SET_TRACE_BUFFER, "9007199254740992K"); /* 2^63 bytes */
+    bad(MSC_SET_TRACE_BUFFER, "99999999999999999999M");
     /* -(2^34 - 1) G wraps around to +1 G in 64-bit arithmetic. */
-    bad(MSC_SET_BUFFER, "-17179869183G");
-    bad(MSC_SET_BUFFER, "-9223372036854775807T");
+    bad(MSC_SET_TRACE_BUFFER, "-17179869183G");
+    bad(MSC_SET_TRACE_BUFFER, "-9223372036854775807T");
 }
 
 /* --- choice: MPISCOPE_CLOCK -------------------------------------------- */
@@ -224,7 +224,7 @@ TEST(settings_string_length_limit)
     ASSERT_HAS(err, "at most 1023");
     /* The length check comes first for every type. */
     memset(text, '1', MSC_SETTING_MAX_STRING);
-    bad(MSC_SET_BUFFER, text);
+    bad(MSC_SET_TRACE_BUFFER, text);
 }
 
 /* --- the table and msc_settings_load ---------------------------------- */
@@ -270,7 +270,7 @@ TEST(settings_load_defaults)
     ASSERT_EQ(s.v[MSC_SET_CALLSITE_DEPTH].num, 1);
     ASSERT_EQ(s.v[MSC_SET_CLOCK].num, 0);
     ASSERT_EQ(s.v[MSC_SET_QUIET].num, 0);
-    ASSERT_EQ(s.v[MSC_SET_BUFFER].num, 64LL << 20);
+    ASSERT_EQ(s.v[MSC_SET_TRACE_BUFFER].num, 64LL << 20);
     for (int i = 0; i < MSC_SET_COUNT; i++) ASSERT(!s.v[i].given);
 }
 
@@ -282,7 +282,7 @@ TEST(settings_load_good_values)
     setenv("MPISCOPE_CALLSITE_DEPTH", "4", 1);
     setenv("MPISCOPE_CLOCK", "monotonic", 1);
     setenv("MPISCOPE_QUIET", "yes", 1);
-    setenv("MPISCOPE_BUFFER", "1G", 1);
+    setenv("MPISCOPE_TRACE_BUFFER", "1G", 1);
     msc_settings_t s;
     ASSERT_EQ(load(&s), 0);
     ASSERT_EQ(s.v[MSC_SET_MODE].num, 6);
@@ -290,7 +290,7 @@ TEST(settings_load_good_values)
     ASSERT_EQ(s.v[MSC_SET_CALLSITE_DEPTH].num, 4);
     ASSERT_EQ(s.v[MSC_SET_CLOCK].num, 2);
     ASSERT_EQ(s.v[MSC_SET_QUIET].num, 1);
-    ASSERT_EQ(s.v[MSC_SET_BUFFER].num, 1LL << 30);
+    ASSERT_EQ(s.v[MSC_SET_TRACE_BUFFER].num, 1LL << 30);
     for (int i = 0; i < MSC_SET_COUNT; i++)
         ASSERT_EQ(s.v[i].given, getenv(msc_setting_desc((msc_setting_id_t)i)->name) != NULL);
 }
@@ -298,15 +298,15 @@ TEST(settings_load_good_values)
 TEST(settings_load_bad_value_keeps_default)
 {
     clear_env();
-    setenv("MPISCOPE_BUFFER", "lots", 1);
+    setenv("MPISCOPE_TRACE_BUFFER", "lots", 1);
     msc_settings_t s;
     ASSERT_EQ(load(&s), 1);
     ASSERT_EQ(n_reports, 1);
-    ASSERT_HAS(reports[0], "MPISCOPE_BUFFER");
+    ASSERT_HAS(reports[0], "MPISCOPE_TRACE_BUFFER");
     ASSERT_HAS(reports[0], "'lots'");
     ASSERT_HAS(reports[0], "using the default '64M'");
-    ASSERT_EQ(s.v[MSC_SET_BUFFER].num, 64LL << 20);
-    ASSERT(!s.v[MSC_SET_BUFFER].given);
+    ASSERT_EQ(s.v[MSC_SET_TRACE_BUFFER].num, 64LL << 20);
+    ASSERT(!s.v[MSC_SET_TRACE_BUFFER].given);
 }
 
 TEST(settings_load_empty_value_keeps_default)
