@@ -18,7 +18,7 @@ for args in "help run" "run --help" "run -h" "run --mode trace --help"; do
     expect_in "$out" "$opt" "mpiscope $args"
   done
   # the settings table, from settings.def
-  expect_in "$out" "MPISCOPE_BUFFER" "mpiscope $args"
+  expect_in "$out" "MPISCOPE_TRACE_BUFFER" "mpiscope $args"
   expect_in "$out" "MPISCOPE_CALLSITE_DEPTH" "mpiscope $args"
 done
 

@@ -35,9 +35,9 @@ usage_case - "--mode: MPISCOPE_MODE='profile,nope';'nope' is not one of profile|
 usage_case - "--callsite-depth: MPISCOPE_CALLSITE_DEPTH='99' is not a whole number from 0 to 8" run --callsite-depth 99 -- "$fake" "$prog"
 usage_case - "--callsite-depth: MPISCOPE_CALLSITE_DEPTH='two'" run --callsite-depth two -- "$fake" "$prog"
 usage_case - "--mpi 'lam';openmpi or mpich" run --mpi lam -- "$fake" "$prog"
-usage_case - "--set NOPE: no such setting;MPISCOPE_BUFFER" run --set NOPE=1 -- "$fake" "$prog"
+usage_case - "--set NOPE: no such setting;MPISCOPE_TRACE_BUFFER" run --set NOPE=1 -- "$fake" "$prog"
 usage_case - "--set: MPISCOPE_CLOCK='sundial' is not one of auto|tsc|monotonic" run --set clock=sundial -- "$fake" "$prog"
-usage_case - "--set: MPISCOPE_BUFFER='12Q';suffixes K, M, G, T" run --set MPISCOPE_BUFFER=12Q -- "$fake" "$prog"
+usage_case - "--set: MPISCOPE_TRACE_BUFFER='12Q';suffixes K, M, G, T" run --set MPISCOPE_TRACE_BUFFER=12Q -- "$fake" "$prog"
 usage_case - "--set 'BUFFER' is not NAME=VALUE" run --set BUFFER -- "$fake" "$prog"
 usage_case - "option -o needs a value: a directory" run -o
 usage_case - "option --mode needs a value" run --mode
@@ -48,7 +48,7 @@ usage_case - "no command to run" run --dry-run --
 usage_case - "--trace and --check cannot be combined with MPISCOPE_MODE 'none'" run --mode none --trace -- "$fake" "$prog"
 
 # MPISCOPE_* variables of the environment, with the library's parser's words.
-usage_case "MPISCOPE_BUFFER=12Q" "in the environment: MPISCOPE_BUFFER='12Q' is not a size" run -- "$fake" "$prog"
+usage_case "MPISCOPE_TRACE_BUFFER=12Q" "in the environment: MPISCOPE_TRACE_BUFFER='12Q' is not a size" run -- "$fake" "$prog"
 usage_case "MPISCOPE_CALLSITE_DEPTH=-1" "MPISCOPE_CALLSITE_DEPTH='-1' is not a whole number from 0 to 8" run -- "$fake" "$prog"
 usage_case "MPISCOPE_MODE=everything" "MPISCOPE_MODE='everything'" run --dry-run -- "$fake" "$prog"
 usage_case "MPISCOPE_QUIET=maybe" "MPISCOPE_QUIET='maybe' is not a yes/no value" run -- "$fake" "$prog"
@@ -57,9 +57,9 @@ usage_case "MPISCOPE_BOGUS=1" "the environment has MPISCOPE_BOGUS, which is no s
 usage_case "MPISCOPE_MODE=bogus" "MPISCOPE_MODE='bogus'" run --mode profile -- "$fake" "$prog"
 # every bad variable is reported (one line each), not only the first
 rm -f "$MSC_FAKE_LOG"
-capture env MPISCOPE_BUFFER=1 MPISCOPE_CLOCK=x "$MSC_CLI" run -- "$fake" "$prog"
+capture env MPISCOPE_TRACE_BUFFER=1 MPISCOPE_CLOCK=x "$MSC_CLI" run -- "$fake" "$prog"
 expect_rc 2 "two bad variables"
-expect_in "$err" "MPISCOPE_BUFFER='1'" "two bad variables"
+expect_in "$err" "MPISCOPE_TRACE_BUFFER='1'" "two bad variables"
 expect_in "$err" "MPISCOPE_CLOCK='x'" "two bad variables"
 [ ! -e "$MSC_FAKE_LOG" ] || fail "two bad variables: the command was launched"
 

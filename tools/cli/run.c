@@ -227,7 +227,7 @@ static int take_set(run_request_t *r, const char *arg)
 {
     const char *eq = strchr(arg, '=');
     if (!eq || eq == arg)
-        return usage_error("--set '%s' is not NAME=VALUE (e.g. --set MPISCOPE_BUFFER=16M)", arg);
+        return usage_error("--set '%s' is not NAME=VALUE (e.g. --set MPISCOPE_TRACE_BUFFER=16M)", arg);
     size_t n = (size_t)(eq - arg);
     char name[128] = "MPISCOPE_";
     size_t skip = (n > 9 && strncasecmp(arg, "MPISCOPE_", 9) == 0) ? 9 : 0;
