@@ -25,6 +25,9 @@ foreach(f IN LISTS MSC_FLAVORS)
   msc_mpi_program(${f} trace_io SOURCES io.c)
   msc_mpi_test(${f} trace/io NP 2 PROGRAM trace_io ENV MPISCOPE_MODE=trace
                CHECK "${trc_check} --io" TIMEOUT 120)
+  # The same with the profile, which now sees file requests complete in Wait.
+  msc_mpi_test(${f} trace/io-with-profile NP 2 PROGRAM trace_io ENV MPISCOPE_MODE=profile,trace
+               CHECK "${trc_check} --io" TIMEOUT 120)
   # Trace together with the profile.
   msc_mpi_test(${f} trace/with-profile NP 2 PROGRAM trace_mixed
                ENV MPISCOPE_MODE=profile,trace CHECK "${trc_check}" TIMEOUT 120)
