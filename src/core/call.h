@@ -35,7 +35,7 @@
  *   IO_WRITE      file buf count type status (offset for the _at forms)
  *   IO_READ       file rbuf rcount rtype status (offset for the _at forms)
  *   IO_IWRITE, IO_IREAD  as IO_WRITE/IO_READ with request instead of status
- *                 (not posted to the request table)
+ *                 (posted to the request table; completions come back in done[])
  *   Window creation and freeing are HANDLE_NEW/HANDLE_FREE with obj_class
  *   MSC_OBJ_WIN, MPI_File_open/close the same with MSC_OBJ_FILE.
  *   The Fortran wrappers do not fill win, file and offset yet.

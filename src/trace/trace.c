@@ -10,7 +10,7 @@
  * are unified at MPI_Finalize, when clock offsets against rank 0 (sync.c) are
  * written for readers to correct the timestamps.
  *
- * Memory is bounded: each location's event buffer may hold MPISCOPE_BUFFER
+ * Memory is bounded: each location's event buffer may hold MPISCOPE_TRACE_BUFFER
  * bytes in chunks; when the memory callback refuses a new chunk, OTF2 writes
  * the full chunks to disk and records a BufferFlush event around the time it
  * took. A failed write (full disk, vanished directory) is reported once, the
