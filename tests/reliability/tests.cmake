@@ -82,3 +82,24 @@ if(TARGET mpiscope)
       ENVIRONMENT "MSC_MPIRUN=${MSC_${f}_MPIRUN};MSC_LIB=${CMAKE_BINARY_DIR}/${MSC_LIBDIR_REL}/${f}/libmpiscope.so;MSC_CLI=$<TARGET_FILE:mpiscope>;MSC_OUT=${MSC_TEST_OUT}/${f}_reliability_symlinks;OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1")
   endforeach()
 endif()
+
+# Settings given garbage (issue 10): every setting of settings.def (listed by
+# settings_table, linked with the parser) and every `mpiscope run` option
+# (tests/reliability/settings-garbage.sh).
+add_executable(msc_settings_table ${CMAKE_CURRENT_LIST_DIR}/settings_table.c)
+target_link_libraries(msc_settings_table PRIVATE msc_base)
+set_target_properties(msc_settings_table PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${MSC_TEST_BIN}/reliability)
+if(TARGET mpiscope)
+  add_test(NAME reliability/settings-garbage-cli
+    COMMAND ${CMAKE_CURRENT_LIST_DIR}/settings-garbage.sh cli $<TARGET_FILE:msc_settings_table>)
+  set_tests_properties(reliability/settings-garbage-cli PROPERTIES TIMEOUT 120 LABELS "cli;reliability"
+    ENVIRONMENT "MSC_CLI=$<TARGET_FILE:mpiscope>;MSC_OUT=${MSC_TEST_OUT}/reliability_settings_garbage_cli")
+endif()
+foreach(f IN LISTS MSC_FLAVORS)
+  add_test(NAME ${f}/reliability/settings-garbage
+    COMMAND ${CMAKE_CURRENT_LIST_DIR}/settings-garbage.sh lib ${f} ${MSC_TEST_BIN}/${f}/dies
+            $<TARGET_FILE:msc_settings_table>)
+  set_tests_properties(${f}/reliability/settings-garbage PROPERTIES TIMEOUT 600
+    LABELS "mpi;${f};reliability"
+    ENVIRONMENT "MSC_MPIRUN=${MSC_${f}_MPIRUN};MSC_LIB=${CMAKE_BINARY_DIR}/${MSC_LIBDIR_REL}/${f}/libmpiscope.so;MSC_OUT=${MSC_TEST_OUT}/${f}_reliability_settings_garbage")
+endforeach()
