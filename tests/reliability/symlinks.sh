@@ -23,16 +23,16 @@ status=0
 fail() { echo "FAIL: $*" >&2; status=1; }
 
 mpirun_tool() { # mpirun_tool <stderr file> <program args...>; MPISCOPE_* from the environment
-  local err=$1
+  local err=$1 preload=${MSC_PRELOAD_EXTRA:+$MSC_PRELOAD_EXTRA:}$MSC_LIB
   shift
   case $flavor in
     openmpi)
       local xs=()
       for v in $(env | sed -n 's/^\(MPISCOPE_[A-Z0-9_]*\)=.*/\1/p'); do xs+=(-x "$v"); done
       OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
-        "$MSC_MPIRUN" -np 2 -x LD_PRELOAD="$MSC_LIB" "${xs[@]}" "$@" > /dev/null 2> "$err" ;;
+        "$MSC_MPIRUN" -np 2 -x LD_PRELOAD="$preload" "${xs[@]}" "$@" > /dev/null 2> "$err" ;;
     mpich)
-      "$MSC_MPIRUN" -np 2 -genv LD_PRELOAD "$MSC_LIB" "$@" > /dev/null 2> "$err" ;;
+      "$MSC_MPIRUN" -np 2 -genv LD_PRELOAD "$preload" "$@" > /dev/null 2> "$err" ;;
   esac
 }
 
