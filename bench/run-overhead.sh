@@ -132,5 +132,5 @@ PY
 
 echo
 if [ -x "$build/bench/clock_bench" ]; then
-  if [ "$quick" = 1 ]; then "$build/bench/clock_bench" 3 1000; else "$build/bench/clock_bench"; fi
+  if [ "$quick" = 1 ]; then "$build/bench/clock_bench" 3 1000 10; else "$build/bench/clock_bench"; fi
 fi
