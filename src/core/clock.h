@@ -1,10 +1,11 @@
 /* Private to mpiscope. The clock: nanoseconds from a fixed origin.
  *
  * Two sources. The TSC read with rdtsc and scaled by a factor calibrated
- * against CLOCK_MONOTONIC at start-up costs about a third of a vDSO
- * clock_gettime here (docs/clock.md has the measurement), so `auto` takes it
- * when the CPU says the TSC is constant and non-stop and the kernel itself
- * uses it as its clocksource; otherwise, and with MPISCOPE_CLOCK=monotonic,
+ * against CLOCK_MONOTONIC at start-up costs about half of a vDSO
+ * clock_gettime here (9 ns against 18 ns; docs/clock.md has the measurement
+ * and the reasoning), so `auto` takes it when the CPU says the TSC is
+ * constant and non-stop and the kernel itself uses it as its clocksource;
+ * otherwise, and with MPISCOPE_CLOCK=monotonic,
  * clock_gettime(CLOCK_MONOTONIC). Both give nanoseconds on one time line.
  */
 #ifndef MSC_CORE_CLOCK_H
