@@ -393,6 +393,14 @@ def stub(fn, sig, sym, twin, bind):
 def lifecycle_stub(name, sym, twin):
     """MPI_Init*, MPI_Finalize, MPI_Pcontrol: the steps of lifecycle.h around the twin."""
     args, stmts = LIFECYCLE[name]
+    if name == "MPI_Pcontrol" and "_f08" in sym:
+        # The standard gives MPI_Pcontrol no ierror, but MPICH's f08 layer
+        # passes an optional one and its twin (pmpir_pcontrol_f08_) stores
+        # the result through it when it is not NULL: forward it, or the twin
+        # writes through whatever the second argument register holds. A twin
+        # that takes only the level (Open MPI) ignores it.
+        args = ["level", "ierror"]
+        stmts = [x.replace("msc_pmpi(level)", "msc_pmpi(level, ierror)") for x in stmts]
     decl = ", ".join(("MPI_Fint *" if a == "ierror" else "void *") + a for a in args)
     lines = [f"MSC_API void {sym}({decl})", "{"]
     lines += ["    " + x.replace("msc_pmpi(", f"{twin}(") for x in stmts]
@@ -462,11 +470,19 @@ def emit(outdir, mpi, wrap, fortran_symbols, generator):
         if todo:
             twins_used = sorted({t for _, t, _ in todo})
             if cname in LIFECYCLE:
-                code = []
+                # Twins of one function may take different arguments (MPICH's
+                # f08 MPI_Pcontrol has an ierror): one prototype per form.
+                code, forms = [], {}
                 for sym, twin, _ in todo:
                     lines, decl = lifecycle_stub(cname, sym, twin)
                     code += lines
-                proto = f"typedef void msc_ft_{cname}({decl});"
+                    forms.setdefault(decl, set()).add(twin)
+                protos = []
+                for k, (decl, tws) in enumerate(sorted(forms.items())):
+                    protos += [f"typedef void msc_ft_{cname}_{k}({decl});",
+                               f"msc_ft_{cname}_{k} {', '.join(sorted(tws))};"]
+                out_fns += [f"/* {cname} */"] + protos + code + [""]
+                used_bindings.update(fb for _, _, fb in todo)
             else:
                 sig = signature(by_name[cname], gen_error)
                 lines = recording_path(by_name[cname], sig, gen_error)
@@ -474,9 +490,9 @@ def emit(outdir, mpi, wrap, fortran_symbols, generator):
                 code = rec
                 for sym, twin, bind in todo:
                     code += stub(by_name[cname], sig, sym, twin, bind)
-            out_fns += [f"/* {cname} */", proto,
-                        f"msc_ft_{cname} {', '.join(twins_used)};"] + code + [""]
-            used_bindings.update(fb for _, _, fb in todo)
+                out_fns += [f"/* {cname} */", proto,
+                            f"msc_ft_{cname} {', '.join(twins_used)};"] + code + [""]
+                used_bindings.update(fb for _, _, fb in todo)
         for b in ("f77", "f08"):
             ok = [s for s, t, _ in per[b] if t]
             no = [s for s, t, _ in per[b] if not t]
