@@ -27,12 +27,12 @@ for p in cli_probe cli_probe_cxx cli_probe_f; do
   case $p in
     cli_probe) evidence=$evidence_c ;;
     cli_probe_cxx) evidence=$evidence_cxx ;;
-    cli_probe_f) evidence=$evidence_f
-      # Which Fortran library comes first in DT_NEEDED depends on the link
-      # line (sanitizer builds reorder it): ask readelf, an independent reader.
-      first=$(readelf -d "$prog" | sed -n 's/.*Shared library: \[\(libmpi[^]]*\)\].*/\1/p' | head -1)
-      [ -n "$first" ] && evidence=$first ;;
+    cli_probe_f) evidence=$evidence_f ;;
   esac
+  # Which MPI library comes first in DT_NEEDED depends on the link line
+  # (sanitizer builds reorder it): ask readelf, an independent reader.
+  first=$(readelf -d "$prog" | sed -n 's/.*Shared library: \[\(libmpi[^]]*\)\].*/\1/p' | head -1)
+  [ -n "$first" ] && evidence=$first
   capture "$MSC_CLI" run --dry-run --verbose -o /msc/out -- "$prog"
   expect_rc 0 "$p alone"
   expect_in "$out" "LD_PRELOAD=$lib " "$p alone"
