@@ -77,6 +77,19 @@ static entry_t **slot_of(stripe_t *st, uint64_t h, MPI_Request r)
     return p;
 }
 
+/* An entry from the pool, or NULL when the table is full. */
+static entry_t *take_entry(void)
+{
+    pthread_mutex_lock(&pool_lock);
+    entry_t *e = free_list;
+    if (e) free_list = e->next;
+    pthread_mutex_unlock(&pool_lock);
+    return e;
+}
+
+/* Entries of one handle kept at most (see insert). */
+enum { SAME_HANDLE_MAX = 64 };
+
 static void insert(MPI_Request r, const msc_req_info_t *info)
 {
     uint64_t h = hash(r);
@@ -84,6 +97,42 @@ static void insert(MPI_Request r, const msc_req_info_t *info)
     pthread_mutex_lock(&st->lock);
     entry_t **p = slot_of(st, h, r);
     entry_t *e = *p;
+    if (e && !e->info.persistent && !info->persistent) {
+        /* A handle that is already in the table for a nonblocking operation
+         * not yet completed: both MPIs return one shared, already complete
+         * request for a send that finished inline (Open MPI's
+         * ompi_request_empty, MPICH's lightweight requests), so several
+         * pending operations can have the same handle. Keep them all, in
+         * posting order: completions take the oldest first. A chain longer
+         * than SAME_HANDLE_MAX can only come from completions never seen;
+         * its oldest entry is recycled. */
+        entry_t *last = e;
+        int n = 1;
+        while (last->next && same(last->next->key, r)) last = last->next, n++;
+        entry_t *fresh = n < SAME_HANDLE_MAX ? take_entry() : NULL;
+        if (!fresh && n >= SAME_HANDLE_MAX) {
+            *p = e->next; /* recycle the oldest of this handle */
+            fresh = e;
+            if (last == e) last = NULL;
+            atomic_fetch_sub_explicit(&pending, 1, memory_order_relaxed);
+            atomic_fetch_add_explicit(&dropped, 1, memory_order_relaxed);
+        }
+        if (fresh) {
+            fresh->key = r;
+            fresh->info = *info;
+            if (last) {
+                fresh->next = last->next;
+                last->next = fresh;
+            } else {
+                fresh->next = *p;
+                *p = fresh;
+            }
+            atomic_fetch_add_explicit(&pending, 1, memory_order_relaxed);
+        }
+        pthread_mutex_unlock(&st->lock);
+        if (!fresh) atomic_fetch_add_explicit(&dropped, 1, memory_order_relaxed);
+        return;
+    }
     if (!e) {
         pthread_mutex_lock(&pool_lock);
         e = free_list;

@@ -16,6 +16,12 @@ foreach(f IN LISTS MSC_FLAVORS)
   msc_mpi_test(${f} trace/flush NP 2 PROGRAM trace_mixed ARGS 30000
                ENV MPISCOPE_MODE=trace MPISCOPE_TRACE_BUFFER=512K
                CHECK "${trc_check} --flushes" TIMEOUT 180)
+  # The demo: a halo exchange whose two small Isends per step complete inline,
+  # so the MPI hands out one shared completed request for both (Open MPI's
+  # ompi_request_empty): each must still get its own MpiIsendComplete.
+  msc_mpi_program(${f} trace_demo SOURCES ../../examples/demo.c)
+  msc_mpi_test(${f} trace/demo NP 2 PROGRAM trace_demo ARGS 50 ENV MPISCOPE_MODE=profile,trace
+               CHECK "${trc_check}" TIMEOUT 120)
   # One-sided communication: RMA records per rank exactly as rma.c made them.
   msc_mpi_program(${f} trace_rma SOURCES rma.c)
   # (Open MPI: osc pt2pt, since run-mpi.sh turns off the single-copy mechanism osc rdma needs.)
