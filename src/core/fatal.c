@@ -10,6 +10,9 @@
 #include "fatal.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -67,6 +70,67 @@ static void write_note(int signum)
     ssize_t w = write(fd, line, m);
     (void)w;
     close(fd);
+}
+
+void msc_fatal_reason(int signum, char *buf, size_t len)
+{
+    if (signum) {
+        const char *abbrev = sigabbrev_np(signum);
+        snprintf(buf, len, "signal %d (%s)", signum, abbrev ? abbrev : "?");
+    } else {
+        snprintf(buf, len, "MPI_Abort");
+    }
+}
+
+/* The watchdog of msc_fatal_guarded: SIGALRM, directed at the thread that
+ * runs the hooks, jumps back out of the hook. */
+enum { GUARD_SECONDS = 3 };
+static sigjmp_buf guard_env;
+static volatile sig_atomic_t guard_armed;
+static pthread_t guard_thread;
+
+static void guard_alarm(int signum)
+{
+    if (!guard_armed) return;
+    if (!pthread_equal(pthread_self(), guard_thread)) {
+        pthread_kill(guard_thread, signum); /* the process alarm hit another thread */
+        return;
+    }
+    guard_armed = 0;
+    siglongjmp(guard_env, 1);
+}
+
+void msc_fatal_guarded(const char *module, void (*hook)(int signum), int signum)
+{
+    struct sigaction sa, old_sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = guard_alarm;
+    sigemptyset(&sa.sa_mask);
+    sigset_t alrm, old_mask;
+    sigemptyset(&alrm);
+    sigaddset(&alrm, SIGALRM);
+    guard_thread = pthread_self();
+    sigaction(SIGALRM, &sa, &old_sa);
+    pthread_sigmask(SIG_UNBLOCK, &alrm, &old_mask);
+    unsigned pending = alarm(GUARD_SECONDS);
+    if (sigsetjmp(guard_env, 1) == 0) {
+        guard_armed = 1;
+        hook(signum);
+        guard_armed = 0;
+    } else {
+        char msg[160];
+        size_t n = 0;
+        put_str(msg, sizeof msg - 1, &n, "mpiscope: ");
+        put_str(msg, sizeof msg - 1, &n, module);
+        put_str(msg, sizeof msg - 1, &n, ": writing what this rank recorded did not finish in "
+                                         "time; it is missing\n");
+        ssize_t w = write(STDERR_FILENO, msg, n);
+        (void)w;
+    }
+    alarm(0);
+    sigaction(SIGALRM, &old_sa, NULL);
+    pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+    if (pending) alarm(pending); /* the application's own alarm, as it was */
 }
 
 void msc_fatal_emergency(int signum)

@@ -8,6 +8,8 @@
 #ifndef MSC_CORE_FATAL_H
 #define MSC_CORE_FATAL_H
 
+#include <stddef.h>
+
 /* Installs the handlers (after PMPI_Init, so that the MPI library's own
  * handlers are the ones chained to). */
 void msc_fatal_install(void) __attribute__((visibility("hidden")));
@@ -17,5 +19,15 @@ void msc_fatal_uninstall(void) __attribute__((visibility("hidden")));
 
 /* Runs the modules' emergency hooks once per process. */
 void msc_fatal_emergency(int signum) __attribute__((visibility("hidden")));
+
+/* Runs hook(signum) under a watchdog: if it has not returned after a few
+ * seconds (a crash that happened inside malloc or stdio can leave a lock
+ * held that the hook then waits for), it is abandoned, one line naming the
+ * module goes to stderr, and the rank goes down as it would have. */
+void msc_fatal_guarded(const char *module, void (*hook)(int signum), int signum)
+    __attribute__((visibility("hidden")));
+
+/* "signal 11 (SEGV)" or "MPI_Abort" (signum 0), for the modules' notes. */
+void msc_fatal_reason(int signum, char *buf, size_t len) __attribute__((visibility("hidden")));
 
 #endif

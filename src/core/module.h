@@ -30,7 +30,8 @@ typedef struct msc_module {
     /* The rank is going down without MPI_Finalize: a fatal signal (signum),
      * or MPI_Abort (signum 0). Write what this rank recorded so far, marked
      * incomplete, without collective operations and without taking locks
-     * that the interrupted thread may hold. Called at most once; may be NULL. */
+     * that the interrupted thread may hold. Called at most once, under the
+     * core's watchdog (fatal.h: msc_fatal_guarded); may be NULL. */
     void (*emergency)(int signum);
 } msc_module_t;
 

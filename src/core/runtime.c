@@ -133,7 +133,8 @@ void msc_runtime_init(int thread_provided)
 void msc_runtime_emergency(int signum)
 {
     for (int i = module_count - 1; i >= 0; i--)
-        if (module_active[i] && modules[i]->emergency) modules[i]->emergency(signum);
+        if (module_active[i] && modules[i]->emergency)
+            msc_fatal_guarded(modules[i]->name, modules[i]->emergency, signum);
 }
 
 void msc_runtime_finalize(void)

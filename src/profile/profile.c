@@ -21,9 +21,9 @@
  * matrix edges follow the logical data flow of each shape (docs/profile.md).
  */
 #include "profile.h"
+#include "../core/fatal.h"
 
 #include <pthread.h>
-#include <setjmp.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -541,64 +541,17 @@ static void profile_finalize(void)
 /* The rank is going down (module.h). Writing the profile takes the thread
  * registry lock, malloc and stdio, none of which is async-signal-safe: if
  * the signal interrupted a thread holding one of them (a crash inside
- * malloc, say), the write would wait forever. So it runs under a watchdog:
- * SIGALRM after GUARD_S seconds, routed to this thread, jumps out of the
- * write and the rank goes on down with whatever reached the disk (files are
- * renamed into place only when complete, so nothing half-written is left
- * under a final name). The application's SIGALRM action, mask and pending
- * alarm are put back afterwards. */
-enum { GUARD_S = 3 };
-static sigjmp_buf guard_env;
-static volatile sig_atomic_t guard_armed;
-static pthread_t guard_thread;
-
-static void guard_alarm(int signum)
-{
-    if (!guard_armed) return;
-    if (!pthread_equal(pthread_self(), guard_thread)) {
-        pthread_kill(guard_thread, signum); /* the process alarm hit another thread */
-        return;
-    }
-    guard_armed = 0;
-    siglongjmp(guard_env, 1);
-}
-
+ * malloc, say), the write would wait forever. The core runs this hook under
+ * its watchdog (msc_fatal_guarded), which abandons it after a few seconds;
+ * files are renamed into place only when complete, so nothing half-written
+ * is left under a final name. */
 static void profile_emergency(int signum)
 {
     char why[64];
-    if (signum) {
-        const char *abbrev = sigabbrev_np(signum);
-        snprintf(why, sizeof why, "signal %d (%s)", signum, abbrev ? abbrev : "?");
-    } else {
-        snprintf(why, sizeof why, "MPI_Abort");
-    }
-    struct sigaction sa, old_sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = guard_alarm;
-    sigemptyset(&sa.sa_mask);
-    sigset_t alrm, old_mask;
-    sigemptyset(&alrm);
-    sigaddset(&alrm, SIGALRM);
-    guard_thread = pthread_self();
-    sigaction(SIGALRM, &sa, &old_sa);
-    pthread_sigmask(SIG_UNBLOCK, &alrm, &old_mask);
-    unsigned pending = alarm(GUARD_S);
-    if (sigsetjmp(guard_env, 1) == 0) {
-        guard_armed = 1;
-        const char *test = getenv("MSC_TEST_EMERGENCY_HANG"); /* tests: the watchdog */
-        if (test && atoi(test) == msc_g.world_rank) pause();
-        msc_prof_write_incomplete(why);
-        guard_armed = 0;
-    } else {
-        static const char msg[] = "mpiscope: profile: writing this rank's partial profile did "
-                                  "not finish in time; it is missing\n";
-        ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
-        (void)w;
-    }
-    alarm(0);
-    sigaction(SIGALRM, &old_sa, NULL);
-    pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
-    if (pending) alarm(pending);
+    msc_fatal_reason(signum, why, sizeof why);
+    const char *test = getenv("MSC_TEST_EMERGENCY_HANG"); /* tests: the watchdog */
+    if (test && atoi(test) == msc_g.world_rank) pause();
+    msc_prof_write_incomplete(why);
 }
 
 static const msc_module_t profile_module = {

@@ -25,7 +25,6 @@
 #include <errno.h>
 #include <ftw.h>
 #include <pthread.h>
-#include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +37,7 @@
 #include "../core/module.h"
 #include "../core/requests.h"
 #include "impl.h"
+#include "../core/fatal.h"
 #include "trace.h"
 
 /* One event record, as written or as held back in an unordered period. The
@@ -1230,26 +1230,9 @@ static void trace_finalize(void)
 
 /* --- A rank going down (emergency.c) ----------------------------------------- */
 
-/* OTF2 allocates and takes its archive lock, so this is best effort and runs
- * under a watchdog as the profile's does: after GUARD_S seconds SIGALRM,
- * routed to this thread, abandons the write. The application's SIGALRM
- * action, signal mask and pending alarm are restored. */
-enum { GUARD_S = 3 };
-static sigjmp_buf guard_env;
-static volatile sig_atomic_t guard_armed;
-static pthread_t guard_thread;
-
-static void guard_alarm(int signum)
-{
-    if (!guard_armed) return;
-    if (!pthread_equal(pthread_self(), guard_thread)) {
-        pthread_kill(guard_thread, signum);
-        return;
-    }
-    guard_armed = 0;
-    siglongjmp(guard_env, 1);
-}
-
+/* OTF2 allocates and takes its archive lock, so this is best effort; the
+ * core runs the hook under its watchdog (msc_fatal_guarded), which abandons
+ * a write that hangs. */
 static void emergency_write(const char *why)
 {
     /* No lock: the interrupted thread may hold threads_lock. A thread that
@@ -1281,37 +1264,8 @@ static void trace_emergency(int signum)
 {
     if (!archive || !atomic_exchange(&active, false)) return;
     char why[64];
-    if (signum) {
-        const char *abbrev = sigabbrev_np(signum);
-        snprintf(why, sizeof why, "signal %d (%s)", signum, abbrev ? abbrev : "?");
-    } else {
-        snprintf(why, sizeof why, "MPI_Abort");
-    }
-    struct sigaction sa, old_sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = guard_alarm;
-    sigemptyset(&sa.sa_mask);
-    sigset_t alrm, old_mask;
-    sigemptyset(&alrm);
-    sigaddset(&alrm, SIGALRM);
-    guard_thread = pthread_self();
-    sigaction(SIGALRM, &sa, &old_sa);
-    pthread_sigmask(SIG_UNBLOCK, &alrm, &old_mask);
-    unsigned pending = alarm(GUARD_S);
-    if (sigsetjmp(guard_env, 1) == 0) {
-        guard_armed = 1;
-        emergency_write(why);
-        guard_armed = 0;
-    } else {
-        static const char msg[] = "mpiscope: trace: writing this rank's partial trace did not "
-                                  "finish in time; it is missing\n";
-        ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
-        (void)w;
-    }
-    alarm(0);
-    sigaction(SIGALRM, &old_sa, NULL);
-    pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
-    if (pending) alarm(pending);
+    msc_fatal_reason(signum, why, sizeof why);
+    emergency_write(why);
 }
 
 static const msc_module_t trace_module = {
