@@ -17,6 +17,7 @@
 #include "../../src/profile/pjson.h"
 #include "../../src/profile/render.h"
 #include "commands.h"
+#include "report_cli.h"
 
 static void usage(FILE *o)
 {
@@ -26,7 +27,9 @@ static void usage(FILE *o)
                "per table): the same text as DIR/profile.txt.\n");
 }
 
-static char *slurp(const char *path, size_t *len)
+/* The whole of `path`, NUL-terminated, its length in *len; NULL with errno
+ * set on failure. Shared with report_cmd.c (report_cli.h). */
+char *msc_slurp(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
@@ -107,7 +110,7 @@ int msc_cmd_report(int argc, char **argv)
         snprintf(path, sizeof path, "%s", target);
     }
     size_t len = 0;
-    char *text = slurp(path, &len);
+    char *text = msc_slurp(path, &len);
     if (!text) {
         fprintf(stderr, "mpiscope report: cannot read %s: %s\n", path, strerror(errno));
         return 1;
