@@ -20,10 +20,15 @@
  * left by a call that has just returned is gone by then. The first thread to
  * create verdict.lock writes the report (a wait cycle among the deadlocked
  * ranks, with each rank's call and site, and the findings of every rank that
- * left a findings file) as checks.txt and checks.json, then every watchdog
- * that sees the verdict ends its process with exit code 3
- * (MPISCOPE_CHECK_DEADLOCK_EXIT, on by default); the launcher then ends
- * the job.
+ * left a findings file) as checks.txt and checks.json, then ends the job
+ * with PMPI_Abort(MPI_COMM_WORLD, 3) (MPISCOPE_CHECK_DEADLOCK_EXIT, on by
+ * default). One rank ends the job, so that the launcher reports exit code 3
+ * whatever the order in which it reaps the ranks: when every rank left by
+ * itself, MPICH's launcher once reported a rank it had killed (code 9).
+ * Calling PMPI_Abort from this thread is safe at any thread level on both
+ * MPIs: it touches no communication state the blocked thread holds. A
+ * watchdog that sees the verdict and is still alive 5 s later leaves with
+ * _exit(3), in case the abort did not reach it.
  *
  * Limits: the timeout is a heuristic (a transfer that legitimately takes
  * longer looks like a deadlock); one blocked thread per rank is described
@@ -487,14 +492,18 @@ static void *watchdog(void *arg)
     if (!w || !w2 || !dead || !dead2 || !tg) return NULL;
     for (int r = 0; r < n; r++) w[r].targets = tg + (size_t)r * (size_t)n,
                                 w2[r].targets = tg + (size_t)(n + r) * (size_t)n;
-    uint64_t written = 0;
+    uint64_t written = 0, verdict_seen = 0;
     int tick = 0;
     bool reported = false;
     while (!atomic_load(&wd_stop)) {
         nap(200);
         if (!reported && exists("verdict")) {
             reported = true;
-            if (chk_cfg.deadlock_exit) _exit(3);
+            verdict_seen = msc_now_ns();
+        }
+        if (reported) {
+            if (chk_cfg.deadlock_exit && msc_now_ns() - verdict_seen > 5000000000ull) _exit(3);
+            continue;
         }
         pick_t p = {.found = false, .now = msc_now_ns()};
         msc_threads_foreach(pick, &p);
@@ -511,7 +520,7 @@ static void *watchdog(void *arg)
             write_state(&p.snap);
             written = p.snap.seq;
         }
-        if (reported || ++tick % 5) continue; /* look once a second */
+        if (++tick % 5) continue; /* look once a second */
         if (!reduce(w, dead)) continue;
         nap(1000);
         if (!reduce(w2, dead2)) continue;
@@ -529,6 +538,13 @@ static void *watchdog(void *arg)
         snprintf(v, sizeof v, "%s/verdict", dir);
         FILE *f = fopen(v, "w");
         if (f) fclose(f);
+        if (chk_cfg.deadlock_exit) {
+            msc_warn("check: ending the deadlocked run with MPI_Abort, exit code 3 "
+                     "(MPISCOPE_CHECK_DEADLOCK_EXIT=0 leaves it waiting)");
+            PMPI_Abort(MPI_COMM_WORLD, 3);
+        }
+        reported = true;
+        verdict_seen = msc_now_ns();
     }
     free(w), free(w2), free(dead), free(dead2), free(tg);
     return NULL;

@@ -7,9 +7,13 @@
  */
 #include "state.h"
 
+#include <linux/membarrier.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
+#include "log.h"
 #include "msc_functions.h"
 
 _Thread_local msc_tls_t msc_tls __attribute__((tls_model("initial-exec")));
@@ -68,10 +72,42 @@ msc_thread_t *msc_thread_attach(void)
     return t;
 }
 
+/* The changer's half of the gate handshake (state.h): a full memory barrier
+ * in every running thread of the process. The expedited private command
+ * (Linux 4.14) costs a few microseconds; the global one, where the private
+ * one is refused, a scheduler grace period. Where neither exists (a seccomp
+ * filter may refuse both), a thread whose call is in flight while the level
+ * changes may keep the old level until the level changes again; that is
+ * said once.
+ */
+static int membarrier_cmd = -1;
+
+static void membarrier_setup(void)
+{
+    long cmds = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+    if (cmds > 0 && (cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
+        syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
+        membarrier_cmd = MEMBARRIER_CMD_PRIVATE_EXPEDITED;
+    else if (cmds > 0 && (cmds & MEMBARRIER_CMD_GLOBAL))
+        membarrier_cmd = MEMBARRIER_CMD_GLOBAL;
+}
+
+static void heavy_fence(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, membarrier_setup);
+    atomic_thread_fence(memory_order_seq_cst);
+    if (membarrier_cmd >= 0) syscall(SYS_membarrier, membarrier_cmd, 0, 0);
+}
+
 void msc_gates_update(void)
 {
+    heavy_fence();
     bool on = msc_recording_on();
     pthread_mutex_lock(&registry_lock);
+    if (membarrier_cmd < 0 && registry_count > 1)
+        msc_warn_once("membarrier", "membarrier(2) is not available: a change of the recording "
+                                    "level may be missed by a thread busy in MPI at that moment");
     for (msc_thread_t *t = registry; t; t = t->next) {
         if (!t->gate) continue;
         if (on)

@@ -11,9 +11,16 @@
  * A thread owns BUSY and writes its gate with plain atomic stores; the thread
  * that changes the recording level sets or clears OFF in every registered
  * thread's gate with atomic read-modify-writes. The owner recomputes OFF from
- * the process-wide level when it leaves a wrapper, so a change that races
- * with a call in flight is never lost, and no lock-prefixed instruction is
- * needed on the path of a recorded call. A thread registers itself (heap
+ * the process-wide level when it leaves a wrapper (msc_gate_release), so a
+ * change that races with a call in flight is never lost, and no
+ * lock-prefixed instruction is needed on the path of a recorded call.
+ * The owner's "store the gate, then read the level again" and the changer's
+ * "store the level, then update every gate" are the two halves of a Dekker
+ * handshake: each needs a full fence between its store and its load. The
+ * changer (rare) issues membarrier(2), which puts that fence into every
+ * running thread of the process, so the owner's half needs only a compiler
+ * barrier: either the owner's second read sees the new level, or the
+ * changer's update lands after the owner's store. A thread registers itself (heap
  * state, a gate pointer in the registry) on its first call; a thread-exit
  * destructor unregisters the gate before its TLS goes away.
  */
@@ -81,6 +88,20 @@ static inline bool msc_recording_on(void)
 {
     return atomic_load_explicit(&msc_g.phase, memory_order_acquire) == MSC_PHASE_RUNNING &&
            atomic_load_explicit(&msc_g.level, memory_order_acquire) >= 1;
+}
+
+/* Leaving a wrapper: drops BUSY and sets OFF as the level says, read again
+ * after the store until it is stable (see the handshake above). */
+static inline void msc_gate_release(void)
+{
+    bool on = msc_recording_on();
+    for (;;) {
+        atomic_store_explicit(&msc_tls.gate, on ? 0u : MSC_GATE_OFF, memory_order_relaxed);
+        atomic_signal_fence(memory_order_seq_cst); /* a full fence when a level change runs */
+        bool now = msc_recording_on();
+        if (MSC_LIKELY(now == on)) return;
+        on = now;
+    }
 }
 
 /* Registers the calling thread (idempotent); NULL only if out of memory. */

@@ -235,8 +235,7 @@ static inline int msc_f_pcontrol_begin(const void *level)
 static inline void msc_f_pcontrol_end(int outside)
 {
     if (outside)
-        atomic_store_explicit(&msc_tls.gate, msc_recording_on() ? 0u : MSC_GATE_OFF,
-                              memory_order_relaxed);
+        msc_gate_release();
 }
 
 #endif

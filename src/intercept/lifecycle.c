@@ -25,7 +25,7 @@ void msc_lifecycle_init_end(msc_fn_t fn, int rc, int provided)
         msc_runtime_init(provided);
         if (t && msc_recording_on()) t->calls[fn]++;
     }
-    atomic_store(&msc_tls.gate, msc_recording_on() ? 0u : MSC_GATE_OFF);
+    msc_gate_release();
 }
 
 void msc_lifecycle_finalize_begin(msc_fn_t fn)

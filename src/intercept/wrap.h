@@ -62,8 +62,7 @@ static inline void msc_call_leave(msc_call_t *c, int rc)
     c->thread->calls[c->fn]++;
     if (msc_kind_has_requests[c->kind]) msc_requests_leave(c);
     for (int i = 0; i < msc_hooks.n_leave; i++) msc_hooks.leave[i](c);
-    atomic_store_explicit(&msc_tls.gate, msc_recording_on() ? 0u : MSC_GATE_OFF,
-                          memory_order_relaxed);
+    msc_gate_release();
 }
 
 /* Stand-in status when the caller passed MPI_STATUS_IGNORE. */

@@ -413,7 +413,7 @@ static int recording_write(const msc_cvar_desc_t *cv, void *obj, const void *buf
     unsigned gate = atomic_fetch_or(&msc_tls.gate, MSC_GATE_BUSY);
     msc_runtime_pcontrol(v);
     if (t && !(gate & MSC_GATE_BUSY))
-        atomic_store(&msc_tls.gate, msc_recording_on() ? 0u : MSC_GATE_OFF);
+        msc_gate_release();
     return MPI_SUCCESS;
 }
 

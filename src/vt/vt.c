@@ -151,7 +151,7 @@ static void set_level(int level)
     unsigned g = atomic_fetch_or(&msc_tls.gate, MSC_GATE_BUSY);
     if (!(g & MSC_GATE_BUSY)) {
         msc_runtime_pcontrol(level);
-        atomic_store(&msc_tls.gate, msc_recording_on() ? 0u : MSC_GATE_OFF);
+        msc_gate_release();
     }
 }
 
