@@ -13,3 +13,18 @@ endforeach()
 if("openmpi" IN_LIST MSC_FLAVORS)
   msc_mpi_test(openmpi mpit/ownvars-4 NP 4 PROGRAM mpit_ownvars TIMEOUT 120)
 endif()
+# `mpiscope vars` (tools/cli/vars.c, tools/vars) against the MPI_T API: the
+# same variables before and after MPI_Init, a known control variable's value,
+# the filters. The known variable: one the MPI defines before MPI_Init.
+if(TARGET mpiscope)
+  set(msc_vars_known_openmpi mpi_param_check 1)
+  set(msc_vars_known_mpich MPIR_CVAR_ASYNC_PROGRESS 0)
+  foreach(f IN LISTS MSC_FLAVORS)
+    msc_mpi_program(${f} mpit_varlist SOURCES varlist.c)
+    add_test(NAME ${f}/mpit/vars
+             COMMAND ${CMAKE_CURRENT_LIST_DIR}/vars.sh ${f} ${MSC_TEST_BIN}/${f}/mpit_varlist
+                     ${msc_vars_known_${f}})
+    set_tests_properties(${f}/mpit/vars PROPERTIES TIMEOUT 120 LABELS "mpi;${f}"
+      ENVIRONMENT "MSC_CLI=$<TARGET_FILE:mpiscope>;MSC_LIBDIR=${CMAKE_BINARY_DIR}/${MSC_LIBDIR_REL};MSC_MPIRUN=${MSC_${f}_MPIRUN};MSC_OUT=${MSC_TEST_OUT}/${f}_mpit_vars;MSC_SOURCE_DIR=${CMAKE_SOURCE_DIR};OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;OMPI_MCA_btl_vader_single_copy_mechanism=none")
+  endforeach()
+endif()
