@@ -470,6 +470,7 @@ static int chk_init(int slot)
     PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);
     chk_cfg.tag_ub = flag && ub ? *ub : 32767;
     chk_objects_init();
+    chk_outside_init();
     chk_wd_start();
     return 0;
 }

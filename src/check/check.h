@@ -71,6 +71,14 @@ void chk_findings_write(chk_finding_t *f, int n, const char *note) CHK_INTERNAL;
 void chk_resolve(chk_part_t *p) CHK_INTERNAL;
 
 
+/* --- calls outside MPI (outside.c) ------------------------------------- */
+
+/* True for the functions the standard allows before MPI_Init and after
+ * MPI_Finalize. */
+bool chk_outside_allowed(const char *name) CHK_INTERNAL;
+/* At the module's init: calls seen before MPI_Init become findings. */
+void chk_outside_init(void) CHK_INTERNAL;
+
 /* --- objects (objects.c) ------------------------------------------------ */
 
 typedef struct {

@@ -48,6 +48,7 @@
 #include "check.h"
 #include "clock.h"
 #include "log.h"
+#include "output.h"
 
 enum { WD_REQS = 64, FN_FINALIZE = -2 };
 
@@ -262,6 +263,16 @@ static void path(char *out, size_t n, const char *name, int rank)
     snprintf(out, n, "%s/%s.%d", dir, name, rank);
 }
 
+/* Another rank's file, never through a symbolic link. */
+static FILE *open_read(const char *fn)
+{
+    int fd = open(fn, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return NULL;
+    FILE *f = fdopen(fd, "rb");
+    if (!f) close(fd);
+    return f;
+}
+
 static void write_state(const tstate_t *s)
 {
     wait_t w;
@@ -278,29 +289,28 @@ static void write_state(const tstate_t *s)
         chk_resolve(&p);
     else
         snprintf(p.file, sizeof p.file, "?");
-    char tmp[PATH_MAX + 128], fin[PATH_MAX + 64];
-    /* This rank's findings so far, for the report. */
+    /* This rank's findings so far, for the report. Both files go through
+     * the core's output helpers: created exclusively without following
+     * links, renamed into place only when complete. */
     int nf = 0;
     chk_finding_t *f = chk_findings_snapshot(&nf);
-    path(fin, sizeof fin, "findings", msc_g.world_rank);
-    snprintf(tmp, sizeof tmp, "%s.tmp", fin);
-    FILE *o = fopen(tmp, "wb");
-    if (o) {
-        if (nf) fwrite(f, sizeof *f, (size_t)nf, o);
-        if (fclose(o) == 0) rename(tmp, fin);
+    char name[64];
+    msc_out_t o;
+    snprintf(name, sizeof name, ".check/findings.%d", msc_g.world_rank);
+    if (msc_out_open(&o, name)) {
+        if (nf) fwrite(f, sizeof *f, (size_t)nf, o.f);
+        msc_out_close(&o);
     }
     free(f);
-    path(fin, sizeof fin, "wait", msc_g.world_rank);
-    snprintf(tmp, sizeof tmp, "%s.tmp", fin);
-    o = fopen(tmp, "w");
-    if (o) {
-        fprintf(o, "seq %llu\nmode %s\nsync %d\ncall %s\nfile %s\nline %d\nfunc %s\ntargets",
+    snprintf(name, sizeof name, ".check/wait.%d", msc_g.world_rank);
+    if (msc_out_open(&o, name)) {
+        fprintf(o.f, "seq %llu\nmode %s\nsync %d\ncall %s\nfile %s\nline %d\nfunc %s\ntargets",
                 (unsigned long long)s->seq, w.and_mode ? "AND" : "OR", s->syncwait,
                 s->fn == FN_FINALIZE ? "MPI_Finalize" : msc_fn_name[s->fn], p.file, p.line,
                 p.func[0] ? p.func : "-");
-        for (int i = 0; i < w.ntargets; i++) fprintf(o, " %d", w.targets[i]);
-        fprintf(o, "\n");
-        if (fclose(o) == 0) rename(tmp, fin);
+        for (int i = 0; i < w.ntargets; i++) fprintf(o.f, " %d", w.targets[i]);
+        fprintf(o.f, "\n");
+        msc_out_close(&o);
     }
     free(w.targets);
 }
@@ -309,7 +319,7 @@ static bool read_state(int r, wait_t *w)
 {
     char fn[PATH_MAX + 64], line[CHK_WHERE + 64];
     path(fn, sizeof fn, "wait", r);
-    FILE *f = fopen(fn, "r");
+    FILE *f = open_read(fn);
     memset(w->call, 0, sizeof w->call);
     w->blocked = false;
     w->ntargets = 0;
@@ -436,7 +446,7 @@ static void report(wait_t *w, const bool *dead)
         if (r == msc_g.world_rank) continue;
         char fn[PATH_MAX + 64];
         path(fn, sizeof fn, "findings", r);
-        FILE *f = fopen(fn, "rb");
+        FILE *f = open_read(fn);
         if (!f) continue;
         chk_finding_t x;
         while (fread(&x, sizeof x, 1, f) == 1) {
@@ -530,14 +540,14 @@ static void *watchdog(void *arg)
         if (!same) continue;
         char lock[PATH_MAX + 64];
         snprintf(lock, sizeof lock, "%s/verdict.lock", dir);
-        int fd = open(lock, O_CREAT | O_EXCL | O_WRONLY, 0644);
+        int fd = open(lock, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644);
         if (fd < 0) continue; /* another rank reports */
         close(fd);
         report(w2, dead2);
         char v[PATH_MAX + 64];
         snprintf(v, sizeof v, "%s/verdict", dir);
-        FILE *f = fopen(v, "w");
-        if (f) fclose(f);
+        int vfd = open(v, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (vfd >= 0) close(vfd);
         if (chk_cfg.deadlock_exit) {
             msc_warn("check: ending the deadlocked run with MPI_Abort, exit code 3 "
                      "(MPISCOPE_CHECK_DEADLOCK_EXIT=0 leaves it waiting)");
@@ -561,7 +571,13 @@ void chk_wd_start(void)
     if (msc_g.world_rank == 0 && mkdir(dir, 0755) != 0 && errno != EEXIST)
         msc_warn("check: cannot create %s; deadlock detection is off", dir);
     PMPI_Barrier(msc_g.comm);
-    if (access(dir, W_OK) != 0) return;
+    /* A directory, not a symbolic link planted in its place. */
+    struct stat st;
+    if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(dir, W_OK) != 0) {
+        if (msc_g.world_rank == 0)
+            msc_warn("check: %s is not a writable directory; deadlock detection is off", dir);
+        return;
+    }
     atomic_store(&wd_stop, 0);
     if (pthread_create(&wd_thread, NULL, watchdog, NULL) == 0) atomic_store(&wd_running, 1);
 }

@@ -63,8 +63,12 @@ bool msc_out_open(msc_out_t *o, const char *name)
     o->f = NULL;
     if (!msc_g.outdir[0]) return false;
     int n1 = snprintf(o->final_path, sizeof o->final_path, "%s/%s", msc_g.outdir, name);
-    int n2 = snprintf(o->temp_path, sizeof o->temp_path, "%s/.%s.partial-%ld", msc_g.outdir,
-                      name, (long)getpid());
+    /* The temporary name is the last component's, hidden, beside it (name
+     * may lie in a subdirectory: ".check/wait.3"). */
+    const char *slash = strrchr(name, '/');
+    int dirlen = slash ? (int)(slash - name + 1) : 0;
+    int n2 = snprintf(o->temp_path, sizeof o->temp_path, "%s/%.*s.%s.partial-%ld", msc_g.outdir,
+                      dirlen, name, name + dirlen, (long)getpid());
     if (n1 < 0 || n2 < 0 || (size_t)n2 >= sizeof o->temp_path ||
         (size_t)n1 >= sizeof o->final_path) {
         msc_warn_once("output-name", "path for '%s' in '%s' is too long; it will be missing", name,

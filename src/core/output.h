@@ -22,7 +22,8 @@ typedef struct {
  * if it cannot be created, after one message. */
 void msc_output_setup(const char *program) __attribute__((visibility("hidden")));
 
-/* Opens <outdir>/<name> for writing. false (after a message) on failure. */
+/* Opens <outdir>/<name> for writing (name may contain an existing
+ * subdirectory). false (after a message) on failure. */
 bool msc_out_open(msc_out_t *o, const char *name) __attribute__((visibility("hidden")));
 
 /* Flushes, closes and renames into place; false (after a message, and with

@@ -49,6 +49,8 @@ static void report_setting(const char *message, void *arg)
 
 extern char **environ;
 
+static bool mode_none(void);
+
 void msc_runtime_preinit(void)
 {
     if (preinit_done) return;
@@ -56,6 +58,8 @@ void msc_runtime_preinit(void)
     msc_settings_load(&msc_g.settings, environ, report_setting, NULL);
     msc_clock_init((msc_clock_choice_t)msc_g.settings.v[MSC_SET_CLOCK].num);
     msc_g.t_init_begin = msc_now_ns();
+    for (int i = 0; i < module_count && !mode_none(); i++)
+        if (modules[i]->preinit) modules[i]->preinit();
 }
 
 /* Bit of `word` in the MPISCOPE_MODE choices, or -1. */
@@ -150,6 +154,14 @@ void msc_runtime_finalize(void)
     if (!quiet && msc_g.world_rank == 0 && msc_g.outdir[0])
         msc_warn("results in %s", msc_g.outdir);
     PMPI_Comm_free(&msc_g.comm);
+}
+
+void (*msc_outside_hook)(msc_fn_t fn, void *site, bool after_finalize);
+
+void msc_runtime_outside(msc_fn_t fn, void *site)
+{
+    void (*hook)(msc_fn_t, void *, bool) = msc_outside_hook;
+    if (hook) hook(fn, site, atomic_load(&msc_g.phase) == MSC_PHASE_DONE);
 }
 
 void msc_runtime_pcontrol(int level)

@@ -33,6 +33,14 @@ void msc_runtime_finalize(void) MSC_INTERNAL;
 /* The modules' emergency hooks (see fatal.h). */
 void msc_runtime_emergency(int signum) MSC_INTERNAL;
 
+/* An MPI call made before MPI_Init or after MPI_Finalize (phase BEFORE_INIT
+ * or DONE), from the first-call branch of msc_call_begin (wrap.h), before the
+ * call goes on to PMPI unchanged. Hands it to msc_outside_hook, which the
+ * check module sets from its constructor; nothing else happens. The hook must
+ * not call MPI. */
+void msc_runtime_outside(msc_fn_t fn, void *site) MSC_INTERNAL;
+extern void (*msc_outside_hook)(msc_fn_t fn, void *site, bool after_finalize) MSC_INTERNAL;
+
 /* MPI_Pcontrol(level). */
 void msc_runtime_pcontrol(int level) MSC_INTERNAL;
 

@@ -72,6 +72,19 @@ msc_thread_t *msc_thread_attach(void)
     return t;
 }
 
+void msc_thread_detach(void)
+{
+    msc_thread_t *t = msc_tls.thread;
+    if (t) {
+        pthread_mutex_lock(&registry_lock);
+        t->gate = NULL;
+        pthread_mutex_unlock(&registry_lock);
+        pthread_setspecific(exit_key, NULL);
+    }
+    msc_tls.thread = NULL;
+    atomic_store_explicit(&msc_tls.gate, 0u, memory_order_relaxed);
+}
+
 /* The changer's half of the gate handshake (state.h): a full memory barrier
  * in every running thread of the process. The expedited private command
  * (Linux 4.14) costs a few microseconds; the global one, where the private

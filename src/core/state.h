@@ -107,6 +107,11 @@ static inline void msc_gate_release(void)
 /* Registers the calling thread (idempotent); NULL only if out of memory. */
 msc_thread_t *msc_thread_attach(void) MSC_INTERNAL;
 
+/* After MPI_Finalize: the calling thread leaves the gate registry (its
+ * state and counts stay) and opens its gate, so that its later MPI calls
+ * reach msc_call_begin's unregistered-thread branch (wrap.h). */
+void msc_thread_detach(void) MSC_INTERNAL;
+
 /* Sets or clears MSC_GATE_OFF in every registered thread from msc_g. */
 void msc_gates_update(void) MSC_INTERNAL;
 

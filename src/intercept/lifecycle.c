@@ -40,7 +40,9 @@ void msc_lifecycle_finalize_end(void)
 {
     atomic_store(&msc_g.phase, MSC_PHASE_DONE);
     msc_gates_update();
-    atomic_store(&msc_tls.gate, MSC_GATE_OFF);
+    /* This thread's later MPI calls are looked at (wrap.h); other threads
+     * stay closed. */
+    msc_thread_detach();
 }
 
 void msc_lifecycle_pcontrol(int level)

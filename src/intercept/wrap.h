@@ -12,7 +12,11 @@
  * msc_call_begin registers a thread on its first call and marks it busy, so
  * that MPI calls made inside the MPI library or by the modules pass straight
  * through. msc_call_leave clears busy and re-reads the process-wide level
- * (see state.h for why this makes racing MPI_Pcontrol calls safe).
+ * (see state.h for why this makes racing MPI_Pcontrol calls safe). A thread
+ * is unregistered before MPI_Init (and the finalizing thread again after
+ * MPI_Finalize): its calls take the first-call branch of msc_call_begin,
+ * which hands them to msc_runtime_outside; the paths of calls made while MPI
+ * runs, recorded or not, are unchanged.
  */
 #ifndef MSC_INTERCEPT_WRAP_H
 #define MSC_INTERCEPT_WRAP_H
@@ -35,6 +39,14 @@ static inline int msc_call_begin(msc_call_t *c, msc_fn_t fn, msc_kind_t kind, ms
 {
     msc_thread_t *t = msc_tls.thread;
     if (MSC_UNLIKELY(!t)) {
+        /* Before MPI_Init and after MPI_Finalize a thread stays unregistered
+         * with its gate open, so that its calls come here (and only here) for
+         * the check of calls made outside MPI (runtime.h). */
+        int phase = atomic_load_explicit(&msc_g.phase, memory_order_acquire);
+        if (phase == MSC_PHASE_BEFORE_INIT || phase == MSC_PHASE_DONE) {
+            msc_runtime_outside(fn, site);
+            return 0;
+        }
         t = msc_thread_attach();
         if (!t || atomic_load_explicit(&msc_tls.gate, memory_order_relaxed)) return 0;
     }

@@ -48,3 +48,15 @@ foreach(f IN LISTS MSC_FLAVORS)
     ENV MPISCOPE_MODE=check
     CHECK "python3 ${chk_expect} $MPISCOPE_OUTPUT/checks.json ${CMAKE_SOURCE_DIR}/examples/demo.c")
 endforeach()
+
+# Calls before MPI_Init and after MPI_Finalize: flagged on stderr (both MPIs
+# abort at the call before MPI_Init, MPICH also after MPI_Finalize), the
+# run's exit code and output unchanged, allowed calls never flagged.
+foreach(f IN LISTS MSC_FLAVORS)
+  msc_mpi_program(${f} check_outside SOURCES outside.c)
+  add_test(NAME ${f}/check/outside
+    COMMAND ${CMAKE_CURRENT_LIST_DIR}/outside.sh ${f} ${MSC_TEST_BIN}/${f}/check_outside
+            ${CMAKE_CURRENT_LIST_DIR}/outside.c)
+  set_tests_properties(${f}/check/outside PROPERTIES TIMEOUT 180 LABELS "mpi;${f};check"
+    ENVIRONMENT "MSC_MPIRUN=${MSC_${f}_MPIRUN};MSC_LIB=${CMAKE_BINARY_DIR}/${MSC_LIBDIR_REL}/${f}/libmpiscope.so;MSC_OUT=${MSC_TEST_OUT}/${f}_check_outside")
+endforeach()
