@@ -254,6 +254,9 @@ int msc_cmd_report_all(int argc, char **argv)
             if (msc_waitstates_render(stdout, msc_json_root(ws), limit) != 0) rc = 1;
         }
     }
+    /* A trace that cannot be analysed (its message is on stderr) fails the
+     * command, after whatever else could be shown. */
+    if (has_trace && !no_ws && !ws && rc == 0) rc = 1;
     msc_json_free(ws);
     free(pass);
     return rc;

@@ -7,7 +7,7 @@
  * order, so every location is read on its own with OTF2's local event
  * reader (no merge heap: the read is as fast as OTF2 reads):
  *
- * 1. Read. For each location, one compact record per MPI call (enter,
+ * 1. Read (trace_reader.c). For each location, one compact record per MPI call (enter,
  *    leave, region, call site), per message end (communicator, peer as a
  *    world rank, tag, the call it belongs to) and per blocking collective
  *    (communicator, operation, root, call). A call site is the call path:
@@ -36,8 +36,13 @@
  *    - Early Reduce (Reduce, Gather(v)): the root entered before the first
  *      other member: min(first other enter, leave) - root.enter.
  *
- * Memory: about 40 bytes per MPI call and 16 per message end, all in this
- * process (the analysis under MPI is not written yet, docs/report.md).
+ * Memory: about 48 bytes per MPI call and 16 per message end.
+ *
+ * Under MPI (analyze/mpiscope_analyze.c) phase 1 is split: each analysis
+ * process reads whole ranks' locations (ws_read with its part), packs what
+ * it recorded (ws_pack), and process 0 merges the parts (ws_merge, which
+ * renumbers the call-site nodes) and runs phase 2 on the same records the
+ * serial analysis would have: the results are identical.
  */
 #include "waitstate.h"
 
@@ -46,6 +51,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "trace_reader.h"
 
 const char *const ws_pattern_id[WS_NPATTERNS] = {
     "late_sender",     "late_sender_wrong_order", "late_receiver",
@@ -80,12 +87,16 @@ typedef struct {
 } ws_coll_t;
 
 #define VEC(T) struct { T *v; size_t n, cap; }
-#define PUSH(vec, x)                                                                   \
+/* Appends x; on allocation failure marks c->oom and runs `fail`. */
+#define PUSH(c, vec, x, fail)                                                          \
     do {                                                                               \
         if ((vec).n == (vec).cap) {                                                    \
             size_t nc_ = (vec).cap ? 2 * (vec).cap : 64;                               \
             void *p_ = realloc((vec).v, nc_ * sizeof *(vec).v);                        \
-            if (!p_) abort();                                                          \
+            if (!p_) {                                                                 \
+                (c)->oom = true;                                                       \
+                fail;                                                                  \
+            }                                                                          \
             (vec).v = p_;                                                              \
             (vec).cap = nc_;                                                           \
         }                                                                              \
@@ -98,7 +109,6 @@ typedef struct {
 } ws_frame_t;
 
 typedef struct {
-    uint64_t id;
     int rank;
     VEC(ws_call_t) calls;
     VEC(ws_msg_t) sends;
@@ -111,75 +121,28 @@ typedef struct {
     uint32_t parent, region, scl;
 } ws_node_t;
 
-typedef struct {
-    uint32_t n;
-    uint32_t *m;  /* world ranks */
-} ws_group_t;
-
-typedef struct {
-    int32_t a, b; /* groups; b = -1: intracommunicator */
-} ws_comm_t;
-
 #define WS_SITE_CACHE 1024
 typedef struct {
     uint32_t parent, region, scl, site;
 } ws_sc_t;
 
-typedef struct {
+struct ws_ctx {
     ws_sc_t site_cache[WS_SITE_CACHE];
-    /* definitions */
-    VEC(char *) strings;
-    VEC(uint32_t) region_name; /* by region ref: string ref */
-    VEC(uint8_t) region_mpi;
-    VEC(uint8_t) region_kind;
-    VEC(ws_group_t) groups;
-    VEC(ws_comm_t) comms;
-    VEC(uint32_t) scl_file;
-    VEC(uint32_t) scl_line;
-    uint32_t scl_attr;
-    uint64_t resolution;
-    ws_loc_t *locs;
-    size_t nlocs, locs_cap;
+    msc_trace_t *t;
+    uint8_t *region_kind; /* by region ref */
+    ws_loc_t *locs;       /* one per location of t, in its order */
+    size_t nlocs;
     int ranks;
     /* call sites: hash-consed (parent, region, scl) */
     VEC(ws_node_t) nodes;
     uint32_t *node_hash;
     size_t node_hash_cap;
     ws_loc_t *cur;
-} ws_ctx_t;
-
-static const char *sref(ws_ctx_t *c, uint32_t s)
-{
-    return s < c->strings.n && c->strings.v[s] ? c->strings.v[s] : "";
-}
-
-static void grow_to(void **v, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap) return;
-    size_t nc = *cap ? *cap : 16;
-    while (nc < need) nc *= 2;
-    char *p = realloc(*v, nc * elem);
-    if (!p) abort();
-    memset(p + *cap * elem, 0, (nc - *cap) * elem);
-    *v = p;
-    *cap = nc;
-}
-#define SETAT(vec, i, x)                                                                 \
-    do {                                                                                 \
-        grow_to((void **)&(vec).v, &(vec).cap, (size_t)(i) + 1, sizeof *(vec).v);         \
-        if ((vec).n <= (size_t)(i)) (vec).n = (size_t)(i) + 1;                           \
-        (vec).v[i] = (x);                                                                \
-    } while (0)
-
-/* ---- definitions ------------------------------------------------------- */
-
-static OTF2_CallbackCode d_string(void *u, OTF2_StringRef self, const char *s)
-{
-    ws_ctx_t *c = u;
-    char *d = strdup(s);
-    SETAT(c->strings, self, d);
-    return OTF2_CALLBACK_SUCCESS;
-}
+    uint64_t events;
+    double t0, read_s;
+    bool oom, progress;
+    size_t done, todo;
+};
 
 static int region_kind(const char *n)
 {
@@ -193,110 +156,6 @@ static int region_kind(const char *n)
     return K_OTHER;
 }
 
-static OTF2_CallbackCode d_region(void *u, OTF2_RegionRef self, OTF2_StringRef name,
-                                  OTF2_StringRef canon, OTF2_StringRef desc, OTF2_RegionRole role,
-                                  OTF2_Paradigm paradigm, OTF2_RegionFlag flags,
-                                  OTF2_StringRef file, uint32_t b, uint32_t e)
-{
-    (void)canon, (void)desc, (void)role, (void)flags, (void)file, (void)b, (void)e;
-    ws_ctx_t *c = u;
-    SETAT(c->region_name, self, name);
-    SETAT(c->region_mpi, self, paradigm == OTF2_PARADIGM_MPI);
-    SETAT(c->region_kind, self, (uint8_t)region_kind(sref(c, name)));
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode d_location(void *u, OTF2_LocationRef self, OTF2_StringRef name,
-                                    OTF2_LocationType type, uint64_t nev,
-                                    OTF2_LocationGroupRef group)
-{
-    (void)name, (void)type, (void)nev;
-    ws_ctx_t *c = u;
-    grow_to((void **)&c->locs, &c->locs_cap, c->nlocs + 1, sizeof *c->locs);
-    ws_loc_t *l = &c->locs[c->nlocs++];
-    memset(l, 0, sizeof *l);
-    l->id = self;
-    l->rank = (int)group;
-    if ((int)group + 1 > c->ranks) c->ranks = (int)group + 1;
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode d_group(void *u, OTF2_GroupRef self, OTF2_StringRef name,
-                                 OTF2_GroupType type, OTF2_Paradigm paradigm, OTF2_GroupFlag flags,
-                                 uint32_t n, const uint64_t *members)
-{
-    (void)name, (void)paradigm, (void)flags;
-    ws_ctx_t *c = u;
-    ws_group_t g = {0, NULL};
-    if (type == OTF2_GROUP_TYPE_COMM_GROUP || type == OTF2_GROUP_TYPE_COMM_SELF) {
-        g.n = n;
-        g.m = malloc((n ? n : 1) * sizeof *g.m);
-        for (uint32_t i = 0; i < n; i++) g.m[i] = (uint32_t)members[i];
-    }
-    SETAT(c->groups, self, g);
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode d_comm(void *u, OTF2_CommRef self, OTF2_StringRef name,
-                                OTF2_GroupRef group, OTF2_CommRef parent, OTF2_CommFlag flags)
-{
-    (void)name, (void)parent, (void)flags;
-    ws_ctx_t *c = u;
-    SETAT(c->comms, self, ((ws_comm_t){(int32_t)group, -1}));
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode d_intercomm(void *u, OTF2_CommRef self, OTF2_StringRef name,
-                                     OTF2_GroupRef a, OTF2_GroupRef b, OTF2_CommRef common,
-                                     OTF2_CommFlag flags)
-{
-    (void)name, (void)common, (void)flags;
-    ws_ctx_t *c = u;
-    SETAT(c->comms, self, ((ws_comm_t){(int32_t)a, (int32_t)b}));
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode d_scl(void *u, OTF2_SourceCodeLocationRef self, OTF2_StringRef file,
-                               uint32_t line)
-{
-    ws_ctx_t *c = u;
-    SETAT(c->scl_file, self, file);
-    SETAT(c->scl_line, self, line);
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode d_attr(void *u, OTF2_AttributeRef self, OTF2_StringRef name,
-                                OTF2_StringRef desc, OTF2_Type type)
-{
-    (void)desc;
-    ws_ctx_t *c = u;
-    if (type == OTF2_TYPE_SOURCE_CODE_LOCATION && !strcmp(sref(c, name), "SOURCE_CODE_LOCATION"))
-        c->scl_attr = self;
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode d_clock(void *u, uint64_t res, uint64_t off, uint64_t len, uint64_t realtime)
-{
-    (void)off, (void)len, (void)realtime;
-    ((ws_ctx_t *)u)->resolution = res;
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-/* World rank of rank `peer` of communicator `comm`, seen from world rank `me`. */
-static int32_t world_of(ws_ctx_t *c, uint32_t comm, int me, uint32_t peer)
-{
-    if (comm >= c->comms.n) return -1;
-    ws_comm_t *k = &c->comms.v[comm];
-    if (k->a < 0 || (size_t)k->a >= c->groups.n) return -1;
-    ws_group_t *g = &c->groups.v[k->a];
-    if (k->b >= 0 && (size_t)k->b < c->groups.n) {
-        bool in_a = false;
-        for (uint32_t i = 0; i < g->n; i++) in_a |= g->m[i] == (uint32_t)me;
-        if (in_a) g = &c->groups.v[k->b];
-    }
-    return peer < g->n ? (int32_t)g->m[peer] : -1;
-}
-
 /* ---- call sites ---------------------------------------------------------- */
 
 static uint64_t mix(uint64_t x)
@@ -308,12 +167,17 @@ static uint64_t mix(uint64_t x)
     return x ^ (x >> 33);
 }
 
+/* The node (parent, region, scl), created on first use; UINT32_MAX when out
+ * of memory. */
 static uint32_t site_of(ws_ctx_t *c, uint32_t parent, uint32_t region, uint32_t scl)
 {
     if (c->nodes.n * 2 >= c->node_hash_cap) {
         size_t cap = c->node_hash_cap ? 2 * c->node_hash_cap : 1024;
         uint32_t *h = malloc(cap * sizeof *h);
-        if (!h) abort();
+        if (!h) {
+            c->oom = true;
+            return UINT32_MAX;
+        }
         memset(h, 0xff, cap * sizeof *h);
         for (size_t i = 0; i < c->nodes.n; i++) {
             ws_node_t *n = &c->nodes.v[i];
@@ -332,25 +196,59 @@ static uint32_t site_of(ws_ctx_t *c, uint32_t parent, uint32_t region, uint32_t 
         if (n->parent == parent && n->region == region && n->scl == scl) return c->node_hash[k];
         k = (k + 1) & (cap - 1);
     }
-    c->node_hash[k] = (uint32_t)c->nodes.n;
-    PUSH(c->nodes, ((ws_node_t){parent, region, scl}));
+    PUSH(c, c->nodes, ((ws_node_t){parent, region, scl}), return UINT32_MAX);
+    c->node_hash[k] = (uint32_t)(c->nodes.n - 1);
     return (uint32_t)(c->nodes.n - 1);
 }
 
 /* ---- events -------------------------------------------------------------- */
 
-static OTF2_CallbackCode e_enter(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *u,
-                                 OTF2_AttributeList *al, OTF2_RegionRef region)
+/* One line, rewritten in place: only when stderr is a terminal (the caller
+ * decides), and erased when the analysis ends. */
+static void progress_line(bool on, const char *what, size_t a, size_t b, uint64_t ev)
 {
-    (void)loc, (void)pos;
+    if (!on) return;
+    fprintf(stderr, "\rmpiscope: wait states: %s %zu of %zu (%.1f M events)\033[K", what, a, b,
+            (double)ev / 1e6);
+    fflush(stderr);
+}
+
+static void free_stack(ws_loc_t *l)
+{
+    free(l->stack.v);
+    l->stack.v = NULL;
+    l->stack.n = l->stack.cap = 0;
+}
+
+/* Room for `n` more elements at once (a hint: failure is not an error). */
+static void reserve(void **v, size_t *cap, size_t n, size_t elem)
+{
+    if (*cap || !n) return;
+    if (n > ((size_t)1 << 24)) n = (size_t)1 << 24;
+    void *p = malloc(n * elem);
+    if (p) *v = p, *cap = n;
+}
+
+static void ev_location(void *u, size_t i)
+{
+    ws_ctx_t *c = u;
+    if (c->cur) free_stack(c->cur);
+    c->cur = &c->locs[i];
+    progress_line(c->progress, "reading location", ++c->done, c->todo, c->events);
+    /* The definition's event count sizes the arrays once: an MPI call is at
+     * least 2 events, a message end 3 with its call. Pages never written
+     * cost nothing. */
+    uint64_t ev = c->t->loc[i].events;
+    ws_loc_t *l = c->cur;
+    reserve((void **)&l->calls.v, &l->calls.cap, ev / 2 + 1, sizeof *l->calls.v);
+    reserve((void **)&l->sends.v, &l->sends.cap, ev / 3 + 1, sizeof *l->sends.v);
+    reserve((void **)&l->recvs.v, &l->recvs.cap, ev / 3 + 1, sizeof *l->recvs.v);
+}
+
+static void ev_enter(void *u, uint64_t t, uint32_t region, uint32_t scl)
+{
     ws_ctx_t *c = u;
     ws_loc_t *l = c->cur;
-    uint32_t scl = UINT32_MAX;
-    if (al && OTF2_AttributeList_GetNumberOfElements(al)) {
-        OTF2_SourceCodeLocationRef s;
-        if (OTF2_AttributeList_GetSourceCodeLocationRef(al, c->scl_attr, &s) == OTF2_SUCCESS)
-            scl = s;
-    }
     uint32_t parent = l->stack.n ? l->stack.v[l->stack.n - 1].site : UINT32_MAX;
     /* Most Enters repeat a recent (parent, region): a direct-mapped cache
      * in front of the hash table. */
@@ -361,26 +259,25 @@ static OTF2_CallbackCode e_enter(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_
         site = e->site;
     } else {
         site = site_of(c, parent, region, scl);
+        if (site == UINT32_MAX) return;
         *e = (ws_sc_t){parent, region, scl, site};
     }
     int64_t call = -1;
-    if (region < c->region_mpi.n && c->region_mpi.v[region]) {
+    if (msc_trace_region_is_mpi(c->t, region)) {
         call = (int64_t)l->calls.n;
-        PUSH(l->calls, ((ws_call_t){.enter = t, .leave = t, .region = region, .site = site}));
+        PUSH(c, l->calls, ((ws_call_t){.enter = t, .leave = t, .region = region, .site = site}),
+             return);
     }
-    PUSH(l->stack, ((ws_frame_t){region, site, call}));
-    return OTF2_CALLBACK_SUCCESS;
+    PUSH(c, l->stack, ((ws_frame_t){region, site, call}), return);
 }
 
-static OTF2_CallbackCode e_leave(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *u,
-                                 OTF2_AttributeList *al, OTF2_RegionRef region)
+static void ev_leave(void *u, uint64_t t, uint32_t region)
 {
-    (void)loc, (void)pos, (void)al, (void)region;
+    (void)region;
     ws_loc_t *l = ((ws_ctx_t *)u)->cur;
-    if (!l->stack.n) return OTF2_CALLBACK_SUCCESS;
+    if (!l->stack.n) return;
     ws_frame_t *f = &l->stack.v[--l->stack.n];
     if (f->call >= 0) l->calls.v[f->call].leave = t;
-    return OTF2_CALLBACK_SUCCESS;
 }
 
 static uint32_t open_call(ws_loc_t *l)
@@ -390,66 +287,32 @@ static uint32_t open_call(ws_loc_t *l)
     return UINT32_MAX;
 }
 
-static void msg(ws_ctx_t *c, bool send, OTF2_CommRef comm, uint32_t peer, uint32_t tag)
+static void ev_msg(void *u, uint64_t t, bool send, uint32_t peer, uint32_t comm, uint32_t tag,
+                   uint64_t bytes)
 {
-    ws_loc_t *l = c->cur;
-    uint32_t call = open_call(l);
-    int32_t w = world_of(c, comm, l->rank, peer);
-    if (call == UINT32_MAX || w < 0) return;
-    ws_msg_t m = {comm, w, tag, call};
-    if (send)
-        PUSH(l->sends, m);
-    else
-        PUSH(l->recvs, m);
-}
-
-static OTF2_CallbackCode e_send(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *u,
-                                OTF2_AttributeList *al, uint32_t receiver, OTF2_CommRef comm,
-                                uint32_t tag, uint64_t len)
-{
-    (void)loc, (void)pos, (void)t, (void)al, (void)len;
-    msg(u, true, comm, receiver, tag);
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode e_isend(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *u,
-                                 OTF2_AttributeList *al, uint32_t receiver, OTF2_CommRef comm,
-                                 uint32_t tag, uint64_t len, uint64_t req)
-{
-    (void)req;
-    return e_send(loc, t, pos, u, al, receiver, comm, tag, len);
-}
-
-static OTF2_CallbackCode e_recv(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *u,
-                                OTF2_AttributeList *al, uint32_t sender, OTF2_CommRef comm,
-                                uint32_t tag, uint64_t len)
-{
-    (void)loc, (void)pos, (void)t, (void)al, (void)len;
-    msg(u, false, comm, sender, tag);
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode e_irecv(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *u,
-                                 OTF2_AttributeList *al, uint32_t sender, OTF2_CommRef comm,
-                                 uint32_t tag, uint64_t len, uint64_t req)
-{
-    (void)req;
-    return e_recv(loc, t, pos, u, al, sender, comm, tag, len);
-}
-
-static OTF2_CallbackCode e_coll_end(OTF2_LocationRef loc, OTF2_TimeStamp t, uint64_t pos, void *u,
-                                    OTF2_AttributeList *al, OTF2_CollectiveOp op,
-                                    OTF2_CommRef comm, uint32_t root, uint64_t sent, uint64_t recvd)
-{
-    (void)loc, (void)pos, (void)t, (void)al, (void)sent, (void)recvd;
+    (void)t, (void)bytes;
     ws_ctx_t *c = u;
     ws_loc_t *l = c->cur;
     uint32_t call = open_call(l);
-    if (call == UINT32_MAX || comm >= c->comms.n || c->comms.v[comm].b >= 0)
-        return OTF2_CALLBACK_SUCCESS; /* intercommunicator collectives are not analysed */
-    int32_t r = root == OTF2_UNDEFINED_UINT32 ? -1 : world_of(c, comm, l->rank, root);
-    PUSH(l->colls, ((ws_coll_t){comm, op, r, call}));
-    return OTF2_CALLBACK_SUCCESS;
+    int32_t w = msc_trace_world(c->t, comm, l->rank, peer);
+    if (call == UINT32_MAX || w < 0) return;
+    ws_msg_t m = {comm, w, tag, call};
+    if (send)
+        PUSH(c, l->sends, m, return);
+    else
+        PUSH(c, l->recvs, m, return);
+}
+
+static void ev_coll_end(void *u, uint64_t t, uint32_t op, uint32_t comm, uint32_t root)
+{
+    (void)t;
+    ws_ctx_t *c = u;
+    ws_loc_t *l = c->cur;
+    uint32_t call = open_call(l);
+    if (call == UINT32_MAX || !msc_trace_is_intra(c->t, comm))
+        return; /* intercommunicator collectives are not analysed */
+    int32_t r = root == OTF2_UNDEFINED_UINT32 ? -1 : msc_trace_world(c->t, comm, l->rank, root);
+    PUSH(c, l->colls, ((ws_coll_t){comm, op, r, call}), return);
 }
 
 /* ---- phase 2 ------------------------------------------------------------- */
@@ -523,23 +386,17 @@ static double now_s(void)
 
 static void free_ctx(ws_ctx_t *c)
 {
-    for (size_t i = 0; i < c->strings.n; i++) free(c->strings.v[i]);
-    free(c->strings.v);
-    free(c->region_name.v);
-    free(c->region_mpi.v);
-    free(c->region_kind.v);
-    for (size_t i = 0; i < c->groups.n; i++) free(c->groups.v[i].m);
-    free(c->groups.v);
-    free(c->comms.v);
-    free(c->scl_file.v);
-    free(c->scl_line.v);
+    if (!c) return;
     for (size_t i = 0; i < c->nlocs; i++) {
         ws_loc_t *l = &c->locs[i];
         free(l->calls.v), free(l->sends.v), free(l->recvs.v), free(l->colls.v), free(l->stack.v);
     }
     free(c->locs);
+    free(c->region_kind);
     free(c->nodes.v);
     free(c->node_hash);
+    msc_trace_close(c->t);
+    free(c);
 }
 
 static int cmp_site(const void *a, const void *b)
@@ -550,13 +407,18 @@ static int cmp_site(const void *a, const void *b)
         if (p != WS_LATE_SENDER_WO) tx += x->ns[p], ty += y->ns[p];
     if (tx != ty) return tx > ty ? -1 : 1;
     if (x->mpi_ns != y->mpi_ns) return x->mpi_ns > y->mpi_ns ? -1 : 1;
-    return strcmp(x->name, y->name);
+    int s = strcmp(x->name, y->name);
+    if (s) return s;
+    /* Distinct nodes with the same name: an order that does not depend on
+     * node numbering, so the analysis under MPI sorts as this one does. */
+    if (x->calls != y->calls) return x->calls > y->calls ? -1 : 1;
+    return memcmp(x->ns, y->ns, sizeof x->ns);
 }
 
 static char *site_string(ws_ctx_t *c, uint32_t node, ws_site_t *s)
 {
     ws_node_t *n = &c->nodes.v[node];
-    const char *fn = sref(c, c->region_name.v[n->region]);
+    const char *fn = msc_trace_region_name(c->t, n->region);
     char path[1024] = "";
     /* Enclosing regions, outermost first. */
     uint32_t chain[64];
@@ -566,16 +428,16 @@ static char *site_string(ws_ctx_t *c, uint32_t node, ws_site_t *s)
     size_t off = 0;
     for (int i = depth - 1; i >= 0 && off < sizeof path - 1; i--) {
         int w = snprintf(path + off, sizeof path - off, "%s%s", off ? " > " : "",
-                         sref(c, c->region_name.v[c->nodes.v[chain[i]].region]));
+                         msc_trace_region_name(c->t, c->nodes.v[chain[i]].region));
         if (w > 0) off += (size_t)w;
     }
     s->function = strdup(fn);
     s->path = strdup(path);
     const char *file = "";
     uint32_t line = 0;
-    if (n->scl != UINT32_MAX && n->scl < c->scl_file.n) {
-        file = sref(c, c->scl_file.v[n->scl]);
-        line = c->scl_line.v[n->scl];
+    if (n->scl != UINT32_MAX && n->scl < c->t->nscl) {
+        file = msc_trace_string(c->t, c->t->scl_file[n->scl]);
+        line = c->t->scl_line[n->scl];
     }
     s->file = strdup(file);
     s->line = line;
@@ -613,107 +475,230 @@ static bool is_nto1(uint32_t op)
            op == OTF2_COLLECTIVE_OP_GATHERV;
 }
 
-/* One line, rewritten in place: only when stderr is a terminal (the caller
- * decides), and erased when the analysis ends. */
-static void progress_line(bool on, const char *what, size_t a, size_t b, uint64_t ev)
+
+/* Phase 1 for the locations of part `part` of `nparts`: whole ranks, in
+ * contiguous blocks (all locations of a rank in one part, so the order of
+ * a rank's sends on a channel is the serial one). */
+ws_ctx_t *ws_read(const char *anchor, int part, int nparts, bool progress, char *err,
+                  size_t errlen)
 {
-    if (!on) return;
-    fprintf(stderr, "\rmpiscope: wait states: %s %zu of %zu (%.1f M events)\033[K", what, a, b,
-            (double)ev / 1e6);
-    fflush(stderr);
+    double t0 = now_s();
+    msc_trace_t *t = msc_trace_open(anchor, err, errlen);
+    if (!t) return NULL;
+    ws_ctx_t *c = calloc(1, sizeof *c);
+    bool *want = calloc(t->nloc ? t->nloc : 1, sizeof *want);
+    if (c) c->t = t;
+    if (!c || !want || !(c->locs = calloc(t->nloc ? t->nloc : 1, sizeof *c->locs)) ||
+        !(c->region_kind = malloc(t->nregion ? t->nregion : 1))) {
+        snprintf(err, errlen, "out of memory");
+        if (c) free_ctx(c); else msc_trace_close(t);
+        free(want);
+        return NULL;
+    }
+    c->t0 = t0;
+    c->progress = progress;
+    c->nlocs = t->nloc;
+    c->ranks = t->ranks;
+    for (int i = 0; i < WS_SITE_CACHE; i++) c->site_cache[i].site = UINT32_MAX;
+    for (size_t i = 0; i < t->nregion; i++)
+        c->region_kind[i] = (uint8_t)region_kind(msc_trace_region_name(t, (uint32_t)i));
+    if (nparts < 1) nparts = 1;
+    for (size_t i = 0; i < t->nloc; i++) {
+        c->locs[i].rank = t->loc[i].rank;
+        want[i] = ws_part_owns(c, i, part, nparts);
+        c->todo += want[i];
+    }
+    static const msc_trace_cbs_t cbs = {.location = ev_location, .enter = ev_enter,
+                                        .leave = ev_leave, .msg = ev_msg,
+                                        .coll_end = ev_coll_end};
+    int rc = msc_trace_read(t, want, &cbs, c, &c->events, err, errlen);
+    free(want);
+    if (c->cur) free_stack(c->cur);
+    if (rc == 0 && c->oom) {
+        snprintf(err, errlen, "out of memory reading %s", anchor);
+        rc = -1;
+    }
+    if (rc != 0) {
+        if (progress) fprintf(stderr, "\r\033[K");
+        free_ctx(c);
+        return NULL;
+    }
+    c->read_s = now_s() - t0;
+    return c;
 }
+
+uint64_t ws_ctx_events(const ws_ctx_t *c) { return c->events; }
+
+/* ---- parts of phase 1, for the analysis under MPI ------------------------- */
+
+/* Pack layout (native byte order: all processes run on one kind of machine):
+ *   u64 magic, u64 events, u64 nnodes, nnodes × ws_node_t,
+ *   u64 nparts-locations, then per location read here:
+ *   u64 index, u64 ncalls, nsends, nrecvs, ncolls, then the four arrays. */
+#define WS_PACK_MAGIC 0x6d73637773706b31ULL /* "msc wspk1" */
+
+static bool put(char **p, size_t *len, size_t *cap, const void *x, size_t n)
+{
+    if (*len + n > *cap) {
+        size_t nc = *cap ? *cap : 4096;
+        while (nc < *len + n) nc *= 2;
+        char *q = realloc(*p, nc);
+        if (!q) return false;
+        *p = q, *cap = nc;
+    }
+    if (n) memcpy(*p + *len, x, n);
+    *len += n;
+    return true;
+}
+
+int ws_pack(const ws_ctx_t *c, const bool *mine, void **buf, size_t *len)
+{
+    char *p = NULL;
+    size_t n = 0, cap = 0;
+    uint64_t h[3] = {WS_PACK_MAGIC, c->events, c->nodes.n};
+    bool ok = put(&p, &n, &cap, h, sizeof h) &&
+              put(&p, &n, &cap, c->nodes.v, c->nodes.n * sizeof *c->nodes.v);
+    uint64_t count = 0;
+    for (size_t i = 0; i < c->nlocs; i++) count += mine[i];
+    ok = ok && put(&p, &n, &cap, &count, sizeof count);
+    for (size_t i = 0; i < c->nlocs && ok; i++) {
+        if (!mine[i]) continue;
+        const ws_loc_t *l = &c->locs[i];
+        uint64_t k[5] = {i, l->calls.n, l->sends.n, l->recvs.n, l->colls.n};
+        ok = put(&p, &n, &cap, k, sizeof k) &&
+             put(&p, &n, &cap, l->calls.v, l->calls.n * sizeof *l->calls.v) &&
+             put(&p, &n, &cap, l->sends.v, l->sends.n * sizeof *l->sends.v) &&
+             put(&p, &n, &cap, l->recvs.v, l->recvs.n * sizeof *l->recvs.v) &&
+             put(&p, &n, &cap, l->colls.v, l->colls.n * sizeof *l->colls.v);
+    }
+    if (!ok) {
+        free(p);
+        return -1;
+    }
+    *buf = p, *len = n;
+    return 0;
+}
+
+bool ws_part_owns(const ws_ctx_t *c, size_t loc, int part, int nparts)
+{
+    long lo = (long)c->ranks * part / nparts, hi = (long)c->ranks * (part + 1) / nparts;
+    return c->locs[loc].rank >= lo && c->locs[loc].rank < hi;
+}
+
+size_t ws_ctx_locations(const ws_ctx_t *c) { return c->nlocs; }
+
+/* Copies n elements of `elem` bytes from the pack into a fresh array. */
+static bool take(const char **p, const char *end, void **dst, size_t *dn, size_t *dcap,
+                 uint64_t n, size_t elem)
+{
+    if (n > (uint64_t)(end - *p) / elem) return false;
+    void *v = malloc(n ? n * elem : 1);
+    if (!v) return false;
+    memcpy(v, *p, n * elem);
+    *p += n * elem;
+    *dst = v, *dn = n, *dcap = n;
+    return true;
+}
+
+int ws_merge(ws_ctx_t *c, const void *buf, size_t len, char *err, size_t errlen)
+{
+    const char *p = buf, *end = p + len;
+    uint64_t h[3];
+    if (len < sizeof h + 8) goto bad;
+    memcpy(h, p, sizeof h);
+    p += sizeof h;
+    if (h[0] != WS_PACK_MAGIC || h[2] > (uint64_t)(end - p) / sizeof(ws_node_t)) goto bad;
+    /* Renumber the sender's nodes into ours: parents come before children. */
+    uint32_t *map = malloc((h[2] ? h[2] : 1) * sizeof *map);
+    if (!map) goto oom;
+    for (uint64_t i = 0; i < h[2]; i++) {
+        ws_node_t nd;
+        memcpy(&nd, p + i * sizeof nd, sizeof nd);
+        uint32_t parent = nd.parent == UINT32_MAX ? UINT32_MAX
+                          : nd.parent < i        ? map[nd.parent]
+                                                 : UINT32_MAX - 1;
+        if (parent == UINT32_MAX - 1 || (map[i] = site_of(c, parent, nd.region, nd.scl)) ==
+                                            UINT32_MAX) {
+            free(map);
+            if (c->oom) goto oom;
+            goto bad;
+        }
+    }
+    p += h[2] * sizeof(ws_node_t);
+    uint64_t count;
+    if ((size_t)(end - p) < sizeof count) goto bad_map;
+    memcpy(&count, p, sizeof count);
+    p += sizeof count;
+    for (uint64_t j = 0; j < count; j++) {
+        uint64_t k[5];
+        if ((size_t)(end - p) < sizeof k) goto bad_map;
+        memcpy(k, p, sizeof k);
+        p += sizeof k;
+        if (k[0] >= c->nlocs) goto bad_map;
+        ws_loc_t *l = &c->locs[k[0]];
+        free(l->calls.v), free(l->sends.v), free(l->recvs.v), free(l->colls.v);
+        l->calls.v = NULL, l->sends.v = l->recvs.v = NULL, l->colls.v = NULL;
+        l->calls.n = l->sends.n = l->recvs.n = l->colls.n = 0;
+        l->calls.cap = l->sends.cap = l->recvs.cap = l->colls.cap = 0;
+        if (!take(&p, end, (void **)&l->calls.v, &l->calls.n, &l->calls.cap, k[1],
+                  sizeof *l->calls.v) ||
+            !take(&p, end, (void **)&l->sends.v, &l->sends.n, &l->sends.cap, k[2],
+                  sizeof *l->sends.v) ||
+            !take(&p, end, (void **)&l->recvs.v, &l->recvs.n, &l->recvs.cap, k[3],
+                  sizeof *l->recvs.v) ||
+            !take(&p, end, (void **)&l->colls.v, &l->colls.n, &l->colls.cap, k[4],
+                  sizeof *l->colls.v))
+            goto bad_map;
+        for (size_t i = 0; i < l->calls.n; i++) {
+            ws_call_t *cl = &l->calls.v[i];
+            if (cl->site >= h[2] || cl->region >= c->t->nregion) goto bad_map;
+            cl->site = map[cl->site];
+        }
+        /* Records refer to their own location's calls. */
+        for (size_t i = 0; i < l->sends.n; i++)
+            if (l->sends.v[i].call >= l->calls.n) goto bad_map;
+        for (size_t i = 0; i < l->recvs.n; i++)
+            if (l->recvs.v[i].call >= l->calls.n) goto bad_map;
+        for (size_t i = 0; i < l->colls.n; i++)
+            if (l->colls.v[i].call >= l->calls.n || l->colls.v[i].comm >= c->t->ncomm)
+                goto bad_map;
+    }
+    free(map);
+    c->events += h[1];
+    return 0;
+bad_map:
+    free(map);
+bad:
+    snprintf(err, errlen, "a part of the analysis is malformed");
+    return -1;
+oom:
+    snprintf(err, errlen, "out of memory merging the analysis");
+    return -1;
+}
+
+void ws_ctx_free(ws_ctx_t *c) { free_ctx(c); }
 
 ws_result_t *ws_analyze(const char *anchor, bool progress, char *err, size_t errlen)
 {
-    double t0 = now_s();
-    OTF2_Reader *rd = OTF2_Reader_Open(anchor);
-    if (!rd) {
-        snprintf(err, errlen, "cannot open the OTF2 archive %s", anchor);
-        return NULL;
-    }
-    OTF2_Reader_SetSerialCollectiveCallbacks(rd);
-    ws_ctx_t *c = calloc(1, sizeof *c);
-    c->scl_attr = UINT32_MAX;
-    c->resolution = 1000000000u;
-    for (int i = 0; i < WS_SITE_CACHE; i++) c->site_cache[i].site = UINT32_MAX;
-    OTF2_GlobalDefReader *gd = OTF2_Reader_GetGlobalDefReader(rd);
-    if (!gd) {
-        snprintf(err, errlen, "%s has no global definitions", anchor);
-        OTF2_Reader_Close(rd);
-        free(c);
-        return NULL;
-    }
-    OTF2_GlobalDefReaderCallbacks *dcb = OTF2_GlobalDefReaderCallbacks_New();
-    OTF2_GlobalDefReaderCallbacks_SetStringCallback(dcb, d_string);
-    OTF2_GlobalDefReaderCallbacks_SetRegionCallback(dcb, d_region);
-    OTF2_GlobalDefReaderCallbacks_SetLocationCallback(dcb, d_location);
-    OTF2_GlobalDefReaderCallbacks_SetGroupCallback(dcb, d_group);
-    OTF2_GlobalDefReaderCallbacks_SetCommCallback(dcb, d_comm);
-    OTF2_GlobalDefReaderCallbacks_SetInterCommCallback(dcb, d_intercomm);
-    OTF2_GlobalDefReaderCallbacks_SetSourceCodeLocationCallback(dcb, d_scl);
-    OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(dcb, d_attr);
-    OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(dcb, d_clock);
-    OTF2_Reader_RegisterGlobalDefCallbacks(rd, gd, dcb, c);
-    OTF2_GlobalDefReaderCallbacks_Delete(dcb);
-    uint64_t ndefs = 0;
-    if (OTF2_Reader_ReadAllGlobalDefinitions(rd, gd, &ndefs) != OTF2_SUCCESS) {
-        snprintf(err, errlen, "cannot read the definitions of %s", anchor);
-        OTF2_Reader_Close(rd);
-        free_ctx(c);
-        free(c);
-        return NULL;
-    }
-    OTF2_Reader_CloseGlobalDefReader(rd, gd);
+    ws_ctx_t *c = ws_read(anchor, 0, 1, progress, err, errlen);
+    return c ? ws_finish(c, 1) : NULL;
+}
 
-    for (size_t i = 0; i < c->nlocs; i++) OTF2_Reader_SelectLocation(rd, c->locs[i].id);
-    bool def_files = OTF2_Reader_OpenDefFiles(rd) == OTF2_SUCCESS;
-    OTF2_Reader_OpenEvtFiles(rd);
-    OTF2_EvtReaderCallbacks *ecb = OTF2_EvtReaderCallbacks_New();
-    OTF2_EvtReaderCallbacks_SetEnterCallback(ecb, e_enter);
-    OTF2_EvtReaderCallbacks_SetLeaveCallback(ecb, e_leave);
-    OTF2_EvtReaderCallbacks_SetMpiSendCallback(ecb, e_send);
-    OTF2_EvtReaderCallbacks_SetMpiIsendCallback(ecb, e_isend);
-    OTF2_EvtReaderCallbacks_SetMpiRecvCallback(ecb, e_recv);
-    OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(ecb, e_irecv);
-    OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(ecb, e_coll_end);
-    uint64_t events = 0;
-    for (size_t i = 0; i < c->nlocs; i++) {
-        ws_loc_t *l = &c->locs[i];
-        c->cur = l;
-        progress_line(progress, "reading location", i + 1, c->nlocs, events);
-        if (def_files) {
-            /* Mapping tables and clock offsets are local definitions; the
-             * event reader applies them once they have been read. */
-            OTF2_DefReader *dr = OTF2_Reader_GetDefReader(rd, l->id);
-            if (dr) {
-                uint64_t n = 0;
-                OTF2_Reader_ReadAllLocalDefinitions(rd, dr, &n);
-                OTF2_Reader_CloseDefReader(rd, dr);
-            }
-        }
-        OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(rd, l->id);
-        if (!er) continue;
-        OTF2_Reader_RegisterEvtCallbacks(rd, er, ecb, c);
-        uint64_t n = 0;
-        OTF2_Reader_ReadAllLocalEvents(rd, er, &n);
-        events += n;
-        OTF2_Reader_CloseEvtReader(rd, er);
-        free(l->stack.v);
-        l->stack.v = NULL;
-        l->stack.n = l->stack.cap = 0;
-    }
-    OTF2_EvtReaderCallbacks_Delete(ecb);
-    if (def_files) OTF2_Reader_CloseDefFiles(rd);
-    OTF2_Reader_CloseEvtFiles(rd);
-    OTF2_Reader_Close(rd);
+/* Phase 2 on everything read into c (here or merged from other parts). */
+ws_result_t *ws_finish(ws_ctx_t *c, int processes)
+{
     double t1 = now_s();
-    progress_line(progress, "matching messages, locations", c->nlocs, c->nlocs, events);
-
+    progress_line(c->progress, "matching messages, locations", c->nlocs, c->nlocs, c->events);
     ws_result_t *r = calloc(1, sizeof *r);
+    if (!r) {
+        free_ctx(c);
+        return NULL;
+    }
+    r->processes = processes;
     r->ranks = c->ranks;
     r->locations = c->nlocs;
-    r->events = events;
-    r->read_s = t1 - t0;
+    r->events = c->events;
+    r->read_s = c->read_s;
 
     /* Sends chained per channel, in each sender's order. */
     size_t nsends = 0;
@@ -758,7 +743,7 @@ ws_result_t *ws_analyze(const char *anchor, bool progress, char *err, size_t err
             ws_call_t *sc = &sl->calls.v[send_rec[s]->call];
             ws_call_t *rc = &l->calls.v[m->call];
             sent_at[k] = sc->enter;
-            int rk = c->region_kind.v[rc->region], sk = c->region_kind.v[sc->region];
+            int rk = c->region_kind[rc->region], sk = c->region_kind[sc->region];
             if ((rk == K_RECV || rk == K_SENDRECV || rk == K_WAIT) && sc->enter > rc->enter) {
                 uint64_t w = min64(sc->enter, rc->leave) - rc->enter;
                 if (w > rc->ls) rc->ls = w;
@@ -802,11 +787,11 @@ ws_result_t *ws_analyze(const char *anchor, bool progress, char *err, size_t err
         while (cap < 2 * nmemb) cap *= 2;
         ws_ikey_t *h = malloc(cap * sizeof *h);
         for (size_t i = 0; i < cap; i++) h[i].inst = UINT32_MAX;
-        uint32_t *seq = calloc(c->comms.n + 1, sizeof *seq);
+        uint32_t *seq = calloc(c->t->ncomm + 1, sizeof *seq);
         size_t mi = 0;
         for (size_t i = 0; i < c->nlocs; i++) {
             ws_loc_t *l = &c->locs[i];
-            memset(seq, 0, (c->comms.n + 1) * sizeof *seq);
+            memset(seq, 0, (c->t->ncomm + 1) * sizeof *seq);
             for (size_t k = 0; k < l->colls.n; k++, mi++) {
                 ws_coll_t *co = &l->colls.v[k];
                 uint32_t sq = seq[co->comm]++;
@@ -815,7 +800,7 @@ ws_result_t *ws_analyze(const char *anchor, bool progress, char *err, size_t err
                     hk = (hk + 1) & (cap - 1);
                 if (h[hk].inst == UINT32_MAX) {
                     h[hk] = (ws_ikey_t){co->comm, sq, (uint32_t)inst.n};
-                    PUSH(inst, ((ws_inst_t){0, UINT64_MAX, UINT64_MAX, UINT64_MAX, co->op, co->root}));
+                    PUSH(c, inst, ((ws_inst_t){0, UINT64_MAX, UINT64_MAX, UINT64_MAX, co->op, co->root}), abort());
                 }
                 uint32_t id = h[hk].inst;
                 memb_inst[mi] = id;
@@ -835,7 +820,7 @@ ws_result_t *ws_analyze(const char *anchor, bool progress, char *err, size_t err
     r->collectives = inst.n;
 
     /* Totals per pattern, rank and site. */
-    double tick_ns = 1e9 / (double)(c->resolution ? c->resolution : 1000000000u);
+    double tick_ns = 1e9 / (double)(c->t->resolution ? c->t->resolution : 1000000000u);
 #define NS(x) ((uint64_t)((double)(x) * tick_ns + 0.5))
     r->rank_ns = calloc((size_t)(r->ranks ? r->ranks : 1) * WS_NPATTERNS, sizeof *r->rank_ns);
     r->rank_mpi_ns = calloc((size_t)(r->ranks ? r->ranks : 1), sizeof *r->rank_mpi_ns);
@@ -866,7 +851,7 @@ ws_result_t *ws_analyze(const char *anchor, bool progress, char *err, size_t err
                 if (cl->wrong_order) ADD(WS_LATE_SENDER_WO, cl, cl->ls);
             }
             /* A Sendrecv waits for both ends at once: a Late Sender wins. */
-            if (cl->lr && !(cl->ls && c->region_kind.v[cl->region] == K_SENDRECV))
+            if (cl->lr && !(cl->ls && c->region_kind[cl->region] == K_SENDRECV))
                 ADD(WS_LATE_RECEIVER, cl, cl->lr);
         }
         for (size_t k = 0; k < l->colls.n; k++, mi++) {
@@ -912,9 +897,8 @@ ws_result_t *ws_analyze(const char *anchor, bool progress, char *err, size_t err
     free(site_ns);
     if (r->nsites > 1) qsort(r->sites, (size_t)r->nsites, sizeof *r->sites, cmp_site);
     r->match_s = now_s() - t1;
-    if (progress) fprintf(stderr, "\r\033[K");
+    if (c->progress) fprintf(stderr, "\r\033[K");
     free_ctx(c);
-    free(c);
     return r;
 }
 
@@ -956,8 +940,8 @@ int ws_write_json(FILE *f, const ws_result_t *r, const char *trace_rel)
     fprintf(f, "  \"messages\": %llu,\n  \"unmatched\": %llu,\n  \"collectives\": %llu,\n",
             (unsigned long long)r->messages, (unsigned long long)r->unmatched,
             (unsigned long long)r->collectives);
-    fprintf(f, "  \"analysis\": {\"processes\": 1, \"read_s\": %.6f, \"match_s\": %.6f},\n",
-            r->read_s, r->match_s);
+    fprintf(f, "  \"analysis\": {\"processes\": %d, \"read_s\": %.6f, \"match_s\": %.6f},\n",
+            r->processes > 0 ? r->processes : 1, r->read_s, r->match_s);
     fprintf(f, "  \"mpi_ns\": %llu,\n  \"patterns\": [", (unsigned long long)r->mpi_ns);
     for (int p = 0; p < WS_NPATTERNS; p++) {
         const char *t = ws_pattern_title[p];

@@ -50,12 +50,30 @@ typedef struct {
     ws_site_t *sites;        /* sorted by waiting time, most first */
     int nsites;
     uint64_t mpi_ns;         /* time in MPI calls, all ranks */
+    int processes;           /* analysis processes (1: this one alone) */
 } ws_result_t;
 
 /* Analyses the archive `anchor` (…/traces.otf2) in this process. `progress`
  * prints progress lines on stderr. Returns NULL with a message in err. */
 ws_result_t *ws_analyze(const char *anchor, bool progress, char *err, size_t errlen);
 void ws_free(ws_result_t *r);
+
+/* The two phases apart, for the analysis under MPI (analyze/). ws_read
+ * reads the locations of part `part` of `nparts` (whole ranks, contiguous
+ * blocks); ws_pack packs what it read of the locations with mine[i] (see
+ * ws_part_owns) into a malloc'd buffer; ws_merge adds a packed part to c
+ * (0, or -1 with a message for a malformed buffer); ws_finish matches and
+ * classifies everything c holds and frees c. */
+typedef struct ws_ctx ws_ctx_t;
+ws_ctx_t *ws_read(const char *anchor, int part, int nparts, bool progress, char *err,
+                  size_t errlen);
+bool ws_part_owns(const ws_ctx_t *c, size_t loc, int part, int nparts);
+size_t ws_ctx_locations(const ws_ctx_t *c);
+uint64_t ws_ctx_events(const ws_ctx_t *c);
+int ws_pack(const ws_ctx_t *c, const bool *mine, void **buf, size_t *len);
+int ws_merge(ws_ctx_t *c, const void *buf, size_t len, char *err, size_t errlen);
+ws_result_t *ws_finish(ws_ctx_t *c, int processes);
+void ws_ctx_free(ws_ctx_t *c);
 
 /* waitstates.json (schema in docs/report.md). Returns 0 or -1. */
 int ws_write_json(FILE *f, const ws_result_t *r, const char *trace_rel);
