@@ -12,11 +12,15 @@
  * Cost on the recording path: each thread owns its counters (a fixed,
  * insert-only hash table of (communicator, peer) cells and a few totals) and
  * updates them with relaxed loads and stores, never a lock or a locked
- * instruction; readers sum over threads. Two measurements cost more and are
- * paid only while someone measures them: the unexpected-message probe (an
- * MPI_Iprobe before each receive, only while a handle of that variable is
- * started) and the watermark slots (a compare-and-swap per request call,
- * only while a watermark handle exists).
+ * instruction; readers sum over threads. The variables can be started and
+ * stopped (not continuous), and the tool layer reads a started handle as
+ * the difference from its value at start, so nothing needs counting while no
+ * handle is started: the leave hook is one load and one test then (the
+ * `counting` interest, raised at start before the base value is read and
+ * lowered at stop after the last). The unexpected-message probe (an
+ * MPI_Iprobe before each receive) is paid only while a handle of that
+ * variable is started, and the watermark slots (a compare-and-swap per
+ * request call) only while a watermark handle exists.
  *
  * Known limits: point-to-point only (collectives are not split per peer);
  * matched receives (MPI_Mrecv) have no communicator and are not counted per
@@ -57,6 +61,7 @@ typedef struct tdata {
 } tdata_t;
 
 static int slot = -1;
+static _Atomic int counting; /* started handles of the counted variables */
 static _Atomic(tdata_t *) threads;        /* every thread's counters, never freed */
 static _Atomic int probe_interest;        /* started handles of the unexpected pvar */
 static _Atomic uint64_t hwm_mask;         /* watermark slots in use */
@@ -167,13 +172,12 @@ static void hwm_update(void)
     }
 }
 
-static void mod_leave(msc_call_t *c)
+static __attribute__((noinline)) void mod_count(msc_call_t *c)
 {
     tdata_t *d = tdata(c->thread);
     if (!d) return;
     bump(&d->time_ns, c->t_leave - c->t_enter);
     bump(&d->calls[group_of(c->kind)], 1);
-    if (msc_kind_has_requests[c->kind]) hwm_update();
     if (c->rc != MPI_SUCCESS) return;
     switch (c->kind) {
     case MSC_KIND_SEND:
@@ -201,6 +205,16 @@ static void mod_leave(msc_call_t *c)
     }
 }
 
+/* Out of line, so that the common case (nothing measured) pays no
+ * register saves. */
+static void mod_leave(msc_call_t *c)
+{
+    if (MSC_UNLIKELY(atomic_load_explicit(&hwm_mask, memory_order_relaxed) != 0) &&
+        msc_kind_has_requests[c->kind])
+        hwm_update();
+    if (MSC_UNLIKELY(atomic_load_explicit(&counting, memory_order_relaxed) != 0)) mod_count(c);
+}
+
 static int mod_init(int s)
 {
     (void)s;
@@ -225,10 +239,20 @@ static const msc_module_t module = {
 /* --- performance variables ------------------------------------------------- */
 
 /* Per-peer values: which V_* is in pv->ctx (as an integer). */
-static int peer_notify(const msc_pvar_desc_t *pv, msc_pvar_event_t ev, void *obj, void **hctx)
+/* Counted variables: while any handle is started, the leave hook counts. */
+static int counting_notify(const msc_pvar_desc_t *pv, msc_pvar_event_t ev, void *obj, void **hctx)
 {
     (void)pv;
-    if (ev != MSC_PVAR_BOUND) return MPI_SUCCESS;
+    (void)obj;
+    (void)hctx;
+    if (ev == MSC_PVAR_START) atomic_fetch_add(&counting, 1);
+    if (ev == MSC_PVAR_STOP) atomic_fetch_sub(&counting, 1);
+    return ev == MSC_PVAR_BOUND ? 1 : MPI_SUCCESS;
+}
+
+static int peer_notify(const msc_pvar_desc_t *pv, msc_pvar_event_t ev, void *obj, void **hctx)
+{
+    if (ev != MSC_PVAR_BOUND) return counting_notify(pv, ev, obj, hctx);
     MPI_Comm comm = *(MPI_Comm *)obj;
     int n = 0;
     if (atomic_load(&msc_g.phase) != MSC_PHASE_RUNNING || comm == MPI_COMM_NULL ||
@@ -558,7 +582,7 @@ static void register_pvars(int root)
                               .verbosity = MPI_T_VERBOSITY_USER_DETAIL,
                               .var_class = MPI_T_PVAR_CLASS_COUNTER,
                               .datatype = MPI_UNSIGNED_LONG_LONG, .bind = MPI_T_BIND_NO_OBJECT,
-                              .flags = rw, .read = total_read,
+                              .flags = rw, .read = total_read, .notify = counting_notify,
                               .ctx = (void *)(intptr_t)totals[t].offset};
         int i = msc_mpit_pvar_register(&d);
         if (i >= 0) msc_mpit_category_add_pvar(cat, i);
@@ -567,7 +591,8 @@ static void register_pvars(int root)
         {.name = "mpiscope_time_in_mpi",
          .desc = "seconds spent inside recorded MPI calls, all threads (units of MPI_Wtime)",
          .verbosity = MPI_T_VERBOSITY_USER_BASIC, .var_class = MPI_T_PVAR_CLASS_TIMER,
-         .datatype = MPI_DOUBLE, .bind = MPI_T_BIND_NO_OBJECT, .flags = rw, .read = time_read},
+         .datatype = MPI_DOUBLE, .bind = MPI_T_BIND_NO_OBJECT, .flags = rw, .read = time_read,
+         .notify = counting_notify},
         {.name = "mpiscope_pending_requests",
          .desc = "nonblocking and active persistent requests not yet completed",
          .verbosity = MPI_T_VERBOSITY_USER_DETAIL, .var_class = MPI_T_PVAR_CLASS_LEVEL,

@@ -189,6 +189,7 @@ static void fold_thread(msc_thread_t *t, void *arg)
         }
     for (uint32_t i = 0; i < p->site_cap; i++) {
         if (!p->sites[i].pc[0]) continue;
+        stat_add(&f->fn[p->sites[i].fn].s, &p->sites[i].s);
         if (f->nsites == f->cap) {
             size_t cap = f->cap ? 2 * f->cap : 256;
             msc_psite_t *s = realloc(f->sites, cap * sizeof *s);

@@ -369,13 +369,12 @@ static __attribute__((noinline)) void completions(msc_ptab_t *p, msc_call_t *c)
         msc_pfn_t *f = &p->fn[d->info.fn];
         void *pc[MSC_PROF_DEPTH_MAX] = {d->info.site};
         msc_psite_t *s = d->info.site ? site_get(p, (int)d->info.fn, pc) : NULL;
+        msc_pstat_t *st = s ? &s->s : &f->s;
         f->hist[size_bin(bytes)]++;
         if (recv) {
-            f->s.bytes_recv += bytes;
-            if (s) s->s.bytes_recv += bytes;
+            st->bytes_recv += bytes;
         } else {
-            f->s.bytes_sent += bytes;
-            if (s) s->s.bytes_sent += bytes;
+            st->bytes_sent += bytes;
             if (p->row && d->info.peer >= 0) {
                 msc_pcomm_t *cm = comm_get(p, d->info.comm, false);
                 if (cm) edge(p, MSC_PROF_P2P, cm, d->info.peer, bytes);
@@ -423,19 +422,37 @@ static __attribute__((noinline)) msc_ptab_t *table_first(msc_thread_t *t)
     return table_new(t);
 }
 
+/* The site entry of a call, past the one-entry cache; the cache holds only
+ * depth-1 sites, where the return address alone is the key. */
+static __attribute__((noinline)) msc_psite_t *site_lookup(msc_ptab_t *p, msc_call_t *c)
+{
+    void *pc[MSC_PROF_DEPTH_MAX];
+    pc[0] = c->site;
+    if (msc_prof.depth > 1) msc_callsite_backtrace(c->site, pc, msc_prof.depth);
+    msc_psite_t *s = c->site ? site_get(p, c->fn, pc) : NULL;
+    if (!s) {
+        if (msc_prof.max_sites) p->site_dropped++;
+    } else if (msc_prof.depth == 1) {
+        p->last_pc = c->site;
+        p->last_fn = (int32_t)c->fn;
+        p->last_site = s;
+    }
+    return s;
+}
+
 static void profile_leave(msc_call_t *c)
 {
     msc_ptab_t *p = c->thread->module_data[msc_prof.slot];
     if (MSC_UNLIKELY(!p) && !(p = table_first(c->thread))) return;
     uint64_t dt = c->t_leave - c->t_enter;
     msc_pfn_t *f = &p->fn[c->fn];
-    void *pc[MSC_PROF_DEPTH_MAX];
-    pc[0] = c->site;
-    if (MSC_UNLIKELY(msc_prof.depth > 1)) msc_callsite_backtrace(c->site, pc, msc_prof.depth);
-    msc_psite_t *s = c->site ? site_get(p, c->fn, pc) : NULL;
-    if (MSC_UNLIKELY(!s) && msc_prof.max_sites) p->site_dropped++;
-    stat_time(&f->s, dt);
-    if (s) stat_time(&s->s, dt);
+    msc_psite_t *s;
+    if (MSC_LIKELY(c->site == p->last_pc && (int32_t)c->fn == p->last_fn && c->site))
+        s = p->last_site;
+    else
+        s = site_lookup(p, c);
+    msc_pstat_t *st = s ? &s->s : &f->s;
+    stat_time(st, dt);
 
     uint64_t sent = 0, recv = 0;
     bool sized = false;
@@ -485,13 +502,9 @@ static void profile_leave(msc_call_t *c)
     }
     if (c->ndone) completions(p, c);
     if (sized) {
-        f->s.bytes_sent += sent;
-        f->s.bytes_recv += recv;
+        st->bytes_sent += sent;
+        st->bytes_recv += recv;
         f->hist[size_bin(sent ? sent : recv)]++;
-        if (s) {
-            s->s.bytes_sent += sent;
-            s->s.bytes_recv += recv;
-        }
     }
 }
 

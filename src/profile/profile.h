@@ -64,8 +64,15 @@ typedef struct {
     int *world;    /* world rank of each peer rank; NULL: identity */
 } msc_pcomm_t;
 
+/* A function's totals are fn[f].s plus the stats of all its sites: a call
+ * whose site has an entry is counted in that entry only (one stats update
+ * per call), fn[f].s takes the calls without one. The histogram is per
+ * function. merge.c folds sites into their functions. */
 typedef struct {
     msc_pfn_t *fn;           /* MSC_FN_COUNT entries */
+    void *last_pc;           /* the site looked up last (depth 1), a one-entry cache */
+    int32_t last_fn;
+    msc_psite_t *last_site;
     msc_psite_t *sites;      /* site_cap entries */
     uint32_t site_cap;       /* power of two */
     uint32_t site_used;      /* entries in use */
