@@ -76,6 +76,14 @@ enum {
  * finalize), or UINT32_MAX. */
 uint32_t trc_comment_def(const char *text) TRC_HIDDEN;
 
+/* segments.c: a location's events flushed while the run goes on. After its
+ * writer was closed, trc_segment_flush appends traces/<loc>.evt to
+ * traces/<loc>.evt.flushed (`*base`: events in that file, updated) and
+ * removes it; trc_segment_finish, after the last close, makes the two one
+ * <loc>.evt. `chunk` is the archive's event chunk size. */
+bool trc_segment_flush(uint64_t loc, uint64_t chunk, uint64_t *base) TRC_HIDDEN;
+bool trc_segment_finish(uint64_t loc, uint64_t chunk, uint64_t base) TRC_HIDDEN;
+
 /* The value type a metric was defined with. */
 OTF2_Type trc_metric_type(uint32_t metric) TRC_HIDDEN;
 

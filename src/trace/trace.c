@@ -72,6 +72,9 @@ typedef struct {
     uint64_t seq;
     uint64_t rma_id;         /* matching ids of this location's RMA operations */
     uint64_t io_id;          /* matching ids of blocking file operations (with IO_BLOCKING) */
+    uint64_t flushed;        /* events written by earlier writers of this location (flushes) */
+    uint64_t seg_base;       /* events in traces/<loc>.evt.flushed, by its chunk headers */
+    unsigned flush_gen;      /* the flush generation this location has reached */
 } trc_thread_t;
 
 typedef struct {
@@ -88,6 +91,8 @@ static pthread_mutex_t threads_lock = PTHREAD_MUTEX_INITIALIZER;
 static trc_thread_t **threads;
 static int nthreads, capthreads;
 static size_t evt_chunks;                    /* chunks per location */
+static uint64_t evt_chunk;                   /* bytes per event chunk */
+static _Atomic unsigned flush_gen;           /* MPI_Pcontrol(2)/VT_flush calls so far */
 static int64_t sync_time[2], sync_offset[2];
 static double sync_dev[2];
 static unsigned char coll_op[MSC_FN_COUNT];  /* OTF2_CollectiveOp + 1; 0: none */
@@ -199,6 +204,7 @@ static trc_thread_t *thread_open(msc_thread_t *th)
     if (!t) return NULL;
     t->loc = (uint64_t)msc_g.world_rank | ((uint64_t)th->index << 32);
     t->mprobe_comm = MPI_COMM_NULL;
+    t->flush_gen = atomic_load(&flush_gen);
     t->w = OTF2_Archive_GetEvtWriter(archive, t->loc);
     pthread_mutex_lock(&threads_lock);
     if (t->w && nthreads == capthreads) {
@@ -845,10 +851,31 @@ static void records(trc_thread_t *t, msc_call_t *c, uint64_t te, uint64_t tl)
     }
 }
 
+/* Puts everything this location has written so far on disk (segments.c):
+ * the writer is closed, its file appended to <loc>.evt.flushed, and a new
+ * writer takes over. Records held in an unordered period stay held. */
+static void thread_flush(trc_thread_t *t)
+{
+    t->flush_gen = atomic_load(&flush_gen);
+    if (!t->w) return;
+    uint64_t n = 0;
+    OTF2_EvtWriter_GetNumberOfEvents(t->w, &n);
+    OTF2_ErrorCode rc = OTF2_Archive_CloseEvtWriter(archive, t->w);
+    t->w = NULL;
+    t->flushed += n;
+    if (rc != OTF2_SUCCESS || !trc_segment_flush(t->loc, evt_chunk, &t->seg_base))
+        fail("cannot flush the event buffer to disk");
+    t->w = OTF2_Archive_GetEvtWriter(archive, t->loc);
+    if (!t->w) fail("cannot open the event writer again after a flush");
+}
+
 static void on_leave(msc_call_t *c)
 {
     trc_thread_t *t = thread_of(c->thread);
     if (MSC_UNLIKELY(!t)) return;
+    /* Another thread flushed: this one flushes its own location now. */
+    if (MSC_UNLIKELY(t->flush_gen != atomic_load_explicit(&flush_gen, memory_order_relaxed)))
+        thread_flush(t);
     uint64_t te = trc_ts(c->t_enter), tl = trc_ts(c->t_leave);
     emit(t, (trc_rec_t){.kind = R_ENTER, .t = te, .a = (uint32_t)c->fn});
     if (c->rc == MPI_SUCCESS || c->rc == MPI_ERR_IN_STATUS) records(t, c, te, tl);
@@ -1095,6 +1122,7 @@ static int trace_init(int s)
     uint64_t chunk = OTF2_CHUNK_SIZE_EVENTS_DEFAULT;
     while (chunk > OTF2_CHUNK_SIZE_MIN && chunk * 4 > budget) chunk /= 2;
     evt_chunks = budget / chunk < 2 ? 2 : (size_t)(budget / chunk);
+    evt_chunk = chunk;
     OTF2_Error_RegisterCallback(on_error, NULL);
 
     char path[PATH_MAX + 16];
@@ -1141,10 +1169,24 @@ static int trace_init(int s)
     return 0;
 }
 
+void msc_trace_flush(void)
+{
+    if (!msc_trace_active()) return;
+    msc_thread_t *th = msc_tls.thread ? msc_tls.thread : msc_thread_attach();
+    trc_thread_t *t = th ? thread_of(th) : NULL;
+    if (!t) return;
+    atomic_fetch_add(&flush_gen, 1);
+    thread_flush(t);
+}
+
 static void trace_pcontrol(int level)
 {
     trc_thread_t *t = msc_trace_active() ? thread_of(msc_tls.thread) : NULL;
     if (!t) return;
+    if (level == 2) {
+        atomic_fetch_add(&flush_gen, 1);
+        thread_flush(t);
+    }
     if (level == 0 || level == 1)
         emit(t, (trc_rec_t){.kind = R_ONOFF, .t = trc_ts(msc_now_ns()),
                             .a = level ? OTF2_MEASUREMENT_ON : OTF2_MEASUREMENT_OFF});
@@ -1173,11 +1215,13 @@ static void trace_finalize(void)
         /* An unordered period still open at the end: its records, sorted. */
         threads[i]->unordered = 0;
         release_held(threads[i]);
-        OTF2_EvtWriter_GetNumberOfEvents(threads[i]->w, &n);
+        if (threads[i]->w) OTF2_EvtWriter_GetNumberOfEvents(threads[i]->w, &n);
         locs[nlocs].id = threads[i]->loc;
-        locs[nlocs++].events = n;
-        OTF2_Archive_CloseEvtWriter(archive, threads[i]->w);
+        locs[nlocs++].events = n + threads[i]->flushed;
+        if (threads[i]->w) OTF2_Archive_CloseEvtWriter(archive, threads[i]->w);
         threads[i]->w = NULL;
+        if (!trc_segment_finish(threads[i]->loc, evt_chunk, threads[i]->seg_base))
+            fail("cannot join the flushed events with the rest");
         if (threads[i]->attrs) OTF2_AttributeList_Delete(threads[i]->attrs);
         threads[i]->attrs = NULL;
     }
@@ -1250,8 +1294,9 @@ static void emergency_write(const char *why)
         OTF2_EvtWriter *w = t->w;
         t->w = NULL;
         if (OTF2_Archive_CloseEvtWriter(archive, w) != OTF2_SUCCESS) continue;
+        trc_segment_finish(t->loc, evt_chunk, t->seg_base);
         locs[nlocs].id = t->loc;
-        locs[nlocs++].events = events;
+        locs[nlocs++].events = events + t->flushed;
     }
     uint64_t t0 = trc_ts(msc_g.t_init_begin), t1 = trc_ts(msc_now_ns());
     if (!locs || !trc_emergency_archive(why, locs, nlocs, t0, t1))

@@ -44,6 +44,10 @@ uint32_t msc_trace_metric_def(const char *name, const char *unit, OTF2_Type type
 void msc_trace_metric(uint32_t metric, uint64_t t_ns, OTF2_MetricValue value)
     __attribute__((visibility("hidden")));
 
+/* Writes the calling thread's events so far to disk now (MPI_Pcontrol(2),
+ * VT_flush); every other thread does the same at its next traced call. */
+void msc_trace_flush(void) __attribute__((visibility("hidden")));
+
 /* --- For the VT_ API (src/vt) ------------------------------------------- */
 
 /* A source code location: file and line, unified by both across ranks

@@ -178,9 +178,12 @@ VT_API int VT_tracestate(int *state)
     return VT_OK;
 }
 
+/* What MPI_Pcontrol(2) does: the trace's and the profile's data so far to disk. */
 VT_API int VT_flush(void)
 {
-    return ready() ? VT_OK : VT_ERR_NOTINITIALIZED;
+    if (!ready()) return VT_ERR_NOTINITIALIZED;
+    msc_runtime_pcontrol(2);
+    return VT_OK;
 }
 
 VT_API double VT_timestamp(void)

@@ -34,6 +34,18 @@ foreach(f IN LISTS MSC_FLAVORS)
   # The same with the profile, which now sees file requests complete in Wait.
   msc_mpi_test(${f} trace/io-with-profile NP 2 PROGRAM trace_io ENV MPISCOPE_MODE=profile,trace
                CHECK "${trc_check} --io" TIMEOUT 120)
+  # Flush on request: what MPI_Pcontrol(2) or VT_flush leaves on disk at that
+  # moment is exactly the trace up to the call (copies read back).
+  msc_mpi_program(${f} trace_flush_now SOURCES flush_now.c)
+  msc_mpi_test(${f} trace/pcontrol-flush NP 2 PROGRAM trace_flush_now ARGS pcontrol
+               ENV MPISCOPE_MODE=trace
+               CHECK "/usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/check_flush.py $MSC_OUT pcontrol"
+               TIMEOUT 120)
+  msc_mpi_program(${f} trace_flush_now_vt SOURCES flush_now.c FLAGS -DUSE_VT LINK_MPISCOPE)
+  msc_mpi_test(${f} trace/vt-flush NP 2 PROGRAM trace_flush_now_vt ARGS vt NO_TOOL
+               ENV MPISCOPE_MODE=trace
+               CHECK "/usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/check_flush.py $MSC_OUT vt"
+               TIMEOUT 120)
   # Trace together with the profile.
   msc_mpi_test(${f} trace/with-profile NP 2 PROGRAM trace_mixed
                ENV MPISCOPE_MODE=profile,trace CHECK "${trc_check}" TIMEOUT 120)
