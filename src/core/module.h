@@ -33,6 +33,10 @@ typedef struct msc_module {
      * that the interrupted thread may hold. Called at most once, under the
      * core's watchdog (fatal.h: msc_fatal_guarded); may be NULL. */
     void (*emergency)(int signum);
+    /* At entry of MPI_Init*, settings loaded, before PMPI_Init*: may use
+     * MPI_T (which the standard allows before MPI_Init), nothing else of
+     * MPI. Called for every module unless MPISCOPE_MODE is none; may be NULL. */
+    void (*preinit)(void);
 } msc_module_t;
 
 /* Called from a constructor. Returns the module's slot, or -1 if full. */

@@ -28,3 +28,14 @@ if(TARGET mpiscope)
       ENVIRONMENT "MSC_CLI=$<TARGET_FILE:mpiscope>;MSC_LIBDIR=${CMAKE_BINARY_DIR}/${MSC_LIBDIR_REL};MSC_MPIRUN=${MSC_${f}_MPIRUN};MSC_OUT=${MSC_TEST_OUT}/${f}_mpit_vars;MSC_SOURCE_DIR=${CMAKE_SOURCE_DIR};OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;OMPI_MCA_btl_vader_single_copy_mechanism=none")
   endforeach()
 endif()
+# MPISCOPE_CVARS and `mpiscope run --cvar` (src/mpit/cvars.c): variables set
+# at start-up are read back by every rank; each bad entry gives one message.
+if(TARGET mpiscope)
+  foreach(f IN LISTS MSC_FLAVORS)
+    msc_mpi_program(${f} mpit_cvarread SOURCES cvarread.c)
+    add_test(NAME ${f}/mpit/cvars
+             COMMAND ${CMAKE_CURRENT_LIST_DIR}/cvars.sh ${f} ${MSC_TEST_BIN}/${f}/mpit_cvarread)
+    set_tests_properties(${f}/mpit/cvars PROPERTIES TIMEOUT 120 LABELS "mpi;${f}"
+      ENVIRONMENT "MSC_CLI=$<TARGET_FILE:mpiscope>;MSC_LIBDIR=${CMAKE_BINARY_DIR}/${MSC_LIBDIR_REL};MSC_MPIRUN=${MSC_${f}_MPIRUN};MSC_OUT=${MSC_TEST_OUT}/${f}_mpit_cvars;OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;OMPI_MCA_btl_vader_single_copy_mechanism=none")
+  endforeach()
+endif()

@@ -145,6 +145,8 @@ static void print_help(FILE *out)
             "                        launcher\n"
             "  --callsite-depth N    stack frames kept per call site (%lld to %lld)\n"
             "  --set NAME=VALUE      any setting below (the MPISCOPE_ may be left out)\n"
+            "  --cvar NAME=VALUE     write MPI_T control variable NAME at start-up (added to\n"
+            "                        MPISCOPE_CVARS; may be repeated; see mpiscope vars)\n"
             "  --quiet               print no closing line (neither mpiscope nor the library)\n"
             "  --dry-run             print the command that would run, and stop\n"
             "  --verbose             say how the launcher and the MPI were recognised\n"
@@ -170,7 +172,7 @@ static void print_help(FILE *out)
 
 typedef enum {
     OPT_OUTPUT, OPT_MODE, OPT_TRACE, OPT_CHECK, OPT_MPI, OPT_CALLSITE_DEPTH, OPT_SET,
-    OPT_QUIET, OPT_DRY_RUN, OPT_VERBOSE, OPT_HELP,
+    OPT_QUIET, OPT_DRY_RUN, OPT_VERBOSE, OPT_HELP, OPT_CVAR,
 } option_id_t;
 
 static const struct {
@@ -186,6 +188,7 @@ static const struct {
     {"mpi", 0, OPT_MPI, "openmpi or mpich"},
     {"callsite-depth", 0, OPT_CALLSITE_DEPTH, "a number of stack frames"},
     {"set", 0, OPT_SET, "NAME=VALUE"},
+    {"cvar", 0, OPT_CVAR, "NAME=VALUE (an MPI_T control variable)"},
     {"quiet", 0, OPT_QUIET, NULL},
     {"dry-run", 0, OPT_DRY_RUN, NULL},
     {"verbose", 0, OPT_VERBOSE, NULL},
@@ -194,7 +197,8 @@ static const struct {
 
 #define ALLOWED_OPTIONS                                                                       \
     "the options are -o/--output DIR, --mode LIST, --trace, --check, --mpi openmpi|mpich, "   \
-    "--callsite-depth N, --set NAME=VALUE, --quiet, --dry-run, --verbose, -h/--help; "        \
+    "--callsite-depth N, --set NAME=VALUE, --cvar NAME=VALUE, --quiet, --dry-run, "       \
+    "--verbose, -h/--help; "                                                                 \
     "put the command after '--'"
 
 /* The names of all settings, comma-separated, for messages. */
@@ -246,6 +250,20 @@ static int take_set(run_request_t *r, const char *arg)
     return take_setting(r, id, eq + 1, "--set");
 }
 
+/* --cvar NAME=VALUE: one more entry of MPISCOPE_CVARS (src/mpit/cvars.c),
+ * after those given before it (--set, earlier --cvar). */
+static int take_cvar(run_request_t *r, const char *arg)
+{
+    const char *eq = strchr(arg, '=');
+    if (!eq || eq == arg || strchr(arg, ',') || strchr(arg, ' '))
+        return usage_error("--cvar '%s' is not NAME=VALUE (one control variable, no comma; "
+                           "e.g. --cvar MPIR_CVAR_ASYNC_PROGRESS=1)",
+                           arg);
+    const char *before = r->value[MSC_SET_CVARS];
+    const char *joined = before && *before ? keepf("%s,%s", before, arg) : arg;
+    return take_setting(r, MSC_SET_CVARS, joined, "--cvar");
+}
+
 static int take_option(run_request_t *r, option_id_t id, const char *value)
 {
     switch (id) {
@@ -256,6 +274,7 @@ static int take_option(run_request_t *r, option_id_t id, const char *value)
     case OPT_CALLSITE_DEPTH:
         return take_setting(r, MSC_SET_CALLSITE_DEPTH, value, "--callsite-depth");
     case OPT_SET: return take_set(r, value);
+    case OPT_CVAR: return take_cvar(r, value);
     case OPT_MPI:
         r->mpi = msc_mpi_from_name(value);
         if (r->mpi == MSC_MPI_UNKNOWN)
