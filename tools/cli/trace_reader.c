@@ -460,7 +460,7 @@ const char *msc_trace_region_name(const msc_trace_t *t, uint32_t r)
     return r < t->nregion ? msc_trace_string(t, t->region_name[r]) : "?";
 }
 
-int32_t msc_trace_world(const msc_trace_t *t, uint32_t comm, int me, uint32_t peer)
+int32_t msc_trace_world_inter(const msc_trace_t *t, uint32_t comm, int me, uint32_t peer)
 {
     if (comm >= t->ncomm) return -1;
     const msc_tr_comm_t *k = &t->comm[comm];

@@ -90,8 +90,18 @@ static inline bool msc_trace_region_is_mpi(const msc_trace_t *t, uint32_t r)
 }
 
 /* World rank of rank `peer` of communicator `comm` as seen from world rank
- * `me` (the remote group of an intercommunicator), or -1. */
-int32_t msc_trace_world(const msc_trace_t *t, uint32_t comm, int me, uint32_t peer);
+ * `me` (the remote group of an intercommunicator), or -1. Intracommunicators
+ * inline: this is once per message. */
+int32_t msc_trace_world_inter(const msc_trace_t *t, uint32_t comm, int me, uint32_t peer);
+static inline int32_t msc_trace_world(const msc_trace_t *t, uint32_t comm, int me, uint32_t peer)
+{
+    if (comm < t->ncomm && t->comm[comm].b < 0 && t->comm[comm].a >= 0 &&
+        (size_t)t->comm[comm].a < t->ngrp) {
+        const msc_tr_group_t *g = &t->grp[t->comm[comm].a];
+        return peer < g->n ? (int32_t)g->m[peer] : -1;
+    }
+    return msc_trace_world_inter(t, comm, me, peer);
+}
 
 /* Whether `comm` is a known intracommunicator. */
 static inline bool msc_trace_is_intra(const msc_trace_t *t, uint32_t comm)
