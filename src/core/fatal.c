@@ -138,6 +138,7 @@ void msc_fatal_emergency(int signum)
     if (atomic_load(&msc_g.phase) != MSC_PHASE_RUNNING) return;
     if (atomic_exchange(&emergency_done, 1)) return;
     atomic_store(&msc_g.level, 0);
+    msc_recording_update();
     atomic_fetch_or(&msc_tls.gate, MSC_GATE_BUSY);
     write_note(signum);
     msc_runtime_emergency(signum);

@@ -115,6 +115,7 @@ static void heavy_fence(void)
 
 void msc_gates_update(void)
 {
+    msc_recording_update();
     heavy_fence();
     bool on = msc_recording_on();
     pthread_mutex_lock(&registry_lock);

@@ -72,6 +72,7 @@ typedef enum {
 typedef struct {
     _Atomic int phase;           /* msc_phase_t */
     _Atomic int level;           /* MPI_Pcontrol level; recording needs >= 1 */
+    _Atomic int recording;       /* phase RUNNING and level >= 1: msc_recording_update */
     int world_rank, world_size;
     int thread_provided;         /* what MPI_Init_thread gave the application */
     MPI_Comm comm;               /* private duplicate of MPI_COMM_WORLD for the tool's traffic */
@@ -84,10 +85,18 @@ typedef struct {
 
 extern msc_global_t msc_g;
 
+/* Whether calls are recorded: one word, so that a wrapper leaving reads one
+ * load (twice, see msc_gate_release). Whoever changes phase or level calls
+ * msc_recording_update (msc_gates_update does). */
 static inline bool msc_recording_on(void)
 {
-    return atomic_load_explicit(&msc_g.phase, memory_order_acquire) == MSC_PHASE_RUNNING &&
-           atomic_load_explicit(&msc_g.level, memory_order_acquire) >= 1;
+    return atomic_load_explicit(&msc_g.recording, memory_order_acquire) != 0;
+}
+
+static inline void msc_recording_update(void)
+{
+    atomic_store(&msc_g.recording,
+                 atomic_load(&msc_g.phase) == MSC_PHASE_RUNNING && atomic_load(&msc_g.level) >= 1);
 }
 
 /* Leaving a wrapper: drops BUSY and sets OFF as the level says, read again
