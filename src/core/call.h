@@ -32,6 +32,9 @@
  *   RMA_GET       win peer rbuf rcount rtype
  *   RMA_FENCE, RMA_PSCW  win (PSCW: Win_post/start/complete/wait, by fn)
  *   RMA_LOCK, RMA_UNLOCK win, and peer for Win_lock/Win_unlock (not the _all forms)
+ *   RMA_RPUT, RMA_RGET, RMA_RACC  as RMA_PUT, RMA_GET, RMA_ACC, and request (posted
+ *                 to the request table like ISEND; completions come back in done[])
+ *   RMA_SYNC      win, and peer for Win_flush/Win_flush_local (Win_flush*, Win_sync)
  *   IO_WRITE      file buf count type status (offset for the _at forms)
  *   IO_READ       file rbuf rcount rtype status (offset for the _at forms)
  *   IO_IWRITE, IO_IREAD  as IO_WRITE/IO_READ with request instead of status

@@ -224,6 +224,15 @@ static void post(msc_call_t *c)
         info.comm = MPI_COMM_NULL;
         info.peer = MPI_UNDEFINED;
         break;
+    case MSC_KIND_RMA_RPUT:
+    case MSC_KIND_RMA_RGET:
+    case MSC_KIND_RMA_RACC: /* the modules know window and target from the call itself */
+        info.count = c->kind == MSC_KIND_RMA_RGET ? c->rcount : c->count;
+        info.type = c->kind == MSC_KIND_RMA_RGET ? c->rtype : c->type;
+        info.bytes = msc_type_bytes(info.type, info.count);
+        info.comm = MPI_COMM_NULL;
+        info.peer = MPI_UNDEFINED;
+        break;
     default: /* ICOLL and others: the modules know the call itself */
         info.root = c->root;
         info.peer = MPI_UNDEFINED;
@@ -285,6 +294,9 @@ void msc_requests_leave(msc_call_t *c)
     case MSC_KIND_ICOLL:
     case MSC_KIND_IO_IREAD:
     case MSC_KIND_IO_IWRITE:
+    case MSC_KIND_RMA_RPUT:
+    case MSC_KIND_RMA_RGET:
+    case MSC_KIND_RMA_RACC:
         post(c);
         return;
     case MSC_KIND_START:

@@ -26,7 +26,8 @@ const unsigned char msc_kind_has_requests[MSC_KIND_COUNT] = {
     [MSC_KIND_TESTANY] = 1, [MSC_KIND_WAITALL] = 1,  [MSC_KIND_TESTALL] = 1,
     [MSC_KIND_WAITSOME] = 1, [MSC_KIND_TESTSOME] = 1, [MSC_KIND_START] = 1,
     [MSC_KIND_STARTALL] = 1, [MSC_KIND_REQUEST_FREE] = 1, [MSC_KIND_IO_IREAD] = 1,
-    [MSC_KIND_IO_IWRITE] = 1,
+    [MSC_KIND_IO_IWRITE] = 1, [MSC_KIND_RMA_RPUT] = 1, [MSC_KIND_RMA_RGET] = 1,
+    [MSC_KIND_RMA_RACC] = 1,
 };
 
 static const msc_module_t *modules[MSC_MODULES_MAX];

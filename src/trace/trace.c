@@ -49,7 +49,7 @@ typedef enum {
     R_NBC_COMPLETE, R_ONOFF, R_METRIC, R_COMMENT, R_RMA_WIN_CREATE, R_RMA_WIN_DESTROY, R_RMA_PUT,
     R_RMA_GET, R_RMA_ATOMIC, R_RMA_OP_COMPLETE, R_RMA_COLL_BEGIN, R_RMA_COLL_END,
     R_RMA_GROUP_SYNC, R_RMA_REQUEST_LOCK, R_RMA_RELEASE_LOCK, R_IO_CREATE, R_IO_DESTROY,
-    R_IO_BEGIN, R_IO_ISSUED, R_IO_COMPLETE
+    R_IO_BEGIN, R_IO_ISSUED, R_IO_COMPLETE, R_RMA_OP_COMPLETE_NB, R_RMA_OP_TEST, R_RMA_SYNC
 } rec_kind_t;
 
 typedef struct {
@@ -111,6 +111,16 @@ static struct {
     uint64_t id;
     uint32_t handle;
 } iofile[ICOLL_SLOTS];
+
+/* Windows of pending request-based RMA operations (Rput...), by request id. */
+static struct {
+    uint64_t id;
+    uint32_t win;
+} rmareq[ICOLL_SLOTS];
+
+/* Matching ids of request-based RMA operations: the request id with this
+ * bit (blocking ones count per location from 1). */
+#define RMA_REQUEST_ID (1ull << 62)
 
 bool msc_trace_active(void)
 {
@@ -306,6 +316,13 @@ static void write_rec(trc_thread_t *t, const trc_rec_t *r)
         break;
     case R_IO_ISSUED: OTF2_EvtWriter_IoOperationIssued(w, al, r->t, r->a, r->y); break;
     case R_IO_COMPLETE: OTF2_EvtWriter_IoOperationComplete(w, al, r->t, r->a, r->x, r->y); break;
+    case R_RMA_OP_COMPLETE_NB:
+        OTF2_EvtWriter_RmaOpCompleteNonBlocking(w, al, r->t, r->a, r->y);
+        break;
+    case R_RMA_OP_TEST: OTF2_EvtWriter_RmaOpTest(w, al, r->t, r->a, r->y); break;
+    case R_RMA_SYNC:
+        OTF2_EvtWriter_RmaSync(w, al, r->t, r->a, r->b, OTF2_RMA_SYNC_TYPE_MEMORY);
+        break;
     }
 }
 
@@ -503,6 +520,11 @@ static bool is_send(msc_kind_t k)
     return k == MSC_KIND_ISEND || k == MSC_KIND_SEND_INIT;
 }
 
+static bool is_rma(msc_kind_t k)
+{
+    return k == MSC_KIND_RMA_RPUT || k == MSC_KIND_RMA_RGET || k == MSC_KIND_RMA_RACC;
+}
+
 static bool is_recv(msc_kind_t k)
 {
     return k == MSC_KIND_IRECV || k == MSC_KIND_RECV_INIT || k == MSC_KIND_IMRECV;
@@ -514,14 +536,33 @@ static bool traced(const msc_req_info_t *in)
     if (!in->id || in->peer == MPI_PROC_NULL) return false;
     if (in->persistent && !in->active) return false;
     return is_send(in->kind) || is_recv(in->kind) || in->kind == MSC_KIND_ICOLL ||
-           in->kind == MSC_KIND_IO_IREAD || in->kind == MSC_KIND_IO_IWRITE;
+           in->kind == MSC_KIND_IO_IREAD || in->kind == MSC_KIND_IO_IWRITE || is_rma(in->kind);
+}
+
+/* The window of pending request-based RMA operation `id` (forgotten if
+ * `take`), or OTF2_UNDEFINED_RMA_WIN. */
+static uint32_t rma_request_win(uint64_t id, bool take)
+{
+    uint32_t w = OTF2_UNDEFINED_RMA_WIN;
+    pthread_mutex_lock(&icoll_lock);
+    if (rmareq[id % ICOLL_SLOTS].id == id) {
+        w = rmareq[id % ICOLL_SLOTS].win;
+        if (take) rmareq[id % ICOLL_SLOTS].id = 0;
+    }
+    pthread_mutex_unlock(&icoll_lock);
+    return w;
 }
 
 static void completed(trc_thread_t *t, const msc_done_t *d, uint64_t tl)
 {
     const msc_req_info_t *in = &d->info;
     if (!traced(in)) return;
-    if (in->kind == MSC_KIND_IO_IREAD || in->kind == MSC_KIND_IO_IWRITE) {
+    if (is_rma(in->kind)) {
+        uint32_t w = rma_request_win(in->id, true);
+        if (w != OTF2_UNDEFINED_RMA_WIN)
+            emit(t, (trc_rec_t){.kind = R_RMA_OP_COMPLETE_NB, .t = tl, .a = w,
+                                .y = RMA_REQUEST_ID | in->id});
+    } else if (in->kind == MSC_KIND_IO_IREAD || in->kind == MSC_KIND_IO_IWRITE) {
         uint32_t h = OTF2_UNDEFINED_IO_HANDLE;
         pthread_mutex_lock(&icoll_lock);
         if (iofile[in->id % ICOLL_SLOTS].id == in->id) {
@@ -565,6 +606,13 @@ static void tested(trc_thread_t *t, MPI_Request r, uint64_t tl)
 {
     msc_req_info_t in;
     if (r == MPI_REQUEST_NULL || !msc_requests_find(r, &in) || !traced(&in)) return;
+    if (is_rma(in.kind)) {
+        uint32_t w = rma_request_win(in.id, false);
+        if (w != OTF2_UNDEFINED_RMA_WIN)
+            emit(t, (trc_rec_t){.kind = R_RMA_OP_TEST, .t = tl, .a = w,
+                                .y = RMA_REQUEST_ID | in.id});
+        return;
+    }
     emit(t, (trc_rec_t){.kind = R_REQUEST_TEST, .t = tl, .y = in.id});
 }
 
@@ -630,28 +678,47 @@ static void rma_records(trc_thread_t *t, msc_call_t *c, uint64_t te, uint64_t tl
     switch (c->kind) {
     case MSC_KIND_RMA_PUT:
     case MSC_KIND_RMA_GET:
-    case MSC_KIND_RMA_ACC: {
+    case MSC_KIND_RMA_ACC:
+    case MSC_KIND_RMA_RPUT:
+    case MSC_KIND_RMA_RGET:
+    case MSC_KIND_RMA_RACC: {
         if (c->peer == MPI_PROC_NULL) return;
-        uint64_t id = ++t->rma_id;
-        if (c->kind == MSC_KIND_RMA_PUT) {
+        bool req = is_rma(c->kind);
+        if (req && !c->req_id) return; /* not in the request table: its completion is unknown */
+        uint64_t id = req ? RMA_REQUEST_ID | c->req_id : ++t->rma_id;
+        if (req) {
+            pthread_mutex_lock(&icoll_lock);
+            rmareq[c->req_id % ICOLL_SLOTS].id = c->req_id;
+            rmareq[c->req_id % ICOLL_SLOTS].win = w;
+            pthread_mutex_unlock(&icoll_lock);
+        }
+        if (c->kind == MSC_KIND_RMA_PUT || c->kind == MSC_KIND_RMA_RPUT) {
             emit(t, (trc_rec_t){.kind = R_RMA_PUT, .t = te, .a = w, .b = peer,
                                 .x = (uint64_t)msc_type_bytes(c->type, c->count), .y = id});
-        } else if (c->kind == MSC_KIND_RMA_GET) {
+        } else if (c->kind == MSC_KIND_RMA_GET || c->kind == MSC_KIND_RMA_RGET) {
             emit(t, (trc_rec_t){.kind = R_RMA_GET, .t = te, .a = w, .b = peer,
                                 .x = (uint64_t)msc_type_bytes(c->rtype, c->rcount), .y = id});
         } else {
             bool one = c->fn == MSC_FN_MPI_Fetch_and_op || c->fn == MSC_FN_MPI_Compare_and_swap;
             OTF2_RmaAtomicType type = OTF2_RMA_ATOMIC_TYPE_ACCUMULATE;
+            bool acc = c->fn == MSC_FN_MPI_Accumulate || c->fn == MSC_FN_MPI_Raccumulate;
+            bool getacc = c->fn == MSC_FN_MPI_Get_accumulate || c->fn == MSC_FN_MPI_Rget_accumulate;
             if (c->fn == MSC_FN_MPI_Compare_and_swap) type = OTF2_RMA_ATOMIC_TYPE_COMPARE_AND_SWAP;
-            else if (c->fn != MSC_FN_MPI_Accumulate) type = OTF2_RMA_ATOMIC_TYPE_FETCH_AND_ACCUMULATE;
+            else if (!acc) type = OTF2_RMA_ATOMIC_TYPE_FETCH_AND_ACCUMULATE;
             uint64_t sent = (uint64_t)msc_type_bytes(c->type, one ? 1 : c->count);
-            uint64_t recvd = c->fn == MSC_FN_MPI_Accumulate
-                                 ? 0 : (uint64_t)msc_type_bytes(c->rtype, one ? 1 : c->rcount);
-            if (c->fn == MSC_FN_MPI_Get_accumulate && c->op == MPI_NO_OP) sent = 0;
+            uint64_t recvd = acc ? 0 : (uint64_t)msc_type_bytes(c->rtype, one ? 1 : c->rcount);
+            if (getacc && c->op == MPI_NO_OP) sent = 0;
             emit(t, (trc_rec_t){.kind = R_RMA_ATOMIC, .t = te, .a = w, .b = peer, .c = type,
                                 .x = sent, .y = recvd, .z = id});
         }
-        emit(t, (trc_rec_t){.kind = R_RMA_OP_COMPLETE, .t = tl, .a = w, .y = id});
+        /* A request-based operation completes in the Wait/Test that says so. */
+        if (!req) emit(t, (trc_rec_t){.kind = R_RMA_OP_COMPLETE, .t = tl, .a = w, .y = id});
+        break;
+    }
+    case MSC_KIND_RMA_SYNC: {
+        bool one = c->fn == MSC_FN_MPI_Win_flush || c->fn == MSC_FN_MPI_Win_flush_local;
+        emit(t, (trc_rec_t){.kind = R_RMA_SYNC, .t = tl, .a = w,
+                            .b = one ? peer : OTF2_UNDEFINED_UINT32});
         break;
     }
     case MSC_KIND_RMA_FENCE:
@@ -844,6 +911,7 @@ static void records(trc_thread_t *t, msc_call_t *c, uint64_t te, uint64_t tl)
         break;
     case MSC_KIND_RMA_PUT: case MSC_KIND_RMA_GET: case MSC_KIND_RMA_ACC: case MSC_KIND_RMA_FENCE:
     case MSC_KIND_RMA_LOCK: case MSC_KIND_RMA_UNLOCK: case MSC_KIND_RMA_PSCW:
+    case MSC_KIND_RMA_RPUT: case MSC_KIND_RMA_RGET: case MSC_KIND_RMA_RACC: case MSC_KIND_RMA_SYNC:
         rma_records(t, c, te, tl);
         break;
     default:

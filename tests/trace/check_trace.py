@@ -23,7 +23,10 @@ Asserts, for the archive <output dir>/trace/traces.otf2:
 - with --rma (tests/trace/rma.c, 2 ranks): per rank exactly the one-sided
   records that program makes (window creation and destruction, puts, gets,
   atomics with target rank and bytes, blocking completions matched by id,
-  fences, locks, PSCW synchronizations), and windows unified across ranks.
+  fences, locks, PSCW synchronizations, request-based operations completed
+  by RmaOpCompleteNonBlocking in the Wait/Test/Waitall that completes them,
+  one RmaOpTest per Test that did not, flushes and Win_sync as RmaSync), and
+  windows unified across ranks.
 - with --io (tests/trace/io.c, 2 ranks): per rank exactly the MPI-IO records
   that program makes (handle creation and destruction, every operation's
   mode, collective and nonblocking flags, bytes requested and done, Issued
@@ -108,6 +111,7 @@ RMA_EXPECT = {
         ("RmaAtomic", 1, 1, "COMPARE_AND_SWAP", 4, 4), ("RmaOpCompleteBlocking", 1),
         ("RmaReleaseLock", 1, LOCK_ALL),
         ("RmaGroupSync", 2), ("RmaGroupSync", 2),
+] + [None] + [
         ("RmaWinDestroy", 2), ("RmaWinDestroy", 1), ("RmaWinDestroy", 0)],
     1: [("RmaWinCreate", 0), ("RmaWinCreate", 1), ("RmaWinCreate", 2),
         ("RmaCollectiveBegin",), ("RmaCollectiveEnd", 0),
@@ -125,9 +129,31 @@ RMA_EXPECT = {
         ("RmaReleaseLock", 1, LOCK_ALL),
         ("RmaGroupSync", 2),
         ("RmaPut", 2, 0, 16), ("RmaOpCompleteBlocking", 2),
-        ("RmaGroupSync", 2),
+        ("RmaGroupSync", 2)] + [None] + [
         ("RmaWinDestroy", 2), ("RmaWinDestroy", 1), ("RmaWinDestroy", 0)],
 }
+
+
+def _requests(o):
+    """The request-based part of rma.c (window 0, target o): completions name
+    the operation they complete; RmaOpTest records are checked apart."""
+    return [("RmaRequestLock", 0, LOCK_ALL, "SHARED"),
+            ("RmaPut", 0, o, 24), ("RmaGet", 0, o, 12),
+            ("RmaOpCompleteNonBlocking", 0, "RmaPut"), ("RmaOpCompleteNonBlocking", 0, "RmaGet"),
+            ("RmaAtomic", 0, o, "ACCUMULATE", 8, 0),
+            ("RmaAtomic", 0, o, "FETCH_AND_ACCUMULATE", 4, 4),
+            ("RmaSync", 0, o, "MEMORY"), ("RmaSync", 0, o, "MEMORY"),
+            ("RmaOpCompleteNonBlocking", 0, "ACCUMULATE"),
+            ("RmaOpCompleteNonBlocking", 0, "FETCH_AND_ACCUMULATE"),
+            ("RmaSync", 0, LOCK_ALL, "MEMORY"), ("RmaSync", 0, LOCK_ALL, "MEMORY"),
+            ("RmaSync", 0, LOCK_ALL, "MEMORY"),
+            ("RmaReleaseLock", 0, LOCK_ALL)]
+
+
+for _r in (0, 1):
+    _i = RMA_EXPECT[_r].index(None)
+    RMA_EXPECT[_r][_i:_i + 1] = _requests(1 - _r)
+RMA_OUT = None  # the output directory (rmatests.<rank>: the program's failed Tests)
 
 
 def check_rma(rma):
@@ -152,10 +178,25 @@ def check_rma(rma):
             fail("window 2 is not over the duplicate of the world")
     for rank, evs in rma.items():
         index = {w._ref: i for i, w in enumerate(created[rank])}
-        got, ids = [], {}
+        got, ids, what, tests = [], {}, {}, 0
         for ev in evs:
             n = type(ev).__name__
             w = index.get(ev.win._ref, -1) if getattr(ev, "win", None) is not None else None
+            if n == "RmaOpTest":
+                tests += 1
+                if ids.get(ev.matching_id, 0) != 1 or what.get(ev.matching_id) != "RmaGet":
+                    fail(f"rank {rank}: RmaOpTest {ev.matching_id} is not of the pending Rget")
+                continue
+            if n == "RmaOpCompleteNonBlocking":
+                got.append((n, w, what.get(ev.matching_id)))
+                if ids.get(ev.matching_id, 0) != 1:
+                    fail(f"rank {rank}: RmaOpCompleteNonBlocking {ev.matching_id} matches no "
+                         "open operation")
+                ids[ev.matching_id] = ids.get(ev.matching_id, 0) - 1
+                continue
+            if n == "RmaSync":
+                got.append((n, w, ev.remote, str(ev.sync_type).split(".")[-1]))
+                continue
             if n in ("RmaWinCreate", "RmaWinDestroy", "RmaCollectiveEnd", "RmaGroupSync"):
                 got.append((n, w))
                 if n == "RmaCollectiveEnd" and str(ev.collective_op).split(".")[-1] != "BARRIER":
@@ -165,10 +206,12 @@ def check_rma(rma):
             elif n in ("RmaPut", "RmaGet"):
                 got.append((n, w, ev.remote, ev.bytes))
                 ids[ev.matching_id] = ids.get(ev.matching_id, 0) + 1
+                what[ev.matching_id] = n
             elif n == "RmaAtomic":
                 got.append((n, w, ev.remote, str(ev.type).split(".")[-1], ev.bytes_sent,
                             ev.bytes_received))
                 ids[ev.matching_id] = ids.get(ev.matching_id, 0) + 1
+                what[ev.matching_id] = str(ev.type).split(".")[-1]
             elif n == "RmaOpCompleteBlocking":
                 got.append((n, w))
                 if ids.get(ev.matching_id, 0) != 1:
@@ -190,6 +233,10 @@ def check_rma(rma):
         for k, v in ids.items():
             if v:
                 fail(f"rank {rank}: RMA operation {k} without completion")
+        with open(os.path.join(RMA_OUT, f"rmatests.{rank}")) as f:
+            failed = int(f.read())
+        if tests != failed:
+            fail(f"rank {rank}: {tests} RmaOpTest records, {failed} Tests did not complete")
 
 
 def _io_ops():
@@ -389,6 +436,8 @@ def main():
         if want_flush and flushes == 0:
             fail("no BufferFlush event although the buffer was small")
         if want_rma:
+            global RMA_OUT
+            RMA_OUT = out
             check_rma(rma)
         elif rma:
             fail(f"RMA records in a program without one-sided calls: {dict(rma)}")

@@ -2,7 +2,8 @@
  * the world (so that their unification by order matters) and one over a
  * duplicate; fence epochs with put, get, accumulate, get_accumulate,
  * fetch_and_op and compare_and_swap; passive target with lock/unlock and
- * lock_all/unlock_all; general active target (post/start/complete/wait).
+ * lock_all/unlock_all; general active target (post/start/complete/wait);
+ * request-based operations with Wait/Test/Waitall, flushes and Win_sync.
  * Every traced call goes through C(); check_trace.py --rma compares the RMA
  * records with what this program did (counts, bytes, targets). */
 #include "expect.h"
@@ -71,6 +72,46 @@ int main(int argc, char **argv)
     }
     C(MPI_Group_free, &peer);
     C(MPI_Group_free, &world);
+
+    /* Request-based operations in a lock_all epoch on the first window, to
+     * the other rank: Rput 6 ints and Rget 3 ints (completed by Wait and by
+     * Tests until one succeeds; the failed Tests are counted into
+     * rmatests.<rank>), Raccumulate 2 ints and Rget_accumulate 1 int
+     * (completed by Waitall after two flushes), then the _all flushes and
+     * Win_sync. */
+    MPI_Request rq[4];
+    C(MPI_Win_lock_all, 0, win);
+    C(MPI_Rput, buf, 6, MPI_INT, other, 50, 6, MPI_INT, win, &rq[0]);
+    C(MPI_Rget, res, 3, MPI_INT, other, 0, 3, MPI_INT, win, &rq[1]);
+    C(MPI_Wait, &rq[0], MPI_STATUS_IGNORE);
+    int flag = 0;
+    long failed_tests = 0;
+    while (!flag) {
+        C(MPI_Test, &rq[1], &flag, MPI_STATUS_IGNORE);
+        if (!flag) failed_tests++;
+    }
+    C(MPI_Raccumulate, buf, 2, MPI_INT, other, 56, 2, MPI_INT, MPI_SUM, win, &rq[2]);
+    C(MPI_Rget_accumulate, buf, 1, MPI_INT, res, 1, MPI_INT, other, 58, 1, MPI_INT, MPI_SUM, win,
+      &rq[3]);
+    C(MPI_Win_flush, other, win);
+    C(MPI_Win_flush_local, other, win);
+    MPI_Status sts[2];
+    C(MPI_Waitall, 2, &rq[2], sts);
+    C(MPI_Win_flush_all, win);
+    C(MPI_Win_flush_local_all, win);
+    C(MPI_Win_sync, win);
+    C(MPI_Win_unlock_all, win);
+    C(MPI_Barrier, MPI_COMM_WORLD);
+    CHECK(mem[50] == 100 * other);
+    {
+        char path[4096];
+        const char *dir = getenv("MPISCOPE_OUTPUT");
+        snprintf(path, sizeof path, "%s/rmatests.%d", dir ? dir : ".", rank);
+        FILE *f = fopen(path, "w");
+        CHECK(f != NULL);
+        fprintf(f, "%ld\n", failed_tests);
+        fclose(f);
+    }
 
     C(MPI_Win_free, &win3);
     C(MPI_Win_free, &win2);
