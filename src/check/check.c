@@ -142,6 +142,83 @@ static bool span(const void *buf, MPI_Count count, MPI_Datatype t, uintptr_t *lo
     return true;
 }
 
+/* The bytes of a contiguous buffer (start, length); false for other
+ * layouts, whose gaps may change legally. */
+static bool contiguous(const void *buf, MPI_Count count, MPI_Datatype t,
+                       const unsigned char **start, int64_t *n)
+{
+    MPI_Count size = 0, lb = 0, ext = 0, tlb = 0, text = 0;
+    if (!buf || buf == MPI_IN_PLACE || count <= 0 || t == MPI_DATATYPE_NULL) return false;
+    if (PMPI_Type_size_x(t, &size) != MPI_SUCCESS ||
+        PMPI_Type_get_extent_x(t, &lb, &ext) != MPI_SUCCESS ||
+        PMPI_Type_get_true_extent_x(t, &tlb, &text) != MPI_SUCCESS)
+        return false;
+    if (size != ext || size != text || size <= 0) return false;
+    *start = (const unsigned char *)buf + tlb;
+    *n = (int64_t)(size * count);
+    if (*n > (64 << 20)) *n = 64 << 20;
+    return true;
+}
+
+/* Receive buffers: checksums of CHK_RSUM_MAX blocks (at least 64 bytes
+ * each), taken before the receive is posted. At completion the blocks that
+ * lie wholly beyond the bytes received must be unchanged: MPI does not
+ * write there, so a difference is the application's doing. */
+static void recv_sums(chk_req_t *q, const void *buf, MPI_Count count, MPI_Datatype t)
+{
+    const unsigned char *p;
+    int64_t n;
+    q->nrsum = 0;
+    if (!contiguous(buf, count, t, &p, &n)) return;
+    int64_t b = (n + CHK_RSUM_MAX - 1) / CHK_RSUM_MAX;
+    if (b < 64) b = 64;
+    q->rblock = b;
+    q->rbytes = n;
+    for (int64_t off = 0; off < n && q->nrsum < CHK_RSUM_MAX; off += b)
+        q->rsum[q->nrsum++] = chk_checksum(p + off, n - off < b ? n - off : b, MPI_BYTE);
+}
+
+/* Per-thread: the receive-buffer checksums taken at enter, for the request
+ * the call is about to make. */
+static _Thread_local chk_req_t pending_recv;
+
+static void where(void *site, char *out, size_t n)
+{
+    chk_part_t p;
+    memset(&p, 0, sizeof p);
+    p.site = site;
+    chk_resolve(&p);
+    if (p.line)
+        snprintf(out, n, "%s:%d", p.file, p.line);
+    else
+        snprintf(out, n, "%s", p.file);
+}
+
+/* A buffer of this call (writes: MPI writes it) against the buffers of the
+ * pending operations. */
+static void check_pending_overlap(msc_call_t *c, const void *buf, MPI_Count count,
+                                  MPI_Datatype t, bool writes, MPI_Request self)
+{
+    uintptr_t lo, hi;
+    chk_req_t q;
+    if (!span(buf, count, t, &lo, &hi) || !chk_req_overlap(lo, hi, writes, self, &q)) return;
+    char at[CHK_WHERE + 16];
+    where(q.site, at, sizeof at);
+    chk_report("LOCAL:BUFFER:PENDING_OVERLAP", c->fn, c->site,
+               "The %s buffer of this %s overlaps the %s buffer of an %s that is still pending "
+               "(posted at %s). %s Complete the pending operation first (MPI_Wait), or use "
+               "separate buffers.",
+               writes ? "receive" : "send", msc_fn_name[c->fn], q.writes ? "receive" : "send",
+               msc_fn_name[q.fn], at,
+               writes && q.writes
+                   ? "Two receives write the same memory: which data ends up there depends on "
+                     "the order in which the messages arrive."
+               : writes ? "The receive may overwrite data that the pending send has not sent "
+                          "yet."
+                        : "The pending receive may overwrite the data before this send reads "
+                          "it.");
+}
+
 static void check_p2p(msc_call_t *c)
 {
     bool send = c->kind == MSC_KIND_SEND || c->kind == MSC_KIND_ISEND ||
@@ -270,21 +347,47 @@ static void chk_enter(msc_call_t *c)
     chk_wd_enter(c);
     pending_sum = 0;
     switch (c->kind) {
-    case MSC_KIND_SEND:
-    case MSC_KIND_RECV:
-    case MSC_KIND_SENDRECV:
     case MSC_KIND_PROBE:
     case MSC_KIND_SEND_INIT:
     case MSC_KIND_RECV_INIT:
         check_p2p(c);
         break;
+    case MSC_KIND_SEND:
     case MSC_KIND_ISEND:
         check_p2p(c);
-        pending_sum = chk_checksum(c->buf, c->count, c->type);
+        if (c->peer != MPI_PROC_NULL)
+            check_pending_overlap(c, c->buf, c->count, c->type, false, MPI_REQUEST_NULL);
+        if (c->kind == MSC_KIND_ISEND) pending_sum = chk_checksum(c->buf, c->count, c->type);
         break;
+    case MSC_KIND_RECV:
     case MSC_KIND_IRECV:
         check_p2p(c);
+        if (c->peer != MPI_PROC_NULL)
+            check_pending_overlap(c, c->rbuf, c->rcount, c->rtype, true, MPI_REQUEST_NULL);
+        if (c->kind == MSC_KIND_IRECV && c->peer != MPI_PROC_NULL)
+            recv_sums(&pending_recv, c->rbuf, c->rcount, c->rtype);
+        else
+            pending_recv.nrsum = 0;
         break;
+    case MSC_KIND_SENDRECV:
+        check_p2p(c);
+        if (c->peer != MPI_PROC_NULL)
+            check_pending_overlap(c, c->buf, c->count, c->type, false, MPI_REQUEST_NULL);
+        if (c->rpeer != MPI_PROC_NULL)
+            check_pending_overlap(c, c->rbuf, c->rcount, c->rtype, true, MPI_REQUEST_NULL);
+        break;
+    case MSC_KIND_START:
+    case MSC_KIND_STARTALL: {
+        int n = c->kind == MSC_KIND_START ? 1 : c->reqs_in ? c->nreq : 0;
+        for (int i = 0; i < n; i++) {
+            MPI_Request r = c->kind == MSC_KIND_START ? c->req_in : c->reqs_in[i];
+            chk_req_t q;
+            if (chk_req_get(r, &q) && q.hi > q.lo)
+                check_pending_overlap(c, (const void *)q.lo, (MPI_Count)(q.hi - q.lo), MPI_BYTE,
+                                      q.writes, r);
+        }
+        break;
+    }
     case MSC_KIND_COLL:
         check_coll_args(c);
         if (c->comm != MPI_COMM_NULL) chk_coll_enter(c);
@@ -317,9 +420,18 @@ static void post_request(msc_call_t *c)
         q.peer = c->peer, q.tag = c->tag, q.buf = c->buf;
         q.checksum = pending_sum;
         q.sig = chk_sig(c->type, c->count);
+        if (c->peer != MPI_PROC_NULL) span(c->buf, c->count, c->type, &q.lo, &q.hi);
     } else if (c->kind == MSC_KIND_IRECV || c->kind == MSC_KIND_RECV_INIT) {
         q.peer = c->peer, q.tag = c->tag, q.buf = c->rbuf;
         q.sig = chk_sig(c->rtype, c->rcount);
+        q.writes = true;
+        if (c->peer != MPI_PROC_NULL) span(c->rbuf, c->rcount, c->rtype, &q.lo, &q.hi);
+        if (c->kind == MSC_KIND_IRECV && pending_recv.nrsum) {
+            q.nrsum = pending_recv.nrsum;
+            q.rblock = pending_recv.rblock;
+            q.rbytes = pending_recv.rbytes;
+            memcpy(q.rsum, pending_recv.rsum, sizeof q.rsum);
+        }
     } else if (c->kind == MSC_KIND_IMRECV) {
         q.peer = MPI_ANY_SOURCE, q.tag = MPI_ANY_TAG, q.comm = MPI_COMM_NULL;
         q.sig = chk_sig(c->rtype, c->rcount);
@@ -328,6 +440,33 @@ static void post_request(msc_call_t *c)
     }
     q.bytes = q.sig.bytes;
     chk_req_new(*c->request, &q);
+}
+
+/* A completed receive: blocks beyond the bytes received still as posted? */
+static void recv_tail(msc_call_t *c, const chk_req_t *q, MPI_Status *st)
+{
+    int cancelled = 0, got = 0;
+    if (PMPI_Test_cancelled(st, &cancelled) != MPI_SUCCESS || cancelled) return;
+    if (PMPI_Get_count(st, MPI_BYTE, &got) != MPI_SUCCESS || got == MPI_UNDEFINED || got < 0)
+        return;
+    const unsigned char *p = (const unsigned char *)q->lo;
+    int64_t first = (got + q->rblock - 1) / q->rblock;
+    for (int64_t k = first; k < q->nrsum; k++) {
+        int64_t off = k * q->rblock;
+        int64_t len = q->rbytes - off < q->rblock ? q->rbytes - off : q->rblock;
+        if (len <= 0) break;
+        if (chk_checksum(p + off, len, MPI_BYTE) == q->rsum[k]) continue;
+        chk_report("LOCAL:BUFFER:RECV_MODIFIED", q->fn, q->site,
+                   "The receive buffer of this %s was written while the receive was pending: "
+                   "bytes %lld to %lld, which the message (%d bytes) did not reach, changed "
+                   "between the call and its completion in %s. Until the receive completes the "
+                   "buffer belongs to MPI; data written there may be lost or mixed with the "
+                   "message. Write to the buffer only after MPI_Wait/MPI_Test says the receive "
+                   "is done.",
+                   msc_fn_name[q->fn], (long long)off, (long long)(off + len - 1), got,
+                   msc_fn_name[c->fn]);
+        return;
+    }
 }
 
 static void completed(msc_call_t *c, MPI_Request r, MPI_Status *st)
@@ -349,6 +488,7 @@ static void completed(msc_call_t *c, MPI_Request r, MPI_Status *st)
     }
     if ((q.kind == MSC_KIND_IRECV || q.kind == MSC_KIND_RECV_INIT) && st)
         chk_p2p_recv_done(q.comm, st, q.sig, q.fn, q.site, q.post_seq);
+    if (q.kind == MSC_KIND_IRECV && q.nrsum && st) recv_tail(c, &q, st);
     if (q.persistent)
         chk_req_set_active(r, false);
     else

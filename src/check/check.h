@@ -94,6 +94,7 @@ bool chk_sig_receivable(chk_sig_t s, chk_sig_t r) CHK_INTERNAL;
 bool chk_sig_equal(chk_sig_t a, chk_sig_t b) CHK_INTERNAL;
 
 typedef enum { CHK_LIVE = 0, CHK_FREED, CHK_UNKNOWN } chk_state_t;
+enum { CHK_RSUM_MAX = 16 };
 
 /* Object life cycle, from HANDLE_NEW, HANDLE_FREE, COMM, COMM_FREE and
  * posting calls. `bits` is the handle's value (pointer or int). */
@@ -119,12 +120,24 @@ typedef struct {
     chk_sig_t sig;
     bool persistent, active;
     uint64_t post_seq;
+    uintptr_t lo, hi;      /* bytes the operation's buffer spans (lo == hi: unknown) */
+    bool writes;           /* a receive: MPI writes the span */
+    /* Receives into contiguous buffers: checksums of the buffer in blocks
+     * of rblock bytes, taken when posted (nrsum 0: none). */
+    int nrsum;
+    int64_t rblock, rbytes; /* block size; bytes covered (first 64 MiB) */
+    uint64_t rsum[CHK_RSUM_MAX];
 } chk_req_t;
 void chk_req_new(MPI_Request r, const chk_req_t *info) CHK_INTERNAL;
 bool chk_req_get(MPI_Request r, chk_req_t *out) CHK_INTERNAL;
 bool chk_req_get_locked(MPI_Request r, chk_req_t *out) CHK_INTERNAL; /* chk_lock held */
 void chk_req_set_active(MPI_Request r, bool active) CHK_INTERNAL;
 void chk_req_forget(MPI_Request r) CHK_INTERNAL;
+/* A pending (active) request other than `self` whose buffer span overlaps
+ * [lo, hi), where at least one of the two is written by MPI (`writes`, or
+ * the pending one is a receive); false if none. */
+bool chk_req_overlap(uintptr_t lo, uintptr_t hi, bool writes, MPI_Request self, chk_req_t *out)
+    CHK_INTERNAL;
 /* True if a receive posted before `seq` on `comm` is still pending and could
  * match a message from world-`src`/`tag` (for the p2p matching order). */
 bool chk_req_earlier_recv(MPI_Comm comm, int src, int tag, uint64_t seq) CHK_INTERNAL;

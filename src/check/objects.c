@@ -30,6 +30,8 @@ typedef struct obj {
     bool live, committed;
     chk_req_t req;        /* CLS_REQUEST */
     chk_comm_t *comm;     /* MSC_OBJ_COMM */
+    struct obj *sprev, *snext; /* CLS_REQUEST: in the list of active requests with a span */
+    bool listed;
 } obj_t;
 
 enum { CLS_REQUEST = MSC_OBJ_COUNT + 1 };
@@ -82,11 +84,36 @@ static obj_t *get(int cls, uint64_t key)
     return o;
 }
 
+/* Active requests that have a buffer span, for the overlap check: a list
+ * of its own, so that a posting call walks only what is pending. */
+static obj_t *spans;
+
+static void span_list(obj_t *o, bool on)
+{
+    on = on && o->req.hi > o->req.lo;
+    if (on == o->listed) return;
+    if (on) {
+        o->sprev = NULL;
+        o->snext = spans;
+        if (spans) spans->sprev = o;
+        spans = o;
+    } else {
+        if (o->sprev)
+            o->sprev->snext = o->snext;
+        else
+            spans = o->snext;
+        if (o->snext) o->snext->sprev = o->sprev;
+        o->sprev = o->snext = NULL;
+    }
+    o->listed = on;
+}
+
 static void drop(int cls, uint64_t key)
 {
     for (obj_t **p = &bucket[slot(cls, key)]; *p; p = &(*p)->next) {
         if ((*p)->cls == cls && (*p)->key == key) {
             obj_t *o = *p;
+            span_list(o, false);
             *p = o->next;
             free(o);
             return;
@@ -153,13 +180,30 @@ void chk_req_new(MPI_Request r, const chk_req_t *info)
     chk_lock();
     obj_t *o = get(CLS_REQUEST, key_of(&r, sizeof r));
     if (o) {
+        span_list(o, false);
         o->req = *info;
         o->req.post_seq = ++post_seq;
         o->live = true;
         o->site = info->site;
         o->fn = info->fn;
+        span_list(o, o->req.active);
     }
     chk_unlock();
+}
+
+bool chk_req_overlap(uintptr_t lo, uintptr_t hi, bool writes, MPI_Request self, chk_req_t *out)
+{
+    bool found = false;
+    uint64_t me = key_of(&self, sizeof self);
+    chk_lock();
+    for (obj_t *o = spans; o && !found; o = o->snext) {
+        if (self != MPI_REQUEST_NULL && o->key == me) continue;
+        if (!(writes || o->req.writes) || o->req.lo >= hi || lo >= o->req.hi) continue;
+        *out = o->req;
+        found = true;
+    }
+    chk_unlock();
+    return found;
 }
 
 bool chk_req_get(MPI_Request r, chk_req_t *out)
@@ -185,6 +229,7 @@ void chk_req_set_active(MPI_Request r, bool active)
     if (o) {
         o->req.active = active;
         if (active) o->req.post_seq = ++post_seq;
+        span_list(o, active);
     }
     chk_unlock();
 }
@@ -413,6 +458,7 @@ void chk_objects_leaks(void)
 void chk_objects_finalize(void)
 {
     chk_lock();
+    spans = NULL;
     for (int b = 0; b < BUCKETS; b++) {
         obj_t *o = bucket[b];
         bucket[b] = NULL;

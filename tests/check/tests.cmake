@@ -5,7 +5,7 @@
 # most (it busy-polls when ranks outnumber the cores).
 set(chk_expect ${CMAKE_CURRENT_LIST_DIR}/expect.py)
 set(chk_progs neg_count args leaks send_modified coll_mismatch coll_root p2p_type unreceived
-    deadlock potential clean)
+    deadlock potential clean pending)
 foreach(f IN LISTS MSC_FLAVORS)
   foreach(p IN LISTS chk_progs)
     msc_mpi_program(${f} check_${p} SOURCES ${p}.c)
@@ -23,6 +23,7 @@ foreach(f IN LISTS MSC_FLAVORS)
     ENV MPISCOPE_MODE=check MPISCOPE_CHECK_CLASSES=*,-LOCAL:CALL:FAILED)
   chk_test(leaks leaks NP 2 TIMEOUT 60 ENV MPISCOPE_MODE=check)
   chk_test(send_modified send_modified NP 2 TIMEOUT 60 ENV MPISCOPE_MODE=check)
+  chk_test(pending pending NP 2 TIMEOUT 60 ENV MPISCOPE_MODE=check)
   chk_test(coll_mismatch coll_mismatch NP 2 TIMEOUT 60 ENV MPISCOPE_MODE=check)
   chk_test(coll_root coll_root NP 2 TIMEOUT 60
     ENV MPISCOPE_MODE=check MPISCOPE_CHECK_CLASSES=*,-LOCAL:CALL:FAILED)
