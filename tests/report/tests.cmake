@@ -15,6 +15,11 @@ foreach(f IN LISTS MSC_FLAVORS)
   msc_mpi_test(${f} report/waitstates NP ${np} PROGRAM report_waits ARGS 200 TIMEOUT 120
     ENV MPISCOPE_MODE=profile,trace MPISCOPE_QUIET=1
     CHECK "${rep_py} ${CMAKE_CURRENT_LIST_DIR}/check_waits.py $MPISCOPE_OUTPUT ${np} 200 ${rep_cli}")
+  # The analysis under MPI (mpiscope report --np 2, also 3 on Open MPI) gives the
+  # serial analysis's result, on this trace and on a synthetic one; errors.
+  msc_mpi_test(${f} report/parallel NP ${np} PROGRAM report_waits ARGS 20 TIMEOUT 180
+    ENV MPISCOPE_MODE=profile,trace MPISCOPE_QUIET=1
+    CHECK "sh ${CMAKE_CURRENT_LIST_DIR}/check_parallel.sh $MPISCOPE_OUTPUT ${rep_cli} ${f} ${CMAKE_BINARY_DIR}/bin/msc_bench_gen_trace")
   # The HTML report rendered in headless Chromium: every plot drawn and sized,
   # the screenshot kept as test-output/<mpi>_report_html/report.png.
   msc_mpi_test(${f} report/html NP ${np} PROGRAM report_waits ARGS 20 TIMEOUT 180

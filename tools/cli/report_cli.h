@@ -14,14 +14,23 @@ char *msc_slurp(const char *path, size_t *len);
  * does not exist and quiet_if_missing). */
 msc_json_doc_t *msc_load_json(const char *path, bool quiet_if_missing);
 
+/* How the wait states are analysed: np > 1 runs the analysis under MPI
+ * with np processes (mpi: "openmpi", "mpich" or NULL for the first found),
+ * unless the trace has fewer than min_locations locations. */
+typedef struct {
+    int np;
+    const char *mpi;
+    long min_locations;
+} msc_ws_opts_t;
+
 /* DIR/waitstates.json, computed from DIR/trace when missing or older than
  * the trace (report_cmd.c). NULL when there is no trace or it cannot be read. */
-msc_json_doc_t *msc_report_waitstates(const char *dir, bool reanalyze, long parallel_locations);
+msc_json_doc_t *msc_report_waitstates(const char *dir, bool reanalyze, const msc_ws_opts_t *o);
 
-/* Runs the MPI analysis program on the trace when it has at least
- * `min_locations` locations (waitstate_par.c); it writes DIR/waitstates.json.
- * Returns 0 when it did, 1 when the trace is small, -1 on failure. */
-int msc_waitstate_parallel(const char *dir, const char *anchor, long min_locations);
+/* Runs the MPI analysis program (analyze/) with np processes on the trace
+ * `anchor` (waitstate_par.c). Returns the waitstates.json text it wrote
+ * (malloc'd, *len bytes), or NULL with a message on stderr. */
+char *msc_waitstate_parallel(const char *anchor, int np, const char *mpi, size_t *len);
 
 /* The text section of the wait states (waitstate_render.c); `limit` call
  * sites (0: all). Returns 0, or -1 if `ws` is not a waitstates.json. */

@@ -2,14 +2,15 @@
  * HTML file.
  *
  *   mpiscope report [--sort K] [--limit N | --all] [--html [-o FILE]]
- *                   [--no-waitstates] [--reanalyze] [--parallel-locations N]
- *                   [--quiet] DIR|FILE.json
+ *                   [--no-waitstates] [--reanalyze] [--np N [--mpi MPI]]
+ *                   [--parallel-locations N] [--quiet] DIR|FILE.json
  *
  * The profile text is report.c's (the renderer of profile.txt, so that part
  * is that file byte for byte). When DIR has a trace (DIR/trace/traces.otf2),
  * the wait states follow: they are computed once (waitstate.c), written to
  * DIR/waitstates.json, and read from there while that file is newer than
- * the trace. --html writes DIR/report.html (report_html.c) instead of text.
+ * the trace; with --np N, by the analysis under MPI (waitstate_par.c).
+ * --html writes DIR/report.html (report_html.c) instead of text.
  *
  * report.c stays on its own (tests/profile builds it alone into a stand-alone
  * report program), so this file wraps it rather than growing it.
@@ -26,6 +27,7 @@
 #include "../../src/profile/pjson.h"
 #include "commands.h"
 #include "report_cli.h"
+#include "trace_reader.h"
 #include "waitstate.h"
 
 static void usage(FILE *o)
@@ -33,7 +35,8 @@ static void usage(FILE *o)
     fprintf(o,
             "usage: mpiscope report [--sort time|calls|bytes|name] [--limit N | --all]\n"
             "                       [--html [-o FILE]] [--no-waitstates] [--reanalyze]\n"
-            "                       [--parallel-locations N] DIR|FILE.json\n"
+            "                       [--np N [--mpi openmpi|mpich]] [--parallel-locations N]\n"
+            "                       DIR|FILE.json\n"
             "\n"
             "Prints the profile report of DIR/profile.json (default: sorted by time, 20 rows\n"
             "per table): the same text as DIR/profile.txt. When DIR holds a trace, the wait\n"
@@ -45,9 +48,13 @@ static void usage(FILE *o)
             "  -o FILE             where --html writes\n"
             "  --no-waitstates     skip the trace analysis\n"
             "  --reanalyze         analyse the trace again even if waitstates.json is current\n"
+            "  --np N              analyse the trace with N MPI processes (mpiscope-analyze\n"
+            "                      under the MPI's launcher, mpirun.<mpi>); default 1: here\n"
+            "  --mpi MPI           the MPI for --np: openmpi or mpich (default: the first\n"
+            "                      installed)\n"
             "  --parallel-locations N\n"
-            "                      reserved for the analysis under MPI (not implemented yet:\n"
-            "                      every trace is analysed in this process)\n");
+            "                      with --np, analyse traces of fewer than N locations here\n"
+            "                      (default 0: always under MPI)\n");
 }
 
 msc_json_doc_t *msc_load_json(const char *path, bool quiet_if_missing)
@@ -77,17 +84,26 @@ static bool newer_or_same(const char *a, const char *b)
 /* Writes `r` to dir/waitstates.json (through a temporary file) and returns
  * the parsed document; if the directory is not writable, the document is
  * made in memory and a warning says so. */
+static msc_json_doc_t *save_text(const char *dir, char *mem, size_t memlen);
+
 static msc_json_doc_t *save_waitstates(const char *dir, const ws_result_t *r)
 {
-    char path[4096], tmp[4200];
-    snprintf(path, sizeof path, "%s/waitstates.json", dir);
-    snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
     char *mem = NULL;
     size_t memlen = 0;
     FILE *m = open_memstream(&mem, &memlen);
     if (!m) return NULL;
     ws_write_json(m, r, "trace/traces.otf2");
     fclose(m);
+    return save_text(dir, mem, memlen);
+}
+
+/* Saves the waitstates.json text `mem` (freed here) as the analysis in
+ * this process does, and returns it parsed. */
+static msc_json_doc_t *save_text(const char *dir, char *mem, size_t memlen)
+{
+    char path[4096], tmp[4200];
+    snprintf(path, sizeof path, "%s/waitstates.json", dir);
+    snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
     FILE *f = fopen(tmp, "wb");
     bool ok = f && fwrite(mem, 1, memlen, f) == memlen;
     if (f) ok = (fclose(f) == 0) && ok;
@@ -103,7 +119,17 @@ static msc_json_doc_t *save_waitstates(const char *dir, const ws_result_t *r)
     return doc;
 }
 
-msc_json_doc_t *msc_report_waitstates(const char *dir, bool reanalyze, long parallel_locations)
+/* Number of locations of the trace, from its definitions; -1 if unreadable. */
+static long trace_locations(const char *anchor)
+{
+    char err[512];
+    msc_trace_t *t = msc_trace_open(anchor, err, sizeof err);
+    long n = t ? (long)t->nloc : -1;
+    msc_trace_close(t);
+    return n;
+}
+
+msc_json_doc_t *msc_report_waitstates(const char *dir, bool reanalyze, const msc_ws_opts_t *o)
 {
     char anchor[4096], path[4096];
     snprintf(anchor, sizeof anchor, "%s/trace/traces.otf2", dir);
@@ -113,12 +139,11 @@ msc_json_doc_t *msc_report_waitstates(const char *dir, bool reanalyze, long para
         msc_json_doc_t *d = msc_load_json(path, true);
         if (d) return d;
     }
-    if (parallel_locations > 0) {
-        int rc = msc_waitstate_parallel(dir, anchor, parallel_locations);
-        if (rc == 0) {
-            msc_json_doc_t *d = msc_load_json(path, false);
-            if (d) return d;
-        }
+    if (o && o->np > 1 && (o->min_locations <= 0 || trace_locations(anchor) >= o->min_locations)) {
+        size_t len = 0;
+        char *text = msc_waitstate_parallel(anchor, o->np, o->mpi, &len);
+        /* A failed analysis under MPI has said why; it is not repeated here. */
+        return text ? save_text(dir, text, len) : NULL;
     }
     char err[512];
     ws_result_t *r = ws_analyze(anchor, isatty(2), err, sizeof err);
@@ -154,7 +179,7 @@ int msc_cmd_report_all(int argc, char **argv)
 {
     const char *target = NULL, *html_out = NULL;
     bool html = false, no_ws = false, reanalyze = false;
-    long parallel_locations = 64;
+    msc_ws_opts_t wso = {1, NULL, 0};
     char **pass = calloc((size_t)argc + 2, sizeof *pass);
     int npass = 0;
     int limit = 20;
@@ -181,10 +206,28 @@ int msc_cmd_report_all(int argc, char **argv)
             reanalyze = true;
         } else if (!strcmp(a, "--parallel-locations") && i + 1 < argc) {
             char *end = NULL;
-            parallel_locations = strtol(argv[++i], &end, 10);
-            if (!*argv[i] || *end || parallel_locations < 0) {
+            wso.min_locations = strtol(argv[++i], &end, 10);
+            if (!*argv[i] || *end || wso.min_locations < 0) {
                 fprintf(stderr, "mpiscope report: --parallel-locations takes a number from 0, "
                                 "not '%s'\n", argv[i]);
+                free(pass);
+                return 2;
+            }
+        } else if (!strcmp(a, "--np") && i + 1 < argc) {
+            char *end = NULL;
+            long np = strtol(argv[++i], &end, 10);
+            if (!*argv[i] || *end || np < 1 || np > 100000) {
+                fprintf(stderr, "mpiscope report: --np takes a number from 1 to 100000, "
+                                "not '%s'\n", argv[i]);
+                free(pass);
+                return 2;
+            }
+            wso.np = (int)np;
+        } else if (!strcmp(a, "--mpi") && i + 1 < argc) {
+            wso.mpi = argv[++i];
+            if (strcmp(wso.mpi, "openmpi") && strcmp(wso.mpi, "mpich")) {
+                fprintf(stderr, "mpiscope report: --mpi takes openmpi or mpich, not '%s'\n",
+                        wso.mpi);
                 free(pass);
                 return 2;
             }
@@ -225,7 +268,7 @@ int msc_cmd_report_all(int argc, char **argv)
         return 1;
     }
     msc_json_doc_t *ws = NULL;
-    if (has_trace && !no_ws) ws = msc_report_waitstates(target, reanalyze, parallel_locations);
+    if (has_trace && !no_ws) ws = msc_report_waitstates(target, reanalyze, &wso);
     int rc = 0;
     if (html) {
         char out[4096];
