@@ -1,0 +1,569 @@
+/* Performance variables in use: sampling (MPISCOPE_PVARS) and the
+ * unexpected-queue check (MPISCOPE_CHECK_UNEXPECTED), written to mpit.txt and
+ * mpit.json in the output directory.
+ *
+ * Sampling. After PMPI_Init this module opens its own MPI_T session through
+ * mpiscope's MPI_T layer, so it reads the library's variables and mpiscope's
+ * own alike, and allocates a handle for every performance variable whose name
+ * matches one of the setting's globs: unbound variables as they are,
+ * communicator-bound ones for MPI_COMM_WORLD (reading a variable sends no
+ * message; binding to mpiscope's private duplicate would show that
+ * communicator's queues, which hold nothing of the application's), summed over
+ * the handle's count (Open MPI's queue lengths have one value per peer).
+ * Variables that cannot be read (Open MPI invalidates some at MPI_Init), are
+ * bound to other objects or are not numbers are left out with a note. Samples
+ * are taken in the leave hook of MPI calls, at most one per
+ * MPISCOPE_PVAR_INTERVAL milliseconds (one thread at a time; the others do
+ * not wait), and keep per variable the first value, the last, the minimum,
+ * the maximum and the number of samples. The last sample is the value at the
+ * end: at MPI_Finalize the MPI_T layer closes the library's MPI_T before the
+ * modules' finalize hooks run, so nothing is read there.
+ *
+ * The check is section 14.3.7's example tool: at the entry of every receive
+ * (MPI_Recv, MPI_Irecv, MPI_Sendrecv and the persistent MPI_Recv_init), read
+ * the length of the receiving communicator's unexpected-message queue and,
+ * above the threshold, count the call site and keep the largest length seen.
+ * Open MPI: pml_ob1_unexpected_msgq_length, a handle per communicator (freed
+ * with it). Where the library has no such variable (MPICH), mpiscope's own
+ * measure: a PMPI_Iprobe for the receive's source and tag on its
+ * communicator tells whether the message had already arrived; the length is
+ * the number of receives in a row on that communicator that found their
+ * message waiting (a sender running ahead makes it grow by one per receive).
+ * The probe neither receives nor sends anything. Active with MPISCOPE_MODE
+ * check; the threshold 0 turns it off.
+ *
+ * At finalize each rank's results are gathered on rank 0 over mpiscope's
+ * private communicator and written there.
+ */
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/clock.h"
+#include "../core/log.h"
+#include "../core/module.h"
+#include "../core/output.h"
+#include "../core/state.h"
+#include "../profile/callsite.h"
+
+/* The profile module resolves call sites; this module works without it. */
+extern msc_callsite_resolver_t *msc_callsite_open(void) __attribute__((weak));
+extern bool msc_callsite_resolve(msc_callsite_resolver_t *r, const void *pc, msc_frame_t *out)
+    __attribute__((weak));
+extern void msc_callsite_close(msc_callsite_resolver_t *r) __attribute__((weak));
+
+enum { MAX_VARS = 32, MAX_SITES = 64, MAX_COMMS = 64, NAME_LEN = 96, NOTE_LEN = 160 };
+
+typedef struct {
+    char name[NAME_LEN];
+    int klass;           /* MPI_T_PVAR_CLASS_* */
+    int bind;
+    MPI_Datatype type;
+    int count;           /* values per read (the handle's count) */
+    bool started;        /* we started it (not continuous) */
+    MPI_T_pvar_handle handle;
+    double first, last, min, max; /* sums over the count */
+    uint64_t samples;
+} sampled_t;
+
+typedef struct {
+    void *site;
+    uint64_t count;      /* receives above the threshold */
+    uint64_t max_length; /* largest queue length seen there */
+} site_t;
+
+typedef struct {
+    MPI_Comm comm;
+    MPI_T_pvar_handle handle; /* Open MPI's queue length for this communicator */
+    int count;
+    bool have_handle;
+    uint64_t run;        /* own measure: receives in a row that found their message */
+} comm_slot_t;
+
+static sampled_t vars[MAX_VARS];
+static int nvars;
+static char notes[8][NOTE_LEN];
+static int nnotes;
+static MPI_T_pvar_session session = MPI_T_PVAR_SESSION_NULL;
+static bool mpit_open;
+static uint64_t interval_ns;
+static _Atomic uint64_t next_due;
+static atomic_flag sampling = ATOMIC_FLAG_INIT;
+
+static bool check_on;
+static uint64_t threshold;
+static int queue_index = -1; /* pml_ob1_unexpected_msgq_length, or -1: own measure */
+static site_t sites[MAX_SITES];
+static int nsites;
+static uint64_t sites_dropped;
+static comm_slot_t comms[MAX_COMMS];
+static int ncomms;
+static atomic_flag checking = ATOMIC_FLAG_INIT;
+
+static void note(const char *fmt, const char *a, int b)
+{
+    if (nnotes < 8) snprintf(notes[nnotes++], NOTE_LEN, fmt, a, b);
+}
+
+/* The sum of `count` values of `type` in `buf`, or NAN for a type that is not a number. */
+static double sum_values(MPI_Datatype type, const void *buf, int count)
+{
+    double s = 0;
+    for (int i = 0; i < count; i++) {
+        if (type == MPI_UNSIGNED) s += ((const unsigned *)buf)[i];
+        else if (type == MPI_UNSIGNED_LONG) s += (double)((const unsigned long *)buf)[i];
+        else if (type == MPI_UNSIGNED_LONG_LONG)
+            s += (double)((const unsigned long long *)buf)[i];
+        else if (type == MPI_DOUBLE) s += ((const double *)buf)[i];
+        else if (type == MPI_INT) s += ((const int *)buf)[i];
+        else if (type == MPI_COUNT) s += (double)((const MPI_Count *)buf)[i];
+        else return NAN;
+    }
+    return s;
+}
+
+static bool numeric(MPI_Datatype t)
+{
+    return t == MPI_UNSIGNED || t == MPI_UNSIGNED_LONG || t == MPI_UNSIGNED_LONG_LONG ||
+           t == MPI_DOUBLE || t == MPI_INT || t == MPI_COUNT;
+}
+
+static bool wanted(const char *name, const char *globs)
+{
+    char copy[MSC_SETTING_MAX_STRING];
+    snprintf(copy, sizeof copy, "%s", globs);
+    for (char *save = NULL, *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+        while (*w == ' ') w++;
+        if (*w && fnmatch(w, name, 0) == 0) return true;
+    }
+    return false;
+}
+
+static void sample_now(void)
+{
+    for (int i = 0; i < nvars; i++) {
+        sampled_t *v = &vars[i];
+        uint64_t buf[512];
+        if (MPI_T_pvar_read(session, v->handle, buf) != MPI_SUCCESS) continue;
+        double s = sum_values(v->type, buf, v->count);
+        if (isnan(s)) continue;
+        if (v->samples == 0) v->first = v->min = v->max = s;
+        if (s < v->min) v->min = s;
+        if (s > v->max) v->max = s;
+        v->last = s;
+        v->samples++;
+    }
+}
+
+static void open_sampling(void)
+{
+    const char *globs = msc_g.settings.v[MSC_SET_PVARS].str;
+    if (!globs[0] || strcmp(globs, "none") == 0) return;
+    int n = 0;
+    MPI_T_pvar_get_num(&n);
+    for (int i = 0; i < n; i++) {
+        char name[NAME_LEN];
+        int len = sizeof name, verbosity, klass, bind, readonly, continuous, atomic;
+        MPI_Datatype type;
+        MPI_T_enum en;
+        int rc = MPI_T_pvar_get_info(i, name, &len, &verbosity, &klass, &type, &en, NULL, NULL,
+                                     &bind, &readonly, &continuous, &atomic);
+        if (rc != MPI_SUCCESS || !wanted(name, globs)) continue;
+        if (nvars == MAX_VARS) {
+            note("%s and later matches left out: at most 32 variables are sampled%.0d", name, 0);
+            break;
+        }
+        if (bind != MPI_T_BIND_NO_OBJECT && bind != MPI_T_BIND_MPI_COMM) {
+            note("%s left out: bound to an object other than a communicator%.0d", name, 0);
+            continue;
+        }
+        if (!numeric(type)) {
+            note("%s left out: not a number%.0d", name, 0);
+            continue;
+        }
+        sampled_t *v = &vars[nvars];
+        memset(v, 0, sizeof *v);
+        snprintf(v->name, sizeof v->name, "%s", name);
+        v->klass = klass;
+        v->bind = bind;
+        v->type = type;
+        MPI_Comm world = MPI_COMM_WORLD;
+        rc = MPI_T_pvar_handle_alloc(session, i, bind == MPI_T_BIND_MPI_COMM ? (void *)&world : NULL,
+                                     &v->handle, &v->count);
+        if (rc != MPI_SUCCESS) {
+            note("%s left out: no handle (MPI_T error %d; invalidated at MPI_Init?)", name, rc);
+            continue;
+        }
+        if (v->count < 1 || v->count * 8 > 512 * 8) {
+            MPI_T_pvar_handle_free(session, &v->handle);
+            note("%s left out: %d values per read", name, v->count);
+            continue;
+        }
+        if (!continuous) {
+            if (MPI_T_pvar_start(session, v->handle) != MPI_SUCCESS) {
+                MPI_T_pvar_handle_free(session, &v->handle);
+                note("%s left out: cannot be started%.0d", name, 0);
+                continue;
+            }
+            v->started = true;
+        }
+        nvars++;
+    }
+}
+
+static int mode_has_check(void)
+{
+    const char *choices = msc_setting_desc(MSC_SET_MODE)->choices;
+    int bit = 0;
+    for (const char *p = choices; *p; bit++) {
+        const char *bar = strchr(p, '|');
+        size_t len = bar ? (size_t)(bar - p) : strlen(p);
+        if (len == 5 && strncmp(p, "check", 5) == 0)
+            return (int)((msc_g.settings.v[MSC_SET_MODE].num >> bit) & 1);
+        if (!bar) break;
+        p = bar + 1;
+    }
+    return 0;
+}
+
+static int pv_init(int slot)
+{
+    (void)slot;
+    interval_ns = (uint64_t)msc_g.settings.v[MSC_SET_PVAR_INTERVAL].num * 1000000u;
+    threshold = (uint64_t)msc_g.settings.v[MSC_SET_CHECK_UNEXPECTED].num;
+    check_on = mode_has_check() && threshold > 0;
+    const char *globs = msc_g.settings.v[MSC_SET_PVARS].str;
+    bool sampling_on = globs[0] && strcmp(globs, "none") != 0;
+    if (!sampling_on && !check_on) return 1; /* left out: no hooks on MPI calls */
+    int provided;
+    if (MPI_T_init_thread(MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) return 0;
+    mpit_open = true;
+    if (MPI_T_pvar_session_create(&session) != MPI_SUCCESS) {
+        session = MPI_T_PVAR_SESSION_NULL;
+        return 0;
+    }
+    if (sampling_on) open_sampling();
+    if (check_on) {
+        int index;
+        if (MPI_T_pvar_get_index("pml_ob1_unexpected_msgq_length", MPI_T_PVAR_CLASS_SIZE,
+                                 &index) == MPI_SUCCESS)
+            queue_index = index;
+    }
+    if (!nvars && !check_on) {
+        /* Nothing matched: no hooks on MPI calls for the rest of the run
+         * (every rank sees the same variables, so all agree). */
+        MPI_T_pvar_session_free(&session);
+        MPI_T_finalize();
+        mpit_open = false;
+        return 1;
+    }
+    if (nvars) sample_now();
+    atomic_store(&next_due, msc_now_ns() + interval_ns);
+    return 0;
+}
+
+/* The slot of communicator `comm`, created on first use; NULL when full. */
+static comm_slot_t *comm_slot(MPI_Comm comm)
+{
+    for (int i = 0; i < ncomms; i++)
+        if (comms[i].comm == comm) return &comms[i];
+    if (ncomms == MAX_COMMS) return NULL;
+    comm_slot_t *s = &comms[ncomms++];
+    memset(s, 0, sizeof *s);
+    s->comm = comm;
+    if (queue_index >= 0 &&
+        MPI_T_pvar_handle_alloc(session, queue_index, &comm, &s->handle, &s->count) ==
+            MPI_SUCCESS) {
+        if (s->count >= 1 && s->count <= 4096) s->have_handle = true;
+        else MPI_T_pvar_handle_free(session, &s->handle);
+    }
+    return s;
+}
+
+static void comm_forget(MPI_Comm comm)
+{
+    for (int i = 0; i < ncomms; i++) {
+        if (comms[i].comm != comm) continue;
+        if (comms[i].have_handle) MPI_T_pvar_handle_free(session, &comms[i].handle);
+        comms[i] = comms[--ncomms];
+        return;
+    }
+}
+
+static void record_site(void *site, uint64_t length)
+{
+    for (int i = 0; i < nsites; i++) {
+        if (sites[i].site != site) continue;
+        sites[i].count++;
+        if (length > sites[i].max_length) sites[i].max_length = length;
+        return;
+    }
+    if (nsites == MAX_SITES) {
+        sites_dropped++;
+        return;
+    }
+    sites[nsites++] = (site_t){site, 1, length};
+}
+
+static void check_receive(msc_call_t *c)
+{
+    if (c->comm == MPI_COMM_NULL) return;
+    comm_slot_t *s = comm_slot(c->comm);
+    if (!s) return;
+    uint64_t length;
+    if (s->have_handle) {
+        unsigned buf[4096];
+        if (MPI_T_pvar_read(session, s->handle, buf) != MPI_SUCCESS) return;
+        double sum = sum_values(MPI_UNSIGNED, buf, s->count);
+        length = (uint64_t)sum;
+    } else {
+        /* Own measure: had the message already arrived? */
+        if (c->peer == MPI_PROC_NULL) return;
+        int flag = 0;
+        MPI_Status st;
+        if (PMPI_Iprobe(c->peer, c->tag, c->comm, &flag, &st) != MPI_SUCCESS) return;
+        s->run = flag ? s->run + 1 : 0;
+        length = s->run;
+    }
+    if (length > threshold) record_site(c->site, length);
+}
+
+static void pv_enter(msc_call_t *c)
+{
+    if (!check_on) return;
+    bool receive = c->kind == MSC_KIND_RECV || c->kind == MSC_KIND_IRECV ||
+                   c->kind == MSC_KIND_SENDRECV;
+    bool comm_free = c->fn == MSC_FN_MPI_Comm_free;
+    if (!receive && !comm_free) return;
+    while (atomic_flag_test_and_set_explicit(&checking, memory_order_acquire)) {
+    }
+    if (receive) check_receive(c);
+    else if (c->obj) comm_forget(*(MPI_Comm *)c->obj);
+    atomic_flag_clear_explicit(&checking, memory_order_release);
+}
+
+static void pv_leave(msc_call_t *c)
+{
+    if (!nvars || c->t_leave < atomic_load_explicit(&next_due, memory_order_relaxed)) return;
+    if (atomic_flag_test_and_set_explicit(&sampling, memory_order_acquire)) return;
+    sample_now();
+    atomic_store_explicit(&next_due, c->t_leave + interval_ns, memory_order_relaxed);
+    atomic_flag_clear_explicit(&sampling, memory_order_release);
+}
+
+/* ---- results ---- */
+
+static const char *class_name(int c)
+{
+    switch (c) {
+    case MPI_T_PVAR_CLASS_STATE: return "state";
+    case MPI_T_PVAR_CLASS_LEVEL: return "level";
+    case MPI_T_PVAR_CLASS_SIZE: return "size";
+    case MPI_T_PVAR_CLASS_PERCENTAGE: return "percentage";
+    case MPI_T_PVAR_CLASS_HIGHWATERMARK: return "highwatermark";
+    case MPI_T_PVAR_CLASS_LOWWATERMARK: return "lowwatermark";
+    case MPI_T_PVAR_CLASS_COUNTER: return "counter";
+    case MPI_T_PVAR_CLASS_AGGREGATE: return "aggregate";
+    case MPI_T_PVAR_CLASS_TIMER: return "timer";
+    default: return "generic";
+    }
+}
+
+enum { STATS = 5 }; /* first, last, min, max, samples */
+
+typedef struct {
+    char where[160]; /* file:line (function), or the address */
+    uint64_t count, max_length;
+    int rank;
+} site_rec_t;
+
+static void describe_site(msc_callsite_resolver_t *r, void *site, char *out, size_t len)
+{
+    msc_frame_t f;
+    if (r && msc_callsite_resolve && msc_callsite_resolve(r, site, &f) && f.file && f.line) {
+        const char *base = strrchr(f.file, '/');
+        snprintf(out, len, "%s:%d%s%s%s", base ? base + 1 : f.file, f.line,
+                 f.symbol ? " (" : "", f.symbol ? f.symbol : "", f.symbol ? ")" : "");
+    } else {
+        snprintf(out, len, "%p", site);
+    }
+}
+
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\') fprintf(f, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20) fprintf(f, "\\u%04x", *s);
+        else fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void write_results(int size, const double *all, int nv, const site_rec_t *recs, int nrecs,
+                          uint64_t dropped)
+{
+    const char *measure = queue_index >= 0 ? "pml_ob1_unexpected_msgq_length"
+                                           : "receives in a row that found their message waiting";
+    msc_out_t o;
+    if (msc_out_open(&o, "mpit.txt")) {
+        FILE *f = o.f;
+        fprintf(f, "Performance variables (MPISCOPE_PVARS=%s), sampled at MPI call boundaries, "
+                   "at most every %lld ms; values summed over the handle's count (per peer for "
+                   "communicator-bound ones, bound to MPI_COMM_WORLD)\n",
+                msc_g.settings.v[MSC_SET_PVARS].str,
+                msc_g.settings.v[MSC_SET_PVAR_INTERVAL].num);
+        if (!nv) fprintf(f, "  none sampled\n");
+        else
+            fprintf(f, "%-36s %-14s %5s %9s %14s %14s %14s %14s\n", "variable", "class", "rank",
+                    "samples", "start", "end", "min", "max");
+        for (int v = 0; v < nv; v++)
+            for (int r = 0; r < size; r++) {
+                const double *s = &all[((size_t)r * nv + v) * STATS];
+                fprintf(f, "%-36s %-14s %5d %9.0f %14.6g %14.6g %14.6g %14.6g\n", vars[v].name,
+                        class_name(vars[v].klass), r, s[4], s[0], s[1], s[2], s[3]);
+            }
+        for (int i = 0; i < nnotes; i++) fprintf(f, "note (rank 0): %s\n", notes[i]);
+        if (check_on) {
+            fprintf(f, "\nUnexpected-queue check (threshold %" PRIu64 ", measure: %s): %s\n",
+                    threshold, measure, nrecs ? "receives above the threshold" : "no findings");
+            if (nrecs)
+                fprintf(f, "%-48s %5s %9s %11s\n", "call site", "rank", "count", "max length");
+            for (int i = 0; i < nrecs; i++)
+                fprintf(f, "%-48s %5d %9" PRIu64 " %11" PRIu64 "\n", recs[i].where, recs[i].rank,
+                        recs[i].count, recs[i].max_length);
+            if (dropped)
+                fprintf(f, "%" PRIu64 " findings at further call sites not kept\n", dropped);
+        }
+        msc_out_close(&o);
+    }
+    if (check_on && nrecs) {
+        uint64_t receives = 0;
+        for (int i = 0; i < nrecs; i++) receives += recs[i].count;
+        msc_warn("unexpected-queue check: %" PRIu64 " receives at %d call sites found more than "
+                 "%" PRIu64 " unexpected messages (mpit.txt)",
+                 receives, nrecs, threshold);
+    }
+    if (msc_out_open(&o, "mpit.json")) {
+        FILE *f = o.f;
+        fprintf(f, "{\"pvars\":{\"setting\":");
+        json_str(f, msc_g.settings.v[MSC_SET_PVARS].str);
+        fprintf(f, ",\"interval_ms\":%lld,\"variables\":[",
+                msc_g.settings.v[MSC_SET_PVAR_INTERVAL].num);
+        for (int v = 0; v < nv; v++) {
+            fprintf(f, "%s\n{\"name\":", v ? "," : "");
+            json_str(f, vars[v].name);
+            fprintf(f, ",\"class\":\"%s\",\"bound_to\":%s,\"per_rank\":[", class_name(vars[v].klass),
+                    vars[v].bind == MPI_T_BIND_MPI_COMM ? "\"MPI_COMM_WORLD\"" : "null");
+            for (int r = 0; r < size; r++) {
+                const double *s = &all[((size_t)r * nv + v) * STATS];
+                fprintf(f, "%s{\"rank\":%d,\"samples\":%.0f,\"start\":%.17g,\"end\":%.17g,"
+                           "\"min\":%.17g,\"max\":%.17g}",
+                        r ? "," : "", r, s[4], s[0], s[1], s[2], s[3]);
+            }
+            fprintf(f, "]}");
+        }
+        fprintf(f, "],\"notes\":[");
+        for (int i = 0; i < nnotes; i++) {
+            if (i) fputc(',', f);
+            json_str(f, notes[i]);
+        }
+        fprintf(f, "]}");
+        if (check_on) {
+            fprintf(f, ",\n\"unexpected_queue\":{\"threshold\":%" PRIu64 ",\"measure\":", threshold);
+            json_str(f, measure);
+            fprintf(f, ",\"dropped\":%" PRIu64 ",\"sites\":[", dropped);
+            for (int i = 0; i < nrecs; i++) {
+                fprintf(f, "%s\n{\"site\":", i ? "," : "");
+                json_str(f, recs[i].where);
+                fprintf(f, ",\"rank\":%d,\"count\":%" PRIu64 ",\"max_length\":%" PRIu64 "}",
+                        recs[i].rank, recs[i].count, recs[i].max_length);
+            }
+            fprintf(f, "]}");
+        }
+        fprintf(f, "}\n");
+        msc_out_close(&o);
+    }
+}
+
+static void pv_finalize(void)
+{
+    /* Collective over msc_g.comm on every rank where the module is active,
+     * whatever happened to MPI_T here. */
+    int rank = msc_g.world_rank, size = msc_g.world_size;
+    /* Variables: every rank has the same list (the same library); use the
+     * shortest in case one differs. */
+    int nv = nvars;
+    PMPI_Allreduce(MPI_IN_PLACE, &nv, 1, MPI_INT, MPI_MIN, msc_g.comm);
+    double *mine = calloc((size_t)nv * STATS + 1, sizeof *mine);
+    double *all = rank == 0 ? calloc((size_t)size * nv * STATS + 1, sizeof *all) : NULL;
+    for (int v = 0; v < nv && mine; v++) {
+        double *s = &mine[(size_t)v * STATS];
+        s[0] = vars[v].first, s[1] = vars[v].last, s[2] = vars[v].min, s[3] = vars[v].max;
+        s[4] = (double)vars[v].samples;
+    }
+    PMPI_Gather(mine, nv * STATS, MPI_DOUBLE, all, nv * STATS, MPI_DOUBLE, 0, msc_g.comm);
+
+    /* Check findings: resolved here (addresses differ between ranks). */
+    msc_callsite_resolver_t *res =
+        check_on && nsites && msc_callsite_open ? msc_callsite_open() : NULL;
+    site_rec_t *recs = calloc(MAX_SITES, sizeof *recs);
+    int n = recs ? nsites : 0;
+    for (int i = 0; i < n; i++) {
+        describe_site(res, sites[i].site, recs[i].where, sizeof recs[i].where);
+        recs[i].count = sites[i].count;
+        recs[i].max_length = sites[i].max_length;
+        recs[i].rank = rank;
+    }
+    if (res && msc_callsite_close) msc_callsite_close(res);
+    int *counts = rank == 0 ? calloc((size_t)size, sizeof *counts) : NULL;
+    int bytes = n * (int)sizeof(site_rec_t);
+    PMPI_Gather(&bytes, 1, MPI_INT, counts, 1, MPI_INT, 0, msc_g.comm);
+    int *displs = rank == 0 ? calloc((size_t)size, sizeof *displs) : NULL;
+    int total = 0;
+    for (int r = 0; rank == 0 && counts && displs && r < size; r++) {
+        displs[r] = total;
+        total += counts[r];
+    }
+    site_rec_t *allrecs = rank == 0 ? calloc((size_t)total / sizeof(site_rec_t) + 1,
+                                             sizeof *allrecs)
+                                    : NULL;
+    PMPI_Gatherv(recs, bytes, MPI_BYTE, allrecs, counts, displs, MPI_BYTE, 0, msc_g.comm);
+    uint64_t dropped = sites_dropped;
+    PMPI_Reduce(rank == 0 ? MPI_IN_PLACE : &dropped, &dropped, 1, MPI_UINT64_T, MPI_SUM, 0,
+                msc_g.comm);
+    if (rank == 0 && all && allrecs && msc_g.outdir[0])
+        write_results(size, all, nv, allrecs, total / (int)sizeof(site_rec_t), dropped);
+    free(mine);
+    free(all);
+    free(recs);
+    free(counts);
+    free(displs);
+    free(allrecs);
+    /* The library's handles are gone with its MPI_T (closed before the
+     * finalize hooks); freeing the session frees mpiscope's side. */
+    if (session != MPI_T_PVAR_SESSION_NULL) MPI_T_pvar_session_free(&session);
+    if (mpit_open) MPI_T_finalize();
+    mpit_open = false;
+}
+
+static const msc_module_t module = {
+    .abi = MSC_MODULE_ABI,
+    .name = "pvars",
+    .mode = NULL,
+    .init = pv_init,
+    .enter = pv_enter,
+    .leave = pv_leave,
+    .finalize = pv_finalize,
+};
+
+__attribute__((constructor)) static void pvars_register(void)
+{
+    msc_module_register(&module);
+}

@@ -1,0 +1,57 @@
+"""Checks mpit.json of tests/mpit/unexpected.c (2 ranks, N messages):
+   check_pvars.py <dir> <flavor> flood|clean <N> <threshold>
+flood: one finding on rank 1 at unexpected.c's FLOOD_RECV line, with
+N - threshold receives and the largest length N (Open MPI's queue length is N
+at the first receive; MPICH's own measure counts N receives in a row); Open
+MPI's pml_ob1_unexpected_msgq_length on rank 1 starts at 0, reaches N and is
+0 at the end. clean: no finding; rank 1's posted-receive queue (Open MPI)
+and mpiscope_pending_requests (both) reach N and end at 0."""
+import json, os, sys
+
+d, flavor, case, n, threshold = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+doc = json.load(open(os.path.join(d, "mpit.json")))
+src = open(os.path.join(os.path.dirname(__file__), "unexpected.c")).read().splitlines()
+line = next(i + 1 for i, l in enumerate(src) if "FLOOD_RECV" in l)
+ok = True
+
+
+def expect(what, got, want):
+    global ok
+    if got != want:
+        print(f"FAIL {what}: {got!r}, expected {want!r}")
+        ok = False
+    else:
+        print(f"ok {what}: {got!r}")
+
+
+def var(name, cls):
+    for v in doc["pvars"]["variables"]:
+        if v["name"] == name and v["class"] == cls:
+            return {r["rank"]: r for r in v["per_rank"]}
+    return None
+
+
+sites = doc["unexpected_queue"]["sites"]
+expect("measure", doc["unexpected_queue"]["measure"],
+       "pml_ob1_unexpected_msgq_length" if flavor == "openmpi"
+       else "receives in a row that found their message waiting")
+if case == "flood":
+    expect("findings", [(s["site"].split(" ")[0], s["rank"], s["count"], s["max_length"]) for s in sites],
+           [(f"unexpected.c:{line}", 1, n - threshold, n)])
+    if flavor == "openmpi":
+        q = var("pml_ob1_unexpected_msgq_length", "size")
+        expect("rank 1 unexpected queue start/max/end", (q[1]["start"], q[1]["max"], q[1]["end"]), (0, n, 0))
+        expect("rank 0 unexpected queue max", q[0]["max"], 0)
+else:
+    expect("findings", sites, [])
+    p = var("mpiscope_pending_requests", "level")
+    expect("rank 1 pending requests max/end", (p[1]["max"], p[1]["end"]), (n, 0))
+    if flavor == "openmpi":
+        q = var("pml_ob1_posted_recvq_length", "size")
+        expect("rank 1 posted queue max/end", (q[1]["max"], q[1]["end"]), (n, 0))
+        expect("rank 1 unexpected queue max", var("pml_ob1_unexpected_msgq_length", "size")[1]["max"], 0)
+samples = {v["name"]: v["per_rank"][0]["samples"] for v in doc["pvars"]["variables"]}
+if not samples or min(samples.values()) < n:
+    print(f"FAIL samples: {samples} (interval 0: one per MPI call, at least {n})")
+    ok = False
+sys.exit(0 if ok else 1)

@@ -1,0 +1,62 @@
+/* Two ranks for the unexpected-queue check and the pvar samples
+ * (src/mpit/pvars.c). "flood": rank 0 sends N small messages before rank 1
+ * posts any receive (a barrier orders them; the messages arrive first), then
+ * rank 1 receives them one by one at one call site, so the queue is N long
+ * at the first receive and falls by one per receive. "clean": rank 1 posts
+ * all N receives before rank 0 sends, so nothing is ever unexpected.
+ * Usage: mpit_unexpected flood|clean [N] */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int flood = argc > 1 && strcmp(argv[1], "flood") == 0;
+    int n = argc > 2 ? atoi(argv[2]) : 200;
+    if (size != 2 || n < 1 || n > 4096) {
+        if (rank == 0) fprintf(stderr, "needs 2 ranks and 1 <= N <= 4096\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    long *buf = calloc((size_t)n, sizeof *buf);
+    MPI_Request *reqs = calloc((size_t)n, sizeof *reqs);
+    long sum = 0;
+    if (flood) {
+        if (rank == 0)
+            for (int i = 0; i < n; i++) {
+                buf[i] = i;
+                MPI_Send(&buf[i], 1, MPI_LONG, 1, i, MPI_COMM_WORLD);
+            }
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 1)
+            for (int i = 0; i < n; i++) {
+                MPI_Recv(&buf[i], 1, MPI_LONG, 0, i, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* FLOOD_RECV */
+                sum += buf[i];
+            }
+    } else {
+        if (rank == 1)
+            for (int i = 0; i < n; i++)
+                MPI_Irecv(&buf[i], 1, MPI_LONG, 0, i, MPI_COMM_WORLD, &reqs[i]);
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 0)
+            for (int i = 0; i < n; i++) {
+                buf[i] = i;
+                MPI_Send(&buf[i], 1, MPI_LONG, 1, i, MPI_COMM_WORLD);
+            }
+        if (rank == 1) {
+            MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);
+            for (int i = 0; i < n; i++) sum += buf[i];
+        }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    int ok = rank == 0 || sum == (long)n * (n - 1) / 2;
+    if (!ok) fprintf(stderr, "rank 1: sum %ld, expected %ld\n", sum, (long)n * (n - 1) / 2);
+    free(buf);
+    free(reqs);
+    MPI_Finalize();
+    return ok ? 0 : 1;
+}
