@@ -41,7 +41,8 @@
  *                 (posted to the request table; completions come back in done[])
  *   Window creation and freeing are HANDLE_NEW/HANDLE_FREE with obj_class
  *   MSC_OBJ_WIN, MPI_File_open/close the same with MSC_OBJ_FILE.
- *   The Fortran wrappers do not fill win, file and offset yet.
+ *   MPI_File_open's buf is the file name; from Fortran it is blank-padded and
+ *   not terminated, and count is its length.
  *   OTHER         nothing beyond the common fields
  * Status pointers are never MPI_STATUS(ES)_IGNORE in the record: the wrapper
  * substitutes the thread's own storage so that modules can always read them.

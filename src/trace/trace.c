@@ -758,8 +758,17 @@ static void io_records(trc_thread_t *t, msc_call_t *c, uint64_t te, uint64_t tl)
 {
     if (c->kind == MSC_KIND_HANDLE_NEW) {
         MPI_File fh = *(MPI_File *)c->obj;
-        /* A Fortran file name is blank-padded, not terminated: not read. */
-        const char *name = c->lang == MSC_LANG_C ? (const char *)c->buf : "(opened from Fortran)";
+        /* A Fortran file name is blank-padded, not terminated: count is its length. */
+        const char *name = c->buf;
+        char fname[1024];
+        if (c->lang != MSC_LANG_C) {
+            size_t n = c->buf && c->count > 0 ? (size_t)c->count : 0;
+            if (n >= sizeof fname) n = sizeof fname - 1;
+            if (n) memcpy(fname, c->buf, n);
+            while (n && fname[n - 1] == ' ') n--;
+            fname[n] = 0;
+            name = fname;
+        }
         uint32_t h = trc_io_opened(fh, c->obj, name, c->comm);
         if (h == OTF2_UNDEFINED_IO_HANDLE) return;
         int am = c->tag;

@@ -27,6 +27,8 @@ Asserts, for the archive <output dir>/trace/traces.otf2:
   by RmaOpCompleteNonBlocking in the Wait/Test/Waitall that completes them,
   one RmaOpTest per Test that did not, flushes and Win_sync as RmaSync), and
   windows unified across ranks.
+- with --fortran (tests/trace/rma_io.f90, 2 ranks): the same for the RMA and
+  I/O calls of a Fortran program, and the file named as Fortran gave it.
 - with --io (tests/trace/io.c, 2 ranks): per rank exactly the MPI-IO records
   that program makes (handle creation and destruction, every operation's
   mode, collective and nonblocking flags, bytes requested and done, Issued
@@ -153,10 +155,34 @@ def _requests(o):
 for _r in (0, 1):
     _i = RMA_EXPECT[_r].index(None)
     RMA_EXPECT[_r][_i:_i + 1] = _requests(1 - _r)
+
+
+def _fortran_rma(o):
+    """What tests/trace/rma_io.f90 does on window 0 (target o)."""
+    return [("RmaWinCreate", 0),
+            ("RmaCollectiveBegin",), ("RmaCollectiveEnd", 0),
+            ("RmaPut", 0, o, 16), ("RmaOpCompleteBlocking", 0),
+            ("RmaGet", 0, o, 8), ("RmaOpCompleteBlocking", 0),
+            ("RmaCollectiveBegin",), ("RmaCollectiveEnd", 0),
+            ("RmaRequestLock", 0, o, "SHARED"),
+            ("RmaPut", 0, o, 12), ("RmaSync", 0, o, "MEMORY"),
+            ("RmaOpCompleteNonBlocking", 0, "RmaPut"),
+            ("RmaReleaseLock", 0, o),
+            ("RmaWinDestroy", 0)]
+
+
+FORTRAN_RMA_EXPECT = {r: _fortran_rma(1 - r) for r in (0, 1)}
+FORTRAN_IO_EXPECT = [("IoCreateHandle", "READ_WRITE", "CREATE"),
+                     ("IoOperationBegin", "WRITE", "", 40), ("IoOperationComplete", 40),
+                     ("IoOperationBegin", "READ", "", 40), ("IoOperationComplete", 40),
+                     ("IoOperationBegin", "WRITE", "N", 20), ("IoOperationIssued",),
+                     ("IoOperationComplete", 20),
+                     ("IoOperationBegin", "WRITE", "C", 8), ("IoOperationComplete", 8),
+                     ("IoDestroyHandle",)]
 RMA_OUT = None  # the output directory (rmatests.<rank>: the program's failed Tests)
 
 
-def check_rma(rma):
+def check_rma(rma, expect=None):
     """rma: rank -> list of RMA events in order. Windows are named by their
     index in the rank's creation order; the global definitions must agree."""
     created = {}
@@ -221,7 +247,7 @@ def check_rma(rma):
                 got.append((n, w, ev.remote, str(ev.lock_type).split(".")[-1]))
             elif n == "RmaReleaseLock":
                 got.append((n, w, ev.remote))
-        want = RMA_EXPECT.get(rank, [])
+        want = (expect or RMA_EXPECT).get(rank, [])
         if got != want:
             fail(f"rank {rank}: RMA records differ from the program's calls")
             for i in range(max(len(got), len(want))):
@@ -233,8 +259,10 @@ def check_rma(rma):
         for k, v in ids.items():
             if v:
                 fail(f"rank {rank}: RMA operation {k} without completion")
-        with open(os.path.join(RMA_OUT, f"rmatests.{rank}")) as f:
-            failed = int(f.read())
+        failed = 0
+        if expect is None:
+            with open(os.path.join(RMA_OUT, f"rmatests.{rank}")) as f:
+                failed = int(f.read())
         if tests != failed:
             fail(f"rank {rank}: {tests} RmaOpTest records, {failed} Tests did not complete")
 
@@ -263,7 +291,8 @@ def flag_letters(f):
     return ("C" if v & 2 else "") + ("N" if v & 1 else "")
 
 
-def check_io(io):
+def check_io(io, want=None, fname="/io.dat"):
+    want = want or IO_EXPECT
     if sorted(io) != [0, 1]:
         fail(f"I/O records on ranks {sorted(io)}, expected ranks 0 and 1")
         return
@@ -295,11 +324,11 @@ def check_io(io):
                 open_ids.pop(ev.matching_id, None)
         if open_ids:
             fail(f"rank {rank}: I/O operations never completed: {open_ids}")
-        if got != IO_EXPECT:
+        if got != want:
             fail(f"rank {rank}: I/O records differ from the program's calls")
-            for i in range(max(len(got), len(IO_EXPECT))):
+            for i in range(max(len(got), len(want))):
                 g = got[i] if i < len(got) else None
-                e = IO_EXPECT[i] if i < len(IO_EXPECT) else None
+                e = want[i] if i < len(want) else None
                 if g != e:
                     fail(f"rank {rank}: record {i}: got {g}, expected {e}")
                     break
@@ -308,8 +337,8 @@ def check_io(io):
         fail(f"expected one handle per rank, distinct: {h0} {h1}")
         return
     a, b = next(iter(h0)), next(iter(h1))
-    if a.file != b.file or not a.file.name.endswith("/io.dat"):
-        fail(f"the ranks' handles are not on one file io.dat: {a.file.name} {b.file.name}")
+    if a.file != b.file or not a.file.name.endswith(fname):
+        fail(f"the ranks' handles are not on one file {fname}: {a.file.name} {b.file.name}")
     for h in (a, b):
         if h.comm is None or h.comm.name != "MPI_COMM_WORLD":
             fail(f"handle {h.name} is not over MPI_COMM_WORLD")
@@ -322,6 +351,8 @@ def main():
     want_flush = "--flushes" in sys.argv
     want_rma = "--rma" in sys.argv
     want_io = "--io" in sys.argv
+    fortran = "--fortran" in sys.argv  # tests/trace/rma_io.f90: RMA and I/O from Fortran
+    want_rma = want_rma or fortran
     anchor = os.path.join(out, "trace", "traces.otf2")
     if not os.path.exists(anchor):
         fail("no archive at " + anchor)
@@ -438,10 +469,12 @@ def main():
         if want_rma:
             global RMA_OUT
             RMA_OUT = out
-            check_rma(rma)
+            check_rma(rma, FORTRAN_RMA_EXPECT if fortran else None)
         elif rma:
             fail(f"RMA records in a program without one-sided calls: {dict(rma)}")
-        if want_io:
+        if fortran:
+            check_io(io, FORTRAN_IO_EXPECT, "/fortran.dat")
+        elif want_io:
             check_io(io)
         elif io:
             fail(f"I/O records in a program without MPI-IO calls: {dict(io)}")

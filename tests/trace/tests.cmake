@@ -27,6 +27,10 @@ foreach(f IN LISTS MSC_FLAVORS)
   # (Open MPI: osc pt2pt, since run-mpi.sh turns off the single-copy mechanism osc rdma needs.)
   msc_mpi_test(${f} trace/rma NP 2 PROGRAM trace_rma ENV MPISCOPE_MODE=trace OMPI_MCA_osc=pt2pt
                CHECK "${trc_check} --rma" TIMEOUT 120)
+  # The same records from Fortran (use mpi): RMA and MPI-IO, preloaded.
+  msc_mpi_program(${f} trace_rma_io_f SOURCES rma_io.f90 LANG Fortran)
+  msc_mpi_test(${f} trace/fortran-rma-io NP 2 PROGRAM trace_rma_io_f ENV MPISCOPE_MODE=trace
+               OMPI_MCA_osc=pt2pt CHECK "${trc_check} --fortran" TIMEOUT 120)
   # MPI-IO: I/O records per rank exactly as io.c made them.
   msc_mpi_program(${f} trace_io SOURCES io.c)
   msc_mpi_test(${f} trace/io NP 2 PROGRAM trace_io ENV MPISCOPE_MODE=trace

@@ -260,7 +260,12 @@ def role_code(fn, sig, gen_error):
         return "MPI_Count" in fn.proto.param(param).text
 
     for role, param in r.items():
-        if role in ("buf", "rbuf"):
+        if role == "buf" and re.search(r"\bchar\b", fn.proto.param(param).text):
+            # A CHARACTER argument (File_open's name): blank-padded, not
+            # terminated; count carries its hidden length.
+            before.append(f"msc_c.buf = {param};")
+            before.append(f"msc_c.count = (MPI_Count)msc_len_{param};")
+        elif role in ("buf", "rbuf"):
             cast = "(void *)" if role == "rbuf" else ""
             before.append(f"msc_c.{role} = {cast}msc_f_buf(msc_b, {param});")
         elif role in ("count", "rcount"):

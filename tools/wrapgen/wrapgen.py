@@ -41,9 +41,6 @@ ROLES = {"buf", "rbuf", "count", "rcount", "type", "rtype", "peer", "tag", "rpee
          "statuses", "flag", "index", "outcount", "indices", "newcomm", "commio", "obj",
          "win", "file", "offset"}
 
-# Roles the Fortran templates (fortran.py) do not know yet: Fortran wrappers
-# leave those fields unset (call.h says so).
-C_ONLY_ROLES = {"win", "file", "offset"}
 
 # Role obj: the address of an MPI handle (made, committed or freed by the
 # call); its C type says which class of object it is.
@@ -376,9 +373,7 @@ def main():
         os.makedirs(a.outdir, exist_ok=True)
         wrapped, total = emit(a.outdir, a.mpi, wrap, hand, rows, "tools/wrapgen/wrapgen.py")
         fsyms = read_symbols(a.fortran_symbols) if a.fortran_symbols else set()
-        fwrap = [Function(f.proto, f.kind, {r: p for r, p in f.roles.items()
-                                            if r not in C_ONLY_ROLES}) for f in wrap]
-        fortran.emit(a.outdir, a.mpi, fwrap, fsyms, "tools/wrapgen/fortran.py")
+        fortran.emit(a.outdir, a.mpi, wrap, fsyms, "tools/wrapgen/fortran.py")
     except (cdecl.ParseError, GenError, OSError) as e:
         print(f"wrapgen: {a.mpi}: error: {e}", file=sys.stderr)
         return 1
