@@ -106,6 +106,10 @@ chk_state_t chk_obj_state(msc_obj_class_t cls, const void *handle, size_t size) 
 void chk_type_commit(MPI_Datatype t) CHK_INTERNAL;
 bool chk_type_committed(MPI_Datatype t) CHK_INTERNAL;
 
+/* Requests and objects that did not fit the tables (MPISCOPE_MAX_REQUESTS
+ * of each per rank) or memory. */
+void chk_objects_dropped(uint64_t *requests, uint64_t *objects) CHK_INTERNAL;
+
 /* Requests: the check module's view (who and what, for leaks and the
  * deadlock wait-for graph). */
 typedef struct {

@@ -39,6 +39,7 @@ enum { CLASS_COUNTERS = 64 };
 static pthread_mutex_t flock = PTHREAD_MUTEX_INITIALIZER;
 static chk_finding_t *found;
 static int nfound, capfound;
+static uint64_t findings_dropped; /* findings that did not fit in memory */
 static struct {
     char cls[CHK_CLASS];
     long long listed, suppressed;
@@ -157,6 +158,7 @@ void chk_report_full(chk_finding_t *f)
         int cap = capfound ? capfound * 2 : 32;
         chk_finding_t *m = realloc(found, sizeof *m * (size_t)cap);
         if (!m) {
+            findings_dropped++;
             pthread_mutex_unlock(&flock);
             return;
         }
@@ -392,7 +394,26 @@ void chk_findings_finalize(void)
         free(res);
         free(sum);
     }
-    if (me == 0) chk_findings_write(all, nall, NULL);
+    /* What did not fit: the tables' bound, findings memory. */
+    uint64_t d[3] = {0, 0, 0}, dsum[3] = {0, 0, 0};
+    chk_objects_dropped(&d[0], &d[1]);
+    pthread_mutex_lock(&flock);
+    d[2] = findings_dropped;
+    pthread_mutex_unlock(&flock);
+    PMPI_Reduce(d, dsum, 3, MPI_UINT64_T, MPI_SUM, 0, msc_g.comm);
+    char note[512] = "";
+    if (me == 0 && (dsum[0] || dsum[1] || dsum[2])) {
+        snprintf(note, sizeof note,
+                 "incomplete: %llu requests and %llu other MPI objects did not fit the check's "
+                 "tables (MPISCOPE_MAX_REQUESTS=%lld of each per rank) and %llu findings did not "
+                 "fit in memory; findings about them (leaks, freed handles, pending buffers, "
+                 "what a blocked rank waits for) are missing",
+                 (unsigned long long)dsum[0], (unsigned long long)dsum[1],
+                 (long long)msc_g.settings.v[MSC_SET_MAX_REQUESTS].num,
+                 (unsigned long long)dsum[2]);
+        msc_warn("check: %s", note);
+    }
+    if (me == 0) chk_findings_write(all, nall, note[0] ? note : NULL);
     free(fs);
     free(all);
     free(counts);

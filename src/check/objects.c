@@ -40,6 +40,13 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static obj_t *bucket[BUCKETS];
 static uint64_t post_seq;
 
+/* The bound: at most MPISCOPE_MAX_REQUESTS requests and as many other
+ * objects (freed ones included, for freed-handle findings) per rank. What
+ * does not fit is not tracked and is counted; the report says how many. */
+static long long cap_entries;
+static long long n_req, n_obj;
+static uint64_t dropped_req, dropped_obj;
+
 void chk_lock(void)
 {
     pthread_mutex_lock(&lock);
@@ -74,8 +81,17 @@ static obj_t *get(int cls, uint64_t key)
 {
     obj_t *o = find(cls, key);
     if (o) return o;
+    bool req = cls == CLS_REQUEST;
+    if (cap_entries > 0 && (req ? n_req : n_obj) >= cap_entries) {
+        *(req ? &dropped_req : &dropped_obj) += 1;
+        return NULL;
+    }
     o = calloc(1, sizeof *o);
-    if (!o) return NULL;
+    if (!o) {
+        *(req ? &dropped_req : &dropped_obj) += 1;
+        return NULL;
+    }
+    *(req ? &n_req : &n_obj) += 1;
     o->cls = cls;
     o->key = key;
     size_t s = slot(cls, key);
@@ -114,6 +130,7 @@ static void drop(int cls, uint64_t key)
         if ((*p)->cls == cls && (*p)->key == key) {
             obj_t *o = *p;
             span_list(o, false);
+            *(o->cls == CLS_REQUEST ? &n_req : &n_obj) -= 1;
             *p = o->next;
             free(o);
             return;
@@ -382,8 +399,17 @@ int chk_world_rank(MPI_Comm c, int rank)
 
 /* --- life cycle ---------------------------------------------------------- */
 
+void chk_objects_dropped(uint64_t *requests, uint64_t *objects)
+{
+    chk_lock();
+    *requests = dropped_req;
+    *objects = dropped_obj;
+    chk_unlock();
+}
+
 void chk_objects_init(void)
 {
+    cap_entries = msc_g.settings.v[MSC_SET_MAX_REQUESTS].num;
     /* MSC_FN_COUNT as the maker: predefined, never reported as a leak. */
     chk_comm_add(MPI_COMM_WORLD, MSC_FN_COUNT, NULL);
     chk_comm_add(MPI_COMM_SELF, MSC_FN_COUNT, NULL);
@@ -459,6 +485,7 @@ void chk_objects_finalize(void)
 {
     chk_lock();
     spans = NULL;
+    n_req = n_obj = 0;
     for (int b = 0; b < BUCKETS; b++) {
         obj_t *o = bucket[b];
         bucket[b] = NULL;

@@ -5,7 +5,7 @@
 # most (it busy-polls when ranks outnumber the cores).
 set(chk_expect ${CMAKE_CURRENT_LIST_DIR}/expect.py)
 set(chk_progs neg_count args leaks send_modified coll_mismatch coll_root p2p_type unreceived
-    deadlock potential clean pending)
+    deadlock potential clean pending bounds)
 foreach(f IN LISTS MSC_FLAVORS)
   foreach(p IN LISTS chk_progs)
     msc_mpi_program(${f} check_${p} SOURCES ${p}.c)
@@ -43,6 +43,11 @@ foreach(f IN LISTS MSC_FLAVORS)
   msc_mpi_test(${f} check/abort NP 2 PROGRAM check_neg_count TIMEOUT 60 EXPECT_RC 1
     ENV MPISCOPE_MODE=check MPISCOPE_CHECK_ABORT=1
     CHECK "grep -q LOCAL:ARG:NEGATIVE_COUNT $MPISCOPE_OUTPUT/checks.json")
+  # The tables' bound: what did not fit is counted in the report's note;
+  # the leaks that fit are still listed.
+  msc_mpi_test(${f} check/bounds NP 2 PROGRAM check_bounds TIMEOUT 60
+    ENV MPISCOPE_MODE=check MPISCOPE_MAX_REQUESTS=64
+    CHECK "grep -q LOCAL:LEAK:DATATYPE $MPISCOPE_OUTPUT/checks.json && grep -Eq '.note.: .incomplete: [1-9][0-9]* requests and [1-9][0-9]* other MPI objects did not fit' $MPISCOPE_OUTPUT/checks.json && grep -q 'did not fit' $MPISCOPE_OUTPUT/checks.txt")
   # No false positives.
   chk_test(clean clean NP ${np} TIMEOUT 120 ENV MPISCOPE_MODE=check)
   msc_mpi_test(${f} check/demo NP ${np} PROGRAM ../../examples/${f}/demo ARGS 300 TIMEOUT 120
