@@ -396,6 +396,26 @@ uint32_t msc_trace_scl_def(const char *file, int line)
     return named_def(scls, &nscls, 1024, file, NULL, line, 0, NULL);
 }
 
+/* Names given to locations (VT_registernamed): the last one per location. */
+static struct {
+    uint64_t loc;
+    char name[128];
+} locnames[256];
+static int nlocnames;
+
+void trc_loc_name(uint64_t loc, const char *name)
+{
+    pthread_mutex_lock(&lock);
+    int i = 0;
+    while (i < nlocnames && locnames[i].loc != loc) i++;
+    if (i < (int)(sizeof locnames / sizeof *locnames)) {
+        locnames[i].loc = loc;
+        snprintf(locnames[i].name, sizeof locnames[i].name, "%s", name);
+        if (i == nlocnames) nlocnames++;
+    }
+    pthread_mutex_unlock(&lock);
+}
+
 uint32_t trc_comment_def(const char *text)
 {
     uint32_t ref = UINT32_MAX;
@@ -493,6 +513,8 @@ typedef struct {
     int nf;
     int64_t *h;          /* handles: (global file, global communicator) pairs */
     int nh;
+    struct { int64_t loc; char name[128]; } *ln; /* location names (VT_registernamed) */
+    int nln;
     uint32_t nstrings;
     OTF2_GlobalDefWriter *gw;
 } merged_t;
@@ -592,7 +614,7 @@ static void write_global(merged_t *mg, const int64_t *all, const int *counts, co
         const int64_t *l = p - 1 - 2 * nlocs;
         members[r] = (uint64_t)l[0];
         for (int i = 0; i < nlocs; i++) {
-            char name[64];
+            char name[128];
             uint64_t id = (uint64_t)l[2 * i];
             if ((id >> 32) == TRC_LOC_FOREIGN)
                 snprintf(name, sizeof name, "VT events logged by other ranks");
@@ -600,6 +622,8 @@ static void write_global(merged_t *mg, const int64_t *all, const int *counts, co
                 snprintf(name, sizeof name, "Thread %u", (unsigned)(id >> 32));
             else
                 snprintf(name, sizeof name, "Master thread");
+            for (int k = 0; k < mg->nln; k++)
+                if ((uint64_t)mg->ln[k].loc == id) snprintf(name, sizeof name, "%s", mg->ln[k].name);
             OTF2_GlobalDefWriter_WriteLocation(gw, id, str(mg, name), OTF2_LOCATION_TYPE_CPU_THREAD,
                                                (uint64_t)l[2 * i + 1], (OTF2_LocationGroupRef)r);
         }
@@ -768,6 +792,8 @@ void trc_defs_write(OTF2_Archive *archive, const trc_loc_t *locs, int nlocs,
     for (int i = 0; i < nf; i++) put_str(&b, files[i].name);
     put(&b, nh);
     for (int i = 0; i < nh; i++) put(&b, fhs[i].file), put(&b, fhs[i].comm);
+    put(&b, nlocnames);
+    for (int i = 0; i < nlocnames; i++) put(&b, (int64_t)locnames[i].loc), put_str(&b, locnames[i].name);
     pthread_mutex_unlock(&lock);
     put(&b, sync_time[0] + sync_offset[0]);       /* first corrected time */
     put(&b, sync_time[1] + sync_offset[1]);       /* last corrected time */
@@ -897,6 +923,13 @@ void trc_defs_write(OTF2_Archive *archive, const trc_loc_t *locs, int nlocs,
                 if (used == cap) maps = realloc(maps, (cap *= 2) * sizeof *maps);
                 maps[used++] = (uint64_t)mg.nh++;
             }
+            n = get(&p);
+            for (int64_t i = 0; i < n; i++) {
+                mg.ln = realloc(mg.ln, (size_t)(mg.nln + 1) * sizeof *mg.ln);
+                mg.ln[mg.nln].loc = get(&p);
+                get_str(&p, mg.ln[mg.nln].name, sizeof mg.ln[mg.nln].name);
+                mg.nln++;
+            }
             int64_t first = get(&p), last = get(&p);
             if (first < gmin) gmin = first;
             if (last > gmax) gmax = last;
@@ -918,6 +951,7 @@ void trc_defs_write(OTF2_Archive *archive, const trc_loc_t *locs, int nlocs,
         for (int i = 0; i < mg.nc; i++) free(mg.c[i].ranks);
         for (int i = 0; i < mg.nk; i++) free(mg.k[i]);
         free(mg.c), free(mg.r), free(mg.m), free(mg.s), free(mg.k), free(mg.w), free(mg.f), free(mg.h);
+        free(mg.ln);
     }
     int mine = nc + nr + nm + ns + nk + nw + nf + nh;
     uint64_t *map = calloc((size_t)mine + 1, sizeof *map);

@@ -84,6 +84,9 @@ uint32_t trc_comment_def(const char *text) TRC_HIDDEN;
 bool trc_segment_flush(uint64_t loc, uint64_t chunk, uint64_t *base) TRC_HIDDEN;
 bool trc_segment_finish(uint64_t loc, uint64_t chunk, uint64_t base) TRC_HIDDEN;
 
+/* A name for location `loc` (VT_registernamed), written at finalize. */
+void trc_loc_name(uint64_t loc, const char *name) TRC_HIDDEN;
+
 /* The value type a metric was defined with. */
 OTF2_Type trc_metric_type(uint32_t metric) TRC_HIDDEN;
 

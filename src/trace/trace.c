@@ -1039,6 +1039,14 @@ void msc_trace_collective(uint32_t region, MPI_Comm comm, OTF2_CollectiveOp op, 
     emit(t, (trc_rec_t){.kind = R_LEAVE, .t = te, .a = region});
 }
 
+void msc_trace_thread_name(const char *name)
+{
+    if (!msc_trace_active() || !name) return;
+    msc_thread_t *th = msc_tls.thread ? msc_tls.thread : msc_thread_attach();
+    trc_thread_t *t = th ? thread_of(th) : NULL;
+    if (t) trc_loc_name(t->loc, name);
+}
+
 void msc_trace_comment(const char *text, uint64_t t_ns)
 {
     trc_thread_t *t = api_thread();

@@ -50,6 +50,10 @@ void msc_trace_flush(void) __attribute__((visibility("hidden")));
 
 /* --- For the VT_ API (src/vt) ------------------------------------------- */
 
+/* Names the calling thread's location (VT_registernamed); the name is the
+ * location's name in the archive. */
+void msc_trace_thread_name(const char *name) __attribute__((visibility("hidden")));
+
 /* A source code location: file and line, unified by both across ranks
  * (OTF2 SourceCodeLocation definitions). Returns a local reference or
  * UINT32_MAX. Records that take an `scl` carry it as the attribute

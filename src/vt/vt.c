@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "../core/clock.h"
+#include "../core/log.h"
 #include "../core/runtime.h"
 #include "../core/state.h"
 #include "../trace/trace.h"
@@ -63,6 +64,23 @@ _Thread_local vt_tls_t vt_tls;
 __attribute__((constructor)) static void vt_origin(void)
 {
     origin = msc_clock_monotonic_ns();
+}
+
+/* A table is full (or the nesting too deep): the call is refused with
+ * VT_ERR_NOMEMORY, counted, and said once per table on stderr. */
+static _Atomic unsigned long long refused[5];
+
+static int full(const char *what, int bound, const char *call)
+{
+    static const char *const names[5] = {"classes", "functions", "source locations", "counters",
+                                         "nesting levels"};
+    int i = 0;
+    while (i < 4 && strcmp(names[i], what) != 0) i++;
+    if (atomic_fetch_add(&refused[i], 1) == 0)
+        msc_warn("vt: %s refused: the bound of %d %s is reached; this and later calls past it "
+                 "return VT_ERR_NOMEMORY and are not recorded",
+                 call, bound, what);
+    return VT_ERR_NOMEMORY;
 }
 
 static bool ready(void)
@@ -213,7 +231,7 @@ VT_API int VT_classdef(const char *classname, int *classhandle)
         h = n + 1;
     }
     pthread_mutex_unlock(&lock);
-    if (!h) return VT_ERR_NOMEMORY;
+    if (!h) return full("classes", MAX_CLASSES, "VT_classdef");
     *classhandle = h;
     return VT_OK;
 }
@@ -242,7 +260,7 @@ VT_API int VT_funcdef(const char *symname, int classhandle, int *statehandle)
         h = n + 1;
     }
     pthread_mutex_unlock(&lock);
-    if (!h) return VT_ERR_NOMEMORY;
+    if (!h) return full("functions", MAX_FUNCS, "VT_funcdef");
     *statehandle = h;
     return VT_OK;
 }
@@ -252,7 +270,12 @@ VT_API int VT_enter(int statehandle, int sclhandle)
     if (!ready()) return VT_ERR_NOTINITIALIZED;
     if (statehandle < 1 || statehandle > atomic_load(&vt_nfuncs)) return VT_ERR_BADSYMBOLID;
     if (!scl_ok(sclhandle)) return VT_ERR_BADSCLID;
-    if (vt_tls.depth >= VT_MAX_DEPTH) return VT_ERR_NOMEMORY;
+    if (vt_tls.depth >= VT_MAX_DEPTH) {
+        /* Not recorded; the matching VT_leave/VT_end is absorbed, so the
+         * regions that were recorded stay properly nested. */
+        vt_tls.overflow++;
+        return full("nesting levels", VT_MAX_DEPTH, "VT_enter");
+    }
     uint64_t t = msc_now_ns();
     uint32_t scl = scl_ref(sclhandle);
     vt_func_t *f = &vt_funcs[statehandle - 1];
@@ -267,6 +290,10 @@ VT_API int VT_leave(int sclhandle)
 {
     if (!ready()) return VT_ERR_NOTINITIALIZED;
     if (!scl_ok(sclhandle)) return VT_ERR_BADSCLID;
+    if (vt_tls.overflow > 0) {
+        vt_tls.overflow--;
+        return VT_OK;
+    }
     if (vt_tls.depth <= 0) return VT_ERR_BADREQUEST;
     uint64_t t = msc_now_ns();
     int h = vt_tls.stack[--vt_tls.depth];
@@ -284,7 +311,8 @@ VT_API int VT_end(int statehandle)
 {
     if (!ready()) return VT_ERR_NOTINITIALIZED;
     if (statehandle < 1 || statehandle > atomic_load(&vt_nfuncs)) return VT_ERR_BADSYMBOLID;
-    if (vt_tls.depth <= 0 || vt_tls.stack[vt_tls.depth - 1] != statehandle)
+    if (vt_tls.overflow == 0 &&
+        (vt_tls.depth <= 0 || vt_tls.stack[vt_tls.depth - 1] != statehandle))
         return VT_ERR_BADREQUEST;
     return VT_leave(VT_NOSCL);
 }
@@ -306,7 +334,7 @@ VT_API int VT_scldef(const char *file, int line_nr, int *sclhandle)
         h = n + 1;
     }
     pthread_mutex_unlock(&lock);
-    if (!h) return VT_ERR_NOMEMORY;
+    if (!h) return full("source locations", MAX_SCLS, "VT_scldef");
     *sclhandle = h;
     return VT_OK;
 }
@@ -554,7 +582,7 @@ VT_API int VT_countdef(const char *name, int classhandle, int genre, int procOrG
         h = n + 1;
     }
     pthread_mutex_unlock(&lock);
-    if (!h) return VT_ERR_NOMEMORY;
+    if (!h) return full("counters", MAX_COUNTERS, "VT_countdef");
     *counterhandle = h;
     return VT_OK;
 }
@@ -595,8 +623,9 @@ VT_API int VT_registerthread(int thindex)
 
 VT_API int VT_registernamed(const char *threadname, int thindex)
 {
-    (void)threadname; /* not recorded: locations are named "Thread <n>" */
-    return VT_registerthread(thindex);
+    int rc = VT_registerthread(thindex);
+    if (rc == VT_OK && threadname && threadname[0]) msc_trace_thread_name(threadname);
+    return rc;
 }
 
 VT_API int VT_log_comment(const char *comment)

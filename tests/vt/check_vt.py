@@ -60,6 +60,7 @@ def main():
             last[loc] = t
             ev[rank_of(loc)].append((t / res, e, loc.name))
         defs = trace.definitions
+        locnames = {int(l._ref): l.name for l in defs.locations}
         groups = {g.name: [m.name for m in g.members] for g in defs.groups
                   if g.group_type == otf2.GroupType.REGIONS}
     def t0(r):
@@ -210,6 +211,10 @@ def main():
             com = [e.string for _, e in of(r, E.ParameterString)]
             if com != ["hello from the VT_ API"]:
                 fail("rank %d: comments %s" % (r, com))
+            # VT_registernamed("main") on the main thread names its location.
+            if locnames.get(r) != "main":
+                fail("rank %d: main thread's location is named %r, not 'main'"
+                     % (r, locnames.get(r)))
     elif group == "misuse":
         for r in ranks:
             if vals[r].get("misuse_done") != 1:
