@@ -18,6 +18,9 @@ foreach(f IN LISTS MSC_FLAVORS)
   foreach(g control regions comm unordered counters misuse)
     msc_mpi_test(${f} vt/fortran-${g} NP 2 PROGRAM vt_api_f ARGS ${g} NO_TOOL
                  ENV MPISCOPE_MODE=trace CHECK "${vt_check} ${g}" TIMEOUT 120)
+    # Preloaded on top, as `mpiscope run` does.
+    msc_mpi_test(${f} vt/fortran-${g}-preload NP 2 PROGRAM vt_api_f ARGS ${g}
+                 ENV MPISCOPE_MODE=trace CHECK "${vt_check} ${g}" TIMEOUT 120)
   endforeach()
   # Trace and profile: user-region time, and MPI time by enclosing region.
   msc_mpi_test(${f} vt/regions-profile NP 2 PROGRAM vt_api ARGS regions NO_TOOL
@@ -27,4 +30,12 @@ foreach(f IN LISTS MSC_FLAVORS)
                ENV MPISCOPE_MODE=profile TIMEOUT 120)
   msc_mpi_test(${f} vt/misuse-mode-none NP 2 PROGRAM vt_api ARGS misuse NO_TOOL
                ENV MPISCOPE_MODE=none TIMEOUT 120)
+endforeach()
+
+# The API's tables and nesting at their bounds: VT_ERR_NOMEMORY past each,
+# no crash, the recorded regions still nested in the trace.
+foreach(f IN LISTS MSC_FLAVORS)
+  msc_mpi_program(${f} vt_bounds SOURCES vt_bounds.c LINK_MPISCOPE)
+  msc_mpi_test(${f} vt/bounds NP 2 PROGRAM vt_bounds NO_TOOL ENV MPISCOPE_MODE=trace
+               CHECK "/usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/check_vt_bounds.py $MSC_OUT" TIMEOUT 180)
 endforeach()
