@@ -25,6 +25,7 @@ extern _Atomic int vt_nfuncs VT_HIDDEN;
 /* The calling thread's state. */
 typedef struct {
     int depth;                     /* entered functions */
+    int overflow;                  /* VT_enter calls refused beyond VT_MAX_DEPTH, not yet left */
     int stack[VT_MAX_DEPTH];       /* their handles */
     uint64_t t_enter[VT_MAX_DEPTH]; /* ns, when each was entered */
     int thisloc;                   /* VT_thisloc for the next event, VT_NOSCL: none */
