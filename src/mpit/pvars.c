@@ -15,7 +15,9 @@
  * are taken in the leave hook of MPI calls, at most one per
  * MPISCOPE_PVAR_INTERVAL milliseconds (one thread at a time; the others do
  * not wait), and keep per variable the first value, the last, the minimum,
- * the maximum and the number of samples. The last sample is the value at the
+ * the maximum and the number of samples; with the trace on, each sample is
+ * also an OTF2 metric event on the calling thread at the call's leave time
+ * (src/trace/trace.h's metric API). The last sample is the value at the
  * end: at MPI_Finalize the MPI_T layer closes the library's MPI_T before the
  * modules' finalize hooks run, so nothing is read there.
  *
@@ -51,12 +53,19 @@
 #include "../core/output.h"
 #include "../core/state.h"
 #include "../profile/callsite.h"
+#include "../trace/trace.h"
 
 /* The profile module resolves call sites; this module works without it. */
 extern msc_callsite_resolver_t *msc_callsite_open(void) __attribute__((weak));
 extern bool msc_callsite_resolve(msc_callsite_resolver_t *r, const void *pc, msc_frame_t *out)
     __attribute__((weak));
 extern void msc_callsite_close(msc_callsite_resolver_t *r) __attribute__((weak));
+/* Nor the trace module. */
+extern bool msc_trace_active(void) __attribute__((weak));
+extern uint32_t msc_trace_metric_def(const char *name, const char *unit, OTF2_Type type,
+                                     OTF2_MetricMode mode) __attribute__((weak));
+extern void msc_trace_metric(uint32_t metric, uint64_t t_ns, OTF2_MetricValue value)
+    __attribute__((weak));
 
 enum { MAX_VARS = 32, MAX_SITES = 64, MAX_COMMS = 64, NAME_LEN = 96, NOTE_LEN = 160 };
 
@@ -70,6 +79,7 @@ typedef struct {
     MPI_T_pvar_handle handle;
     double first, last, min, max; /* sums over the count */
     uint64_t samples;
+    uint32_t metric;     /* trace metric, UINT32_MAX: none */
 } sampled_t;
 
 typedef struct {
@@ -145,7 +155,25 @@ static bool wanted(const char *name, const char *globs)
     return false;
 }
 
-static void sample_now(void)
+static const char *class_name(int c)
+{
+    switch (c) {
+    case MPI_T_PVAR_CLASS_STATE: return "state";
+    case MPI_T_PVAR_CLASS_LEVEL: return "level";
+    case MPI_T_PVAR_CLASS_SIZE: return "size";
+    case MPI_T_PVAR_CLASS_PERCENTAGE: return "percentage";
+    case MPI_T_PVAR_CLASS_HIGHWATERMARK: return "highwatermark";
+    case MPI_T_PVAR_CLASS_LOWWATERMARK: return "lowwatermark";
+    case MPI_T_PVAR_CLASS_COUNTER: return "counter";
+    case MPI_T_PVAR_CLASS_AGGREGATE: return "aggregate";
+    case MPI_T_PVAR_CLASS_TIMER: return "timer";
+    default: return "generic";
+    }
+}
+
+/* Takes one sample of every variable; with `t_ns` nonzero (a call
+ * boundary) also writes it into the trace as a metric on this thread. */
+static void sample_now(uint64_t t_ns)
 {
     for (int i = 0; i < nvars; i++) {
         sampled_t *v = &vars[i];
@@ -158,6 +186,33 @@ static void sample_now(void)
         if (s > v->max) v->max = s;
         v->last = s;
         v->samples++;
+        if (t_ns && v->metric != UINT32_MAX)
+            msc_trace_metric(v->metric, t_ns, (OTF2_MetricValue){.floating_point = s});
+    }
+}
+
+/* One OTF2 metric per sampled variable, named after it (with the class when
+ * two variables share a name); counters, aggregates and timers count from
+ * the handle's start. */
+static void define_metrics(void)
+{
+    bool tracing = msc_trace_active && msc_trace_metric_def && msc_trace_metric &&
+                   msc_trace_active();
+    for (int i = 0; i < nvars; i++) {
+        vars[i].metric = UINT32_MAX;
+        if (!tracing) continue;
+        bool shared = false;
+        for (int j = 0; j < nvars; j++)
+            shared |= j != i && strcmp(vars[j].name, vars[i].name) == 0;
+        char name[NAME_LEN + 32];
+        snprintf(name, sizeof name, "%.95s%s%.16s%s", vars[i].name, shared ? " (" : "",
+                 shared ? class_name(vars[i].klass) : "", shared ? ")" : "");
+        int k = vars[i].klass;
+        bool accumulated = k == MPI_T_PVAR_CLASS_COUNTER || k == MPI_T_PVAR_CLASS_AGGREGATE ||
+                           k == MPI_T_PVAR_CLASS_TIMER;
+        vars[i].metric = msc_trace_metric_def(
+            name, k == MPI_T_PVAR_CLASS_TIMER ? "s" : "", OTF2_TYPE_DOUBLE,
+            accumulated ? OTF2_METRIC_ACCUMULATED_START : OTF2_METRIC_ABSOLUTE_POINT);
     }
 }
 
@@ -263,7 +318,8 @@ static int pv_init(int slot)
         mpit_open = false;
         return 1;
     }
-    if (nvars) sample_now();
+    define_metrics();
+    if (nvars) sample_now(0);
     atomic_store(&next_due, msc_now_ns() + interval_ns);
     return 0;
 }
@@ -339,12 +395,12 @@ static void pv_enter(msc_call_t *c)
     if (!check_on) return;
     bool receive = c->kind == MSC_KIND_RECV || c->kind == MSC_KIND_IRECV ||
                    c->kind == MSC_KIND_SENDRECV;
-    bool comm_free = c->fn == MSC_FN_MPI_Comm_free;
+    bool comm_free = c->kind == MSC_KIND_COMM_FREE; /* c->comm: the one being freed */
     if (!receive && !comm_free) return;
     while (atomic_flag_test_and_set_explicit(&checking, memory_order_acquire)) {
     }
     if (receive) check_receive(c);
-    else if (c->obj) comm_forget(*(MPI_Comm *)c->obj);
+    else comm_forget(c->comm);
     atomic_flag_clear_explicit(&checking, memory_order_release);
 }
 
@@ -352,28 +408,12 @@ static void pv_leave(msc_call_t *c)
 {
     if (!nvars || c->t_leave < atomic_load_explicit(&next_due, memory_order_relaxed)) return;
     if (atomic_flag_test_and_set_explicit(&sampling, memory_order_acquire)) return;
-    sample_now();
+    sample_now(c->t_leave);
     atomic_store_explicit(&next_due, c->t_leave + interval_ns, memory_order_relaxed);
     atomic_flag_clear_explicit(&sampling, memory_order_release);
 }
 
 /* ---- results ---- */
-
-static const char *class_name(int c)
-{
-    switch (c) {
-    case MPI_T_PVAR_CLASS_STATE: return "state";
-    case MPI_T_PVAR_CLASS_LEVEL: return "level";
-    case MPI_T_PVAR_CLASS_SIZE: return "size";
-    case MPI_T_PVAR_CLASS_PERCENTAGE: return "percentage";
-    case MPI_T_PVAR_CLASS_HIGHWATERMARK: return "highwatermark";
-    case MPI_T_PVAR_CLASS_LOWWATERMARK: return "lowwatermark";
-    case MPI_T_PVAR_CLASS_COUNTER: return "counter";
-    case MPI_T_PVAR_CLASS_AGGREGATE: return "aggregate";
-    case MPI_T_PVAR_CLASS_TIMER: return "timer";
-    default: return "generic";
-    }
-}
 
 enum { STATS = 5 }; /* first, last, min, max, samples */
 

@@ -5,7 +5,10 @@ N - threshold receives and the largest length N (Open MPI's queue length is N
 at the first receive; MPICH's own measure counts N receives in a row); Open
 MPI's pml_ob1_unexpected_msgq_length on rank 1 starts at 0, reaches N and is
 0 at the end. clean: no finding; rank 1's posted-receive queue (Open MPI)
-and mpiscope_pending_requests (both) reach N and end at 0."""
+and mpiscope_pending_requests (both) reach N and end at 0.
+With a trace (trace/traces.otf2): the same variables as OTF2 metrics, one
+event per sample at a call boundary (all but the first, taken in MPI_Init),
+with the same maximum and end on rank 1."""
 import json, os, sys
 
 d, flavor, case, n, threshold = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
@@ -50,6 +53,24 @@ else:
         q = var("pml_ob1_posted_recvq_length", "size")
         expect("rank 1 posted queue max/end", (q[1]["max"], q[1]["end"]), (n, 0))
         expect("rank 1 unexpected queue max", var("pml_ob1_unexpected_msgq_length", "size")[1]["max"], 0)
+trace = os.path.join(d, "trace", "traces.otf2")
+if os.path.exists(trace):
+    import collections
+    import otf2
+    import otf2.events as E
+    metrics = collections.defaultdict(list)
+    with otf2.reader.open(trace) as t:
+        for loc, e in t.events:
+            if isinstance(e, E.Metric):
+                metrics[(int(loc._ref) & 0xffffffff, e.metric.members[0].name)].extend(e.values)
+    for v in doc["pvars"]["variables"]:
+        shared = sum(1 for w in doc["pvars"]["variables"] if w["name"] == v["name"]) > 1
+        name = v["name"] + (" (%s)" % v["class"] if shared else "")
+        for r in v["per_rank"]:
+            got = metrics.get((r["rank"], name), [])
+            expect(f"trace metric {name} rank {r['rank']}: events, max, last",
+                   (len(got), max(got) if got else None, got[-1] if got else None),
+                   (r["samples"] - 1, r["max"], r["end"]))
 samples = {v["name"]: v["per_rank"][0]["samples"] for v in doc["pvars"]["variables"]}
 if not samples or min(samples.values()) < n:
     print(f"FAIL samples: {samples} (interval 0: one per MPI call, at least {n})")

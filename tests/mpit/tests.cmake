@@ -39,13 +39,14 @@ if(TARGET mpiscope)
       ENVIRONMENT "MSC_CLI=$<TARGET_FILE:mpiscope>;MSC_LIBDIR=${CMAKE_BINARY_DIR}/${MSC_LIBDIR_REL};MSC_MPIRUN=${MSC_${f}_MPIRUN};MSC_OUT=${MSC_TEST_OUT}/${f}_mpit_cvars;OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;OMPI_MCA_btl_vader_single_copy_mechanism=none")
   endforeach()
 endif()
-# Performance variables sampled at every MPI call and the unexpected-queue
-# check (src/mpit/pvars.c): a rank that floods its receiver, and a clean run.
+# Performance variables sampled at every MPI call (in mpit.json and as trace
+# metrics) and the unexpected-queue check (src/mpit/pvars.c): a rank that
+# floods its receiver, and a clean run.
 foreach(f IN LISTS MSC_FLAVORS)
   msc_mpi_program(${f} mpit_unexpected SOURCES unexpected.c)
   foreach(case flood clean)
     msc_mpi_test(${f} mpit/unexpected-${case} NP 2 PROGRAM mpit_unexpected ARGS ${case} 200
-      ENV MPISCOPE_MODE=profile,check MPISCOPE_PVAR_INTERVAL=0 MPISCOPE_CHECK_UNEXPECTED=64
+      ENV MPISCOPE_MODE=profile,trace,check MPISCOPE_PVAR_INTERVAL=0 MPISCOPE_CHECK_UNEXPECTED=64
           "MPISCOPE_PVARS=pml_ob1_*_length,mpiscope_pending_requests"
       CHECK "/usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/check_pvars.py $MPISCOPE_OUTPUT ${f} ${case} 200 64"
       TIMEOUT 120)

@@ -4,6 +4,8 @@
  * rank 1 receives them one by one at one call site, so the queue is N long
  * at the first receive and falls by one per receive. "clean": rank 1 posts
  * all N receives before rank 0 sends, so nothing is ever unexpected.
+ * The barriers run on a duplicate of MPI_COMM_WORLD, so that the messages
+ * on MPI_COMM_WORLD (whose queues are sampled) are exactly the N.
  * Usage: mpit_unexpected flood|clean [N] */
 #include <mpi.h>
 #include <stdio.h>
@@ -22,6 +24,8 @@ int main(int argc, char **argv)
         if (rank == 0) fprintf(stderr, "needs 2 ranks and 1 <= N <= 4096\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
+    MPI_Comm sync;
+    MPI_Comm_dup(MPI_COMM_WORLD, &sync);
     long *buf = calloc((size_t)n, sizeof *buf);
     MPI_Request *reqs = calloc((size_t)n, sizeof *reqs);
     long sum = 0;
@@ -31,7 +35,7 @@ int main(int argc, char **argv)
                 buf[i] = i;
                 MPI_Send(&buf[i], 1, MPI_LONG, 1, i, MPI_COMM_WORLD);
             }
-        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Barrier(sync);
         if (rank == 1)
             for (int i = 0; i < n; i++) {
                 MPI_Recv(&buf[i], 1, MPI_LONG, 0, i, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* FLOOD_RECV */
@@ -41,7 +45,7 @@ int main(int argc, char **argv)
         if (rank == 1)
             for (int i = 0; i < n; i++)
                 MPI_Irecv(&buf[i], 1, MPI_LONG, 0, i, MPI_COMM_WORLD, &reqs[i]);
-        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Barrier(sync);
         if (rank == 0)
             for (int i = 0; i < n; i++) {
                 buf[i] = i;
@@ -52,11 +56,12 @@ int main(int argc, char **argv)
             for (int i = 0; i < n; i++) sum += buf[i];
         }
     }
-    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Barrier(sync);
     int ok = rank == 0 || sum == (long)n * (n - 1) / 2;
     if (!ok) fprintf(stderr, "rank 1: sum %ld, expected %ld\n", sum, (long)n * (n - 1) / 2);
     free(buf);
     free(reqs);
+    MPI_Comm_free(&sync);
     MPI_Finalize();
     return ok ? 0 : 1;
 }
