@@ -15,11 +15,14 @@
  * are taken in the leave hook of MPI calls, at most one per
  * MPISCOPE_PVAR_INTERVAL milliseconds (one thread at a time; the others do
  * not wait), and keep per variable the first value, the last, the minimum,
- * the maximum and the number of samples; with the trace on, each sample is
+ * the maximum and the number of samples (mpiscope's own communicator-bound
+ * variables can only be bound once the run has started: at the first
+ * sample); with the trace on, each sample is
  * also an OTF2 metric event on the calling thread at the call's leave time
  * (src/trace/trace.h's metric API). The last sample is the value at the
- * end: at MPI_Finalize the MPI_T layer closes the library's MPI_T before the
- * modules' finalize hooks run, so nothing is read there.
+ * end for the library's variables: at MPI_Finalize the MPI_T layer closes
+ * the library's MPI_T before the modules' finalize hooks run. mpiscope's own
+ * are read once more there.
  *
  * The check is section 14.3.7's example tool: at the entry of every receive
  * (MPI_Recv, MPI_Irecv, MPI_Sendrecv and the persistent MPI_Recv_init), read
@@ -67,7 +70,7 @@ extern uint32_t msc_trace_metric_def(const char *name, const char *unit, OTF2_Ty
 extern void msc_trace_metric(uint32_t metric, uint64_t t_ns, OTF2_MetricValue value)
     __attribute__((weak));
 
-enum { MAX_VARS = 32, MAX_SITES = 64, MAX_COMMS = 64, NAME_LEN = 96, NOTE_LEN = 160 };
+enum { MAX_VARS = 32, MAX_SITES = 64, MAX_COMMS = 64, NAME_LEN = 96, NOTE_LEN = 160, MAX_NOTES = 16 };
 
 typedef struct {
     char name[NAME_LEN];
@@ -80,6 +83,10 @@ typedef struct {
     double first, last, min, max; /* sums over the count */
     uint64_t samples;
     uint32_t metric;     /* trace metric, UINT32_MAX: none */
+    int index;           /* in the MPI_T union */
+    bool continuous;
+    bool pending;        /* no handle yet: bound at the first sample */
+    bool dead;           /* left out after all (a note says why) */
 } sampled_t;
 
 typedef struct {
@@ -98,13 +105,16 @@ typedef struct {
 
 static sampled_t vars[MAX_VARS];
 static int nvars;
-static char notes[8][NOTE_LEN];
+static char notes[MAX_NOTES][NOTE_LEN];
 static int nnotes;
 static MPI_T_pvar_session session = MPI_T_PVAR_SESSION_NULL;
 static bool mpit_open;
 static uint64_t interval_ns;
 static _Atomic uint64_t next_due;
 static atomic_flag sampling = ATOMIC_FLAG_INIT;
+
+static int npending; /* variables with pending set */
+static bool bind_var(sampled_t *v);
 
 static bool check_on;
 static uint64_t threshold;
@@ -116,9 +126,12 @@ static comm_slot_t comms[MAX_COMMS];
 static int ncomms;
 static atomic_flag checking = ATOMIC_FLAG_INIT;
 
+static int notes_dropped;
+
 static void note(const char *fmt, const char *a, int b)
 {
-    if (nnotes < 8) snprintf(notes[nnotes++], NOTE_LEN, fmt, a, b);
+    if (nnotes < MAX_NOTES) snprintf(notes[nnotes++], NOTE_LEN, fmt, a, b);
+    else notes_dropped++;
 }
 
 /* The sum of `count` values of `type` in `buf`, or NAN for a type that is not a number. */
@@ -177,6 +190,7 @@ static void sample_now(uint64_t t_ns)
 {
     for (int i = 0; i < nvars; i++) {
         sampled_t *v = &vars[i];
+        if (v->pending || v->dead) continue;
         uint64_t buf[512];
         if (MPI_T_pvar_read(session, v->handle, buf) != MPI_SUCCESS) continue;
         double s = sum_values(v->type, buf, v->count);
@@ -248,28 +262,57 @@ static void open_sampling(void)
         v->klass = klass;
         v->bind = bind;
         v->type = type;
-        MPI_Comm world = MPI_COMM_WORLD;
-        rc = MPI_T_pvar_handle_alloc(session, i, bind == MPI_T_BIND_MPI_COMM ? (void *)&world : NULL,
-                                     &v->handle, &v->count);
-        if (rc != MPI_SUCCESS) {
-            note("%s left out: no handle (MPI_T error %d; invalidated at MPI_Init?)", name, rc);
-            continue;
+        v->index = i;
+        v->continuous = continuous;
+        /* mpiscope's own communicator-bound variables bind only once the
+         * run has started (after the modules' init): bound at the first sample. */
+        bool own = strncmp(name, "mpiscope_", 9) == 0;
+        if (bind == MPI_T_BIND_MPI_COMM && own) {
+            v->pending = true;
+            npending++;
+            nvars++;
+        } else if (bind_var(v)) {
+            nvars++;
         }
-        if (v->count < 1 || v->count * 8 > 512 * 8) {
-            MPI_T_pvar_handle_free(session, &v->handle);
-            note("%s left out: %d values per read", name, v->count);
-            continue;
-        }
-        if (!continuous) {
-            if (MPI_T_pvar_start(session, v->handle) != MPI_SUCCESS) {
-                MPI_T_pvar_handle_free(session, &v->handle);
-                note("%s left out: cannot be started%.0d", name, 0);
-                continue;
-            }
-            v->started = true;
-        }
-        nvars++;
     }
+}
+
+/* Allocates and starts the handle of `v`; false after a note. */
+static bool bind_var(sampled_t *v)
+{
+    MPI_Comm world = MPI_COMM_WORLD;
+    int rc = MPI_T_pvar_handle_alloc(session, v->index,
+                                     v->bind == MPI_T_BIND_MPI_COMM ? (void *)&world : NULL,
+                                     &v->handle, &v->count);
+    if (rc != MPI_SUCCESS) {
+        note("%s left out: no handle (MPI_T error %d; invalidated at MPI_Init?)", v->name, rc);
+        return false;
+    }
+    if (v->count < 1 || v->count > 512) {
+        MPI_T_pvar_handle_free(session, &v->handle);
+        note("%s left out: %d values per read", v->name, v->count);
+        return false;
+    }
+    if (!v->continuous) {
+        if (MPI_T_pvar_start(session, v->handle) != MPI_SUCCESS) {
+            MPI_T_pvar_handle_free(session, &v->handle);
+            note("%s left out: cannot be started%.0d", v->name, 0);
+            return false;
+        }
+        v->started = true;
+    }
+    return true;
+}
+
+/* The first sample of the run: the variables that could not be bound before. */
+static void bind_pending(void)
+{
+    for (int i = 0; i < nvars; i++) {
+        if (!vars[i].pending) continue;
+        vars[i].pending = false;
+        vars[i].dead = !bind_var(&vars[i]);
+    }
+    npending = 0;
 }
 
 static int mode_has_check(void)
@@ -408,6 +451,7 @@ static void pv_leave(msc_call_t *c)
 {
     if (!nvars || c->t_leave < atomic_load_explicit(&next_due, memory_order_relaxed)) return;
     if (atomic_flag_test_and_set_explicit(&sampling, memory_order_acquire)) return;
+    if (npending) bind_pending();
     sample_now(c->t_leave);
     atomic_store_explicit(&next_due, c->t_leave + interval_ns, memory_order_relaxed);
     atomic_flag_clear_explicit(&sampling, memory_order_release);
@@ -464,12 +508,13 @@ static void write_results(int size, const double *all, int nv, const site_rec_t 
             fprintf(f, "%-36s %-14s %5s %9s %14s %14s %14s %14s\n", "variable", "class", "rank",
                     "samples", "start", "end", "min", "max");
         for (int v = 0; v < nv; v++)
-            for (int r = 0; r < size; r++) {
+            for (int r = 0; r < size && !vars[v].dead; r++) {
                 const double *s = &all[((size_t)r * nv + v) * STATS];
                 fprintf(f, "%-36s %-14s %5d %9.0f %14.6g %14.6g %14.6g %14.6g\n", vars[v].name,
                         class_name(vars[v].klass), r, s[4], s[0], s[1], s[2], s[3]);
             }
         for (int i = 0; i < nnotes; i++) fprintf(f, "note (rank 0): %s\n", notes[i]);
+        if (notes_dropped) fprintf(f, "note (rank 0): %d more variables left out\n", notes_dropped);
         if (check_on) {
             fprintf(f, "\nUnexpected-queue check (threshold %" PRIu64 ", measure: %s): %s\n",
                     threshold, measure, nrecs ? "receives above the threshold" : "no findings");
@@ -496,8 +541,11 @@ static void write_results(int size, const double *all, int nv, const site_rec_t 
         json_str(f, msc_g.settings.v[MSC_SET_PVARS].str);
         fprintf(f, ",\"interval_ms\":%lld,\"variables\":[",
                 msc_g.settings.v[MSC_SET_PVAR_INTERVAL].num);
+        bool first = true;
         for (int v = 0; v < nv; v++) {
-            fprintf(f, "%s\n{\"name\":", v ? "," : "");
+            if (vars[v].dead) continue;
+            fprintf(f, "%s\n{\"name\":", first ? "" : ",");
+            first = false;
             json_str(f, vars[v].name);
             fprintf(f, ",\"class\":\"%s\",\"bound_to\":%s,\"per_rank\":[", class_name(vars[v].klass),
                     vars[v].bind == MPI_T_BIND_MPI_COMM ? "\"MPI_COMM_WORLD\"" : "null");
@@ -514,7 +562,7 @@ static void write_results(int size, const double *all, int nv, const site_rec_t 
             if (i) fputc(',', f);
             json_str(f, notes[i]);
         }
-        fprintf(f, "]}");
+        fprintf(f, "],\"notes_dropped\":%d}", notes_dropped);
         if (check_on) {
             fprintf(f, ",\n\"unexpected_queue\":{\"threshold\":%" PRIu64 ",\"measure\":", threshold);
             json_str(f, measure);
@@ -539,6 +587,13 @@ static void pv_finalize(void)
     int rank = msc_g.world_rank, size = msc_g.world_size;
     /* Variables: every rank has the same list (the same library); use the
      * shortest in case one differs. */
+    /* A last sample: mpiscope's own variables can still be read; the
+     * library's handles are refused by now (their last sample stays). */
+    if (mpit_open && nvars && !atomic_flag_test_and_set(&sampling)) {
+        if (npending) bind_pending();
+        sample_now(0);
+        atomic_flag_clear(&sampling);
+    }
     int nv = nvars;
     PMPI_Allreduce(MPI_IN_PLACE, &nv, 1, MPI_INT, MPI_MIN, msc_g.comm);
     double *mine = calloc((size_t)nv * STATS + 1, sizeof *mine);
