@@ -36,12 +36,13 @@
  *    - Early Reduce (Reduce, Gather(v)): the root entered before the first
  *      other member: min(first other enter, leave) - root.enter.
  *
- * Memory: about 48 bytes per MPI call and 16 per message end.
+ * Memory: 24 bytes per MPI call and 16 per message end while reading, and
+ * 24 more per call in phase 2.
  *
  * Under MPI (analyze/mpiscope_analyze.c) phase 1 is split: each analysis
  * process reads whole ranks' locations (ws_read with its part), packs what
- * it recorded (ws_pack), and process 0 merges the parts (ws_merge, which
- * renumbers the call-site nodes) and runs phase 2 on the same records the
+ * it recorded (ws_part_export), and process 0 merges the parts
+ * (ws_merge_begin/_end, which renumber the call-site nodes) and runs phase 2 on the same records the
  * serial analysis would have: the results are identical.
  */
 #include "waitstate.h"
@@ -68,12 +69,17 @@ const char *const ws_pattern_title[WS_NPATTERNS] = {
 /* What an MPI region does, from its name. */
 enum { K_OTHER, K_RECV, K_SEND, K_SENDRECV, K_WAIT, K_TEST };
 
+/* 24 bytes: phase 1 writes one per MPI call, and the analysis under MPI
+ * sends them; what phase 2 finds out about a call is in ws_wait_t. */
 typedef struct {
     uint64_t enter, leave; /* ticks */
-    uint64_t ls, lr;       /* Late Sender, Late Receiver waiting (ticks) */
     uint32_t region, site;
-    uint32_t flags;        /* F_* */
 } ws_call_t;
+
+typedef struct {
+    uint64_t ls, lr;       /* Late Sender, Late Receiver waiting (ticks) */
+    uint32_t flags;        /* F_* */
+} ws_wait_t;
 enum { F_WRONG_ORDER = 1, F_LS_DONE = 2, F_LR_DONE = 4 };
 
 typedef struct {
@@ -148,6 +154,9 @@ struct ws_ctx {
     uint32_t *node_hash;
     size_t node_hash_cap;
     ws_loc_t *cur;
+    uint32_t *merge_map;  /* ws_merge_begin to _end: the part's nodes -> ours */
+    uint32_t *merge_locs; /* the part's locations */
+    size_t merge_n, merge_nodes;
     uint64_t events;
     double t0, read_s;
     bool oom, progress;
@@ -434,6 +443,7 @@ static void free_ctx(ws_ctx_t *c)
     free(c->nodes.v);
     free(c->nsum.v);
     free(c->node_hash);
+    free(c->merge_map), free(c->merge_locs);
     msc_trace_close(c->t);
     free(c);
 }
@@ -578,54 +588,15 @@ uint64_t ws_ctx_events(const ws_ctx_t *c) { return c->events; }
 
 /* ---- parts of phase 1, for the analysis under MPI ------------------------- */
 
-/* Pack layout (native byte order: all processes run on one kind of machine):
- *   u64 magic, u64 events, u64 nnodes, nnodes × ws_node_t, nnodes × ws_nsum_t,
- *   u64 number of locations, then per location read here:
- *   u64 index, ncalls, nsends, nrecvs, ncolls, mpi_ns, then the four arrays. */
-#define WS_PACK_MAGIC 0x6d73637773706b31ULL /* "msc wspk1" */
-
-static bool put(char **p, size_t *len, size_t *cap, const void *x, size_t n)
-{
-    if (*len + n > *cap) {
-        size_t nc = *cap ? *cap : 4096;
-        while (nc < *len + n) nc *= 2;
-        char *q = realloc(*p, nc);
-        if (!q) return false;
-        *p = q, *cap = nc;
-    }
-    if (n) memcpy(*p + *len, x, n);
-    *len += n;
-    return true;
-}
-
-int ws_pack(const ws_ctx_t *c, const bool *mine, void **buf, size_t *len)
-{
-    char *p = NULL;
-    size_t n = 0, cap = 0;
-    uint64_t h[3] = {WS_PACK_MAGIC, c->events, c->nodes.n};
-    bool ok = put(&p, &n, &cap, h, sizeof h) &&
-              put(&p, &n, &cap, c->nodes.v, c->nodes.n * sizeof *c->nodes.v) &&
-              put(&p, &n, &cap, c->nsum.v, c->nsum.n * sizeof *c->nsum.v);
-    uint64_t count = 0;
-    for (size_t i = 0; i < c->nlocs; i++) count += mine[i];
-    ok = ok && put(&p, &n, &cap, &count, sizeof count);
-    for (size_t i = 0; i < c->nlocs && ok; i++) {
-        if (!mine[i]) continue;
-        const ws_loc_t *l = &c->locs[i];
-        uint64_t k[6] = {i, l->calls.n, l->sends.n, l->recvs.n, l->colls.n, l->mpi_ns};
-        ok = put(&p, &n, &cap, k, sizeof k) &&
-             put(&p, &n, &cap, l->calls.v, l->calls.n * sizeof *l->calls.v) &&
-             put(&p, &n, &cap, l->sends.v, l->sends.n * sizeof *l->sends.v) &&
-             put(&p, &n, &cap, l->recvs.v, l->recvs.n * sizeof *l->recvs.v) &&
-             put(&p, &n, &cap, l->colls.v, l->colls.n * sizeof *l->colls.v);
-    }
-    if (!ok) {
-        free(p);
-        return -1;
-    }
-    *buf = p, *len = n;
-    return 0;
-}
+/* A part travels as a header and then, per location it holds, its four
+ * arrays sent straight from (and received straight into) the arrays
+ * themselves: no packing copy. Header (native byte order: the processes
+ * run on one kind of machine):
+ *   u64 magic, events, nnodes, nlocs; nnodes × ws_node_t, padded to 8;
+ *   nnodes × ws_nsum_t; nlocs × {u64 index, ncalls, nsends, nrecvs, ncolls,
+ *   mpi_ns}. */
+#define WS_PACK_MAGIC 0x6d73637773706b32ULL /* "msc wspk2" */
+#define WS_PAD8(n) (((n) + 7) & ~(size_t)7)
 
 bool ws_part_owns(const ws_ctx_t *c, size_t loc, int part, int nparts)
 {
@@ -635,102 +606,161 @@ bool ws_part_owns(const ws_ctx_t *c, size_t loc, int part, int nparts)
 
 size_t ws_ctx_locations(const ws_ctx_t *c) { return c->nlocs; }
 
-/* Copies n elements of `elem` bytes from the pack into a fresh array. */
-static bool take(const char **p, const char *end, void **dst, size_t *dn, size_t *dcap,
-                 uint64_t n, size_t elem)
+/* The four arrays of a location as segments. */
+static size_t loc_segs(ws_loc_t *l, ws_seg_t *seg)
 {
-    if (n > (uint64_t)(end - *p) / elem) return false;
-    void *v = malloc(n ? n * elem : 1);
-    if (!v) return false;
-    memcpy(v, *p, n * elem);
-    *p += n * elem;
-    *dst = v, *dn = n, *dcap = n;
-    return true;
+    seg[0] = (ws_seg_t){l->calls.v, l->calls.n * sizeof *l->calls.v};
+    seg[1] = (ws_seg_t){l->sends.v, l->sends.n * sizeof *l->sends.v};
+    seg[2] = (ws_seg_t){l->recvs.v, l->recvs.n * sizeof *l->recvs.v};
+    seg[3] = (ws_seg_t){l->colls.v, l->colls.n * sizeof *l->colls.v};
+    return 4;
 }
 
-int ws_merge(ws_ctx_t *c, const void *buf, size_t len, char *err, size_t errlen)
+int ws_part_export(ws_ctx_t *c, const bool *mine, void **header, size_t *hlen, ws_seg_t **segs,
+                   size_t *nsegs)
 {
-    const char *p = buf, *end = p + len;
-    uint64_t h[3];
-    if (len < sizeof h + 8) goto bad;
-    memcpy(h, p, sizeof h);
-    p += sizeof h;
-    if (h[0] != WS_PACK_MAGIC ||
-        h[2] > (uint64_t)(end - p) / (sizeof(ws_node_t) + sizeof(ws_nsum_t)))
+    uint64_t nl = 0;
+    for (size_t i = 0; i < c->nlocs; i++) nl += mine[i];
+    size_t nn = c->nodes.n;
+    size_t len = 32 + WS_PAD8(nn * sizeof(ws_node_t)) + nn * sizeof(ws_nsum_t) + nl * 48;
+    char *h = calloc(1, len);
+    ws_seg_t *sg = malloc((nl ? nl : 1) * 4 * sizeof *sg);
+    if (!h || !sg) {
+        free(h), free(sg);
+        return -1;
+    }
+    uint64_t top[4] = {WS_PACK_MAGIC, c->events, nn, nl};
+    memcpy(h, top, sizeof top);
+    char *p = h + 32;
+    if (nn) memcpy(p, c->nodes.v, nn * sizeof(ws_node_t));
+    p += WS_PAD8(nn * sizeof(ws_node_t));
+    if (nn) memcpy(p, c->nsum.v, nn * sizeof(ws_nsum_t));
+    p += nn * sizeof(ws_nsum_t);
+    size_t ns = 0;
+    for (size_t i = 0; i < c->nlocs; i++) {
+        if (!mine[i]) continue;
+        ws_loc_t *l = &c->locs[i];
+        uint64_t k[6] = {i, l->calls.n, l->sends.n, l->recvs.n, l->colls.n, l->mpi_ns};
+        memcpy(p, k, sizeof k);
+        p += sizeof k;
+        ns += loc_segs(l, sg + ns);
+    }
+    *header = h, *hlen = len, *segs = sg, *nsegs = ns;
+    return 0;
+}
+
+int ws_merge_begin(ws_ctx_t *c, const void *header, size_t hlen, ws_seg_t **segs,
+                   size_t *nsegs, char *err, size_t errlen)
+{
+    const char *p = header, *end = p + hlen;
+    uint64_t top[4];
+    free(c->merge_map);
+    c->merge_map = NULL;
+    free(c->merge_locs);
+    c->merge_locs = NULL;
+    c->merge_n = 0;
+    if (hlen < sizeof top) goto bad;
+    memcpy(top, p, sizeof top);
+    p += sizeof top;
+    uint64_t nn = top[2], nl = top[3];
+    if (top[0] != WS_PACK_MAGIC || nn > (1u << 30) || nl > c->nlocs ||
+        (uint64_t)(end - p) != WS_PAD8(nn * sizeof(ws_node_t)) + nn * sizeof(ws_nsum_t) + nl * 48)
         goto bad;
     /* Renumber the sender's nodes into ours: parents come before children. */
-    uint32_t *map = malloc((h[2] ? h[2] : 1) * sizeof *map);
-    if (!map) goto oom;
-    for (uint64_t i = 0; i < h[2]; i++) {
+    uint32_t *map = malloc((nn ? nn : 1) * sizeof *map);
+    uint32_t *locs = malloc((nl ? nl : 1) * sizeof *locs);
+    ws_seg_t *sg = malloc((nl ? nl : 1) * 4 * sizeof *sg);
+    c->merge_map = map, c->merge_locs = locs, c->merge_nodes = nn;
+    if (!map || !locs || !sg) {
+        free(sg);
+        goto oom;
+    }
+    for (uint64_t i = 0; i < nn; i++) {
         ws_node_t nd;
         memcpy(&nd, p + i * sizeof nd, sizeof nd);
-        uint32_t parent = nd.parent == UINT32_MAX ? UINT32_MAX
-                          : nd.parent < i        ? map[nd.parent]
-                                                 : UINT32_MAX - 1;
-        if (parent == UINT32_MAX - 1 || (map[i] = site_of(c, parent, nd.region, nd.scl)) ==
-                                            UINT32_MAX) {
-            free(map);
-            if (c->oom) goto oom;
+        if (nd.parent != UINT32_MAX && nd.parent >= i) {
+            free(sg);
             goto bad;
         }
+        uint32_t parent = nd.parent == UINT32_MAX ? UINT32_MAX : map[nd.parent];
+        if ((map[i] = site_of(c, parent, nd.region, nd.scl)) == UINT32_MAX) {
+            free(sg);
+            goto oom;
+        }
     }
-    p += h[2] * sizeof(ws_node_t);
-    for (uint64_t i = 0; i < h[2]; i++, p += sizeof(ws_nsum_t)) {
+    p += WS_PAD8(nn * sizeof(ws_node_t));
+    for (uint64_t i = 0; i < nn; i++, p += sizeof(ws_nsum_t)) {
         ws_nsum_t ns;
         memcpy(&ns, p, sizeof ns);
         c->nsum.v[map[i]].mpi_ns += ns.mpi_ns;
         c->nsum.v[map[i]].calls += ns.calls;
     }
-    uint64_t count;
-    if ((size_t)(end - p) < sizeof count) goto bad_map;
-    memcpy(&count, p, sizeof count);
-    p += sizeof count;
-    for (uint64_t j = 0; j < count; j++) {
+    size_t n = 0;
+    for (uint64_t j = 0; j < nl; j++, p += 48) {
         uint64_t k[6];
-        if ((size_t)(end - p) < sizeof k) goto bad_map;
         memcpy(k, p, sizeof k);
-        p += sizeof k;
-        if (k[0] >= c->nlocs) goto bad_map;
+        if (k[0] >= c->nlocs || k[1] > (1ULL << 40) || k[2] > (1ULL << 40) ||
+            k[3] > (1ULL << 40) || k[4] > (1ULL << 40)) {
+            free(sg);
+            goto bad;
+        }
         ws_loc_t *l = &c->locs[k[0]];
         free(l->calls.v), free(l->sends.v), free(l->recvs.v), free(l->colls.v);
-        l->calls.v = NULL, l->sends.v = l->recvs.v = NULL, l->colls.v = NULL;
-        l->calls.n = l->sends.n = l->recvs.n = l->colls.n = 0;
-        l->calls.cap = l->sends.cap = l->recvs.cap = l->colls.cap = 0;
+        l->calls.v = malloc(k[1] ? k[1] * sizeof *l->calls.v : 1);
+        l->sends.v = malloc(k[2] ? k[2] * sizeof *l->sends.v : 1);
+        l->recvs.v = malloc(k[3] ? k[3] * sizeof *l->recvs.v : 1);
+        l->colls.v = malloc(k[4] ? k[4] * sizeof *l->colls.v : 1);
+        l->calls.n = l->calls.cap = k[1], l->sends.n = l->sends.cap = k[2];
+        l->recvs.n = l->recvs.cap = k[3], l->colls.n = l->colls.cap = k[4];
         l->mpi_ns = k[5];
-        if (!take(&p, end, (void **)&l->calls.v, &l->calls.n, &l->calls.cap, k[1],
-                  sizeof *l->calls.v) ||
-            !take(&p, end, (void **)&l->sends.v, &l->sends.n, &l->sends.cap, k[2],
-                  sizeof *l->sends.v) ||
-            !take(&p, end, (void **)&l->recvs.v, &l->recvs.n, &l->recvs.cap, k[3],
-                  sizeof *l->recvs.v) ||
-            !take(&p, end, (void **)&l->colls.v, &l->colls.n, &l->colls.cap, k[4],
-                  sizeof *l->colls.v))
-            goto bad_map;
-        for (size_t i = 0; i < l->calls.n; i++) {
-            ws_call_t *cl = &l->calls.v[i];
-            if (cl->site >= h[2] || cl->region >= c->t->nregion) goto bad_map;
-            cl->site = map[cl->site];
+        locs[c->merge_n++] = (uint32_t)k[0];
+        if (!l->calls.v || !l->sends.v || !l->recvs.v || !l->colls.v) {
+            l->calls.n = l->sends.n = l->recvs.n = l->colls.n = 0;
+            free(sg);
+            goto oom;
         }
-        /* Records refer to their own location's calls. */
-        for (size_t i = 0; i < l->sends.n; i++)
-            if (l->sends.v[i].call >= l->calls.n) goto bad_map;
-        for (size_t i = 0; i < l->recvs.n; i++)
-            if (l->recvs.v[i].call >= l->calls.n) goto bad_map;
-        for (size_t i = 0; i < l->colls.n; i++)
-            if (l->colls.v[i].call >= l->calls.n || l->colls.v[i].comm >= c->t->ncomm)
-                goto bad_map;
+        n += loc_segs(l, sg + n);
     }
-    free(map);
-    c->events += h[1];
+    *segs = sg, *nsegs = n;
+    c->events += top[1];
     return 0;
-bad_map:
-    free(map);
 bad:
     snprintf(err, errlen, "a part of the analysis is malformed");
     return -1;
 oom:
     snprintf(err, errlen, "out of memory merging the analysis");
     return -1;
+}
+
+int ws_merge_end(ws_ctx_t *c, char *err, size_t errlen)
+{
+    int rc = 0;
+    for (size_t j = 0; j < c->merge_n && rc == 0; j++) {
+        ws_loc_t *l = &c->locs[c->merge_locs[j]];
+        for (size_t i = 0; i < l->calls.n && rc == 0; i++) {
+            ws_call_t *cl = &l->calls.v[i];
+            if (cl->site >= c->merge_nodes || cl->region >= c->t->nregion)
+                rc = -1;
+            else
+                cl->site = c->merge_map[cl->site];
+        }
+        /* Records refer to their own location's calls. */
+        for (size_t i = 0; i < l->sends.n; i++) rc |= l->sends.v[i].call >= l->calls.n ? -1 : 0;
+        for (size_t i = 0; i < l->recvs.n; i++) rc |= l->recvs.v[i].call >= l->calls.n ? -1 : 0;
+        for (size_t i = 0; i < l->colls.n; i++)
+            rc |= l->colls.v[i].call >= l->calls.n || l->colls.v[i].comm >= c->t->ncomm ? -1 : 0;
+    }
+    if (rc != 0) {
+        /* Nothing of a malformed part may reach phase 2. */
+        for (size_t j = 0; j < c->merge_n; j++) {
+            ws_loc_t *l = &c->locs[c->merge_locs[j]];
+            l->calls.n = l->sends.n = l->recvs.n = l->colls.n = 0;
+        }
+        snprintf(err, errlen, "a part of the analysis is malformed");
+    }
+    free(c->merge_map), free(c->merge_locs);
+    c->merge_map = NULL, c->merge_locs = NULL, c->merge_n = 0;
+    return rc;
 }
 
 void ws_ctx_free(ws_ctx_t *c) { free_ctx(c); }
@@ -757,6 +787,11 @@ ws_result_t *ws_finish(ws_ctx_t *c, int processes)
     r->events = c->events;
     r->read_s = c->read_s;
 
+    /* Phase 2's findings per call: zero pages until written. */
+    ws_wait_t **wt = calloc(c->nlocs ? c->nlocs : 1, sizeof *wt);
+    if (!wt) abort();
+    for (size_t i = 0; i < c->nlocs; i++)
+        if (!(wt[i] = calloc(c->locs[i].calls.n ? c->locs[i].calls.n : 1, sizeof **wt))) abort();
     /* Sends chained per channel, in each sender's order. */
     size_t nsends = 0;
     for (size_t i = 0; i < c->nlocs; i++) nsends += c->locs[i].sends.n;
@@ -808,15 +843,16 @@ ws_result_t *ws_finish(ws_ctx_t *c, int processes)
             ws_loc_t *sl = &c->locs[send_loc[s]];
             ws_call_t *sc = &sl->calls.v[send_rec[s]->call];
             ws_call_t *rc = &l->calls.v[m->call];
+            ws_wait_t *sw = &wt[send_loc[s]][send_rec[s]->call], *rw = &wt[i][m->call];
             sent_at[k] = sc->enter;
             int rk = c->region_kind[rc->region], sk = c->region_kind[sc->region];
             if ((rk == K_RECV || rk == K_SENDRECV || rk == K_WAIT) && sc->enter > rc->enter) {
                 uint64_t w = min64(sc->enter, rc->leave) - rc->enter;
-                if (w > rc->ls) rc->ls = w;
+                if (w > rw->ls) rw->ls = w;
             }
             if ((sk == K_SEND || sk == K_SENDRECV) && rc->enter > sc->enter) {
                 uint64_t w = min64(rc->enter, sc->leave) - sc->enter;
-                if (w > sc->lr) sc->lr = w;
+                if (w > sw->lr) sw->lr = w;
             }
         }
         /* Wrong order: a message received by a later call had been sent
@@ -831,8 +867,8 @@ ws_result_t *ws_finish(ws_ctx_t *c, int processes)
                 cur_call = call;
             }
             min_cur = min64(min_cur, sent_at[k]);
-            ws_call_t *rc = &l->calls.v[call];
-            if (rc->ls && min_after < rc->enter) rc->flags |= F_WRONG_ORDER;
+            ws_wait_t *rw = &wt[i][call];
+            if (rw->ls && min_after < l->calls.v[call].enter) rw->flags |= F_WRONG_ORDER;
         }
         free(sent_at);
     }
@@ -915,18 +951,20 @@ ws_result_t *ws_finish(ws_ctx_t *c, int processes)
          * each counts once, however many messages it completed. */
         for (size_t k = 0; k < l->recvs.n; k++) {
             ws_call_t *cl = &l->calls.v[l->recvs.v[k].call];
-            if (!cl->ls || (cl->flags & F_LS_DONE)) continue;
-            cl->flags |= F_LS_DONE;
-            ADD(WS_LATE_SENDER, cl, cl->ls);
-            if (cl->flags & F_WRONG_ORDER) ADD(WS_LATE_SENDER_WO, cl, cl->ls);
+            ws_wait_t *w = &wt[i][l->recvs.v[k].call];
+            if (!w->ls || (w->flags & F_LS_DONE)) continue;
+            w->flags |= F_LS_DONE;
+            ADD(WS_LATE_SENDER, cl, w->ls);
+            if (w->flags & F_WRONG_ORDER) ADD(WS_LATE_SENDER_WO, cl, w->ls);
         }
         for (size_t k = 0; k < l->sends.n; k++) {
             ws_call_t *cl = &l->calls.v[l->sends.v[k].call];
-            if (!cl->lr || (cl->flags & F_LR_DONE)) continue;
-            cl->flags |= F_LR_DONE;
+            ws_wait_t *w = &wt[i][l->sends.v[k].call];
+            if (!w->lr || (w->flags & F_LR_DONE)) continue;
+            w->flags |= F_LR_DONE;
             /* A Sendrecv waits for both ends at once: a Late Sender wins. */
-            if (!(cl->ls && c->region_kind[cl->region] == K_SENDRECV))
-                ADD(WS_LATE_RECEIVER, cl, cl->lr);
+            if (!(w->ls && c->region_kind[cl->region] == K_SENDRECV))
+                ADD(WS_LATE_RECEIVER, cl, w->lr);
         }
         for (size_t k = 0; k < l->colls.n; k++, mi++) {
             ws_coll_t *co = &l->colls.v[k];
@@ -957,6 +995,8 @@ ws_result_t *ws_finish(ws_ctx_t *c, int processes)
     }
     free(memb_inst);
     free(inst.v);
+    for (size_t i = 0; i < c->nlocs; i++) free(wt[i]);
+    free(wt);
     /* Sites: every MPI call path, the ones with waiting time first. */
     r->sites = calloc(nn ? nn : 1, sizeof *r->sites);
     for (size_t s = 0; s < nn; s++) {

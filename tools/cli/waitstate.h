@@ -60,18 +60,28 @@ void ws_free(ws_result_t *r);
 
 /* The two phases apart, for the analysis under MPI (analyze/). ws_read
  * reads the locations of part `part` of `nparts` (whole ranks, contiguous
- * blocks); ws_pack packs what it read of the locations with mine[i] (see
- * ws_part_owns) into a malloc'd buffer; ws_merge adds a packed part to c
- * (0, or -1 with a message for a malformed buffer); ws_finish matches and
- * classifies everything c holds and frees c. */
+ * blocks; ws_part_owns says which). A part travels as a header and
+ * segments: ws_part_export gives both for the locations with mine[i] (the
+ * header and the array of segments malloc'd; the segments point into c).
+ * On the receiving side ws_merge_begin reads a header and gives the
+ * segments to receive into, in the same order, and ws_merge_end checks and
+ * renumbers what arrived. Each returns 0, or -1 with a message in err.
+ * ws_finish matches and classifies everything c holds, and frees c. */
 typedef struct ws_ctx ws_ctx_t;
+typedef struct {
+    void *p;
+    size_t len; /* bytes */
+} ws_seg_t;
 ws_ctx_t *ws_read(const char *anchor, int part, int nparts, bool progress, char *err,
                   size_t errlen);
 bool ws_part_owns(const ws_ctx_t *c, size_t loc, int part, int nparts);
 size_t ws_ctx_locations(const ws_ctx_t *c);
 uint64_t ws_ctx_events(const ws_ctx_t *c);
-int ws_pack(const ws_ctx_t *c, const bool *mine, void **buf, size_t *len);
-int ws_merge(ws_ctx_t *c, const void *buf, size_t len, char *err, size_t errlen);
+int ws_part_export(ws_ctx_t *c, const bool *mine, void **header, size_t *hlen, ws_seg_t **segs,
+                   size_t *nsegs);
+int ws_merge_begin(ws_ctx_t *c, const void *header, size_t hlen, ws_seg_t **segs,
+                   size_t *nsegs, char *err, size_t errlen);
+int ws_merge_end(ws_ctx_t *c, char *err, size_t errlen);
 ws_result_t *ws_finish(ws_ctx_t *c, int processes);
 void ws_ctx_free(ws_ctx_t *c);
 

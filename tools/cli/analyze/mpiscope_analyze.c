@@ -7,10 +7,12 @@
  * it is per location, so it is what is split: process p of P reads the
  * locations of world ranks [R*p/P, R*(p+1)/P) of the trace (whole ranks,
  * so a rank's sends on a channel keep their serial order) with the same
- * code as the serial analysis (ws_read). Each process packs its records
- * (ws_pack: calls, message ends, collectives, call-site nodes and their
- * sums) and sends them to process 0, which merges them in process order
- * (ws_merge renumbers the call-site nodes) and runs phase 2 (ws_finish) on
+ * code as the serial analysis (ws_read). Each process sends its records to
+ * process 0: a header (call-site nodes and their sums, array lengths) and
+ * then the arrays of calls, message ends and collectives straight from
+ * memory (ws_part_export), received straight into their final place
+ * (ws_merge_begin); process 0 takes the parts in process order, renumbers
+ * the call-site nodes (ws_merge_end) and runs phase 2 (ws_finish) on
  * exactly the records the serial analysis would have had: the result is
  * identical to it but for the timings. Process 0 writes OUT.json through
  * a temporary file and a rename. Matching and classifying stay on process
@@ -41,13 +43,45 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* Waits for r, sleeping between tests: a process that has finished reading
+ * must not spin on the core another one still reads on (both MPIs poll in
+ * blocking calls). */
+static void wait_gently(MPI_Request *r)
+{
+    int done = 0;
+    MPI_Test(r, &done, MPI_STATUS_IGNORE);
+    while (!done) {
+        struct timespec ts = {0, 200000};
+        nanosleep(&ts, NULL);
+        MPI_Test(r, &done, MPI_STATUS_IGNORE);
+    }
+}
+
 /* Whether every process reached this point with ok; the failing ones have
  * said why. */
 static bool all_ok(bool ok)
 {
     int in = ok ? 1 : 0, out = 0;
-    MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Request r;
+    MPI_Iallreduce(&in, &out, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD, &r);
+    wait_gently(&r);
     return out == 1;
+}
+
+static void send_bytes(const void *p, size_t len)
+{
+    for (size_t off = 0; off < len; off += CHUNK) {
+        size_t k = len - off < CHUNK ? len - off : CHUNK;
+        MPI_Send((const char *)p + off, (int)k, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
+    }
+}
+
+static void recv_bytes(void *p, size_t len, int from)
+{
+    for (size_t off = 0; off < len; off += CHUNK) {
+        size_t k = len - off < CHUNK ? len - off : CHUNK;
+        MPI_Recv((char *)p + off, (int)k, MPI_BYTE, from, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
 }
 
 static int finish(int rc)
@@ -75,63 +109,75 @@ int main(int argc, char **argv)
         ws_ctx_free(c);
         return finish(1);
     }
-    void *buf = NULL;
-    size_t len = 0;
+    void *hdr = NULL;
+    size_t hlen = 0, nseg = 0;
+    ws_seg_t *seg = NULL;
     bool ok = true;
     if (me != 0) {
         size_t n = ws_ctx_locations(c);
         bool *mine = malloc(n ? n : 1);
         for (size_t i = 0; mine && i < n; i++) mine[i] = ws_part_owns(c, i, me, np);
-        ok = mine && ws_pack(c, mine, &buf, &len) == 0;
+        ok = mine && ws_part_export(c, mine, &hdr, &hlen, &seg, &nseg) == 0;
         if (!ok) fprintf(stderr, "mpiscope-analyze: process %d: out of memory\n", me);
         free(mine);
-        ws_ctx_free(c);
-        c = NULL;
     }
     if (!all_ok(ok)) {
-        free(buf);
+        free(hdr), free(seg);
         ws_ctx_free(c);
         return finish(1);
     }
     double read_s = now_s() - t0, read_max = 0;
     MPI_Reduce(&read_s, &read_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    /* Parts go to process 0 one after the other, in process order. */
+    /* Parts go to process 0 one after the other, in process order, each
+     * when process 0 asks for it; the transfer itself is blocking. */
     if (me != 0) {
-        uint64_t n = len;
+        int go = 0;
+        MPI_Request r;
+        MPI_Irecv(&go, 1, MPI_INT, 0, 2, MPI_COMM_WORLD, &r);
+        wait_gently(&r);
+        uint64_t n = hlen;
         MPI_Send(&n, 1, MPI_UINT64_T, 0, 0, MPI_COMM_WORLD);
-        for (size_t off = 0; off < len; off += CHUNK) {
-            size_t k = len - off < CHUNK ? len - off : CHUNK;
-            MPI_Send((char *)buf + off, (int)k, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
-        }
-        free(buf);
+        send_bytes(hdr, hlen);
+        for (size_t i = 0; i < nseg; i++) send_bytes(seg[i].p, seg[i].len);
+        free(hdr), free(seg);
+        ws_ctx_free(c);
+        c = NULL;
     } else {
         for (int p = 1; p < np; p++) {
             uint64_t n = 0;
+            int go = 1;
+            MPI_Send(&go, 1, MPI_INT, p, 2, MPI_COMM_WORLD);
             MPI_Recv(&n, 1, MPI_UINT64_T, p, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            char *b = malloc(n ? n : 1);
-            if (!b) {
+            char *h = malloc(n ? n : 1);
+            if (!h) {
                 fprintf(stderr, "mpiscope-analyze: out of memory for the part of process %d\n", p);
                 MPI_Abort(MPI_COMM_WORLD, 1);
             }
-            for (size_t off = 0; off < n; off += CHUNK) {
-                size_t k = n - off < CHUNK ? n - off : CHUNK;
-                MPI_Recv(b + off, (int)k, MPI_BYTE, p, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            recv_bytes(h, n, p);
+            /* A part that does not fit leaves no way to stay in step with
+             * its sender: the analysis ends. */
+            if (ws_merge_begin(c, h, n, &seg, &nseg, err, sizeof err) != 0) {
+                fprintf(stderr, "mpiscope-analyze: process %d's part: %s\n", p, err);
+                MPI_Abort(MPI_COMM_WORLD, 1);
             }
-            if (ok && ws_merge(c, b, n, err, sizeof err) != 0) {
+            free(h);
+            for (size_t i = 0; i < nseg; i++) recv_bytes(seg[i].p, seg[i].len, p);
+            free(seg);
+            if (ws_merge_end(c, err, sizeof err) != 0) {
                 fprintf(stderr, "mpiscope-analyze: process %d's part: %s\n", p, err);
                 ok = false;
             }
-            free(b);
         }
     }
+    double merged_s = now_s() - t0;
     int rc = 0;
     if (me == 0) {
         ws_result_t *r = ok ? ws_finish(c, np) : NULL;
         if (!ok) ws_ctx_free(c);
         if (ok && !r) fprintf(stderr, "mpiscope-analyze: out of memory\n");
         if (r) {
-            /* Reading: from the start to the last part's arrival. */
-            r->read_s = read_max > r->read_s ? read_max : r->read_s;
+            /* Reading: from the start to the last part merged. */
+            r->read_s = merged_s > read_max ? merged_s : read_max;
             char tmp[4200];
             snprintf(tmp, sizeof tmp, "%s.tmp.%ld", out, (long)getpid());
             FILE *f = fopen(tmp, "w");
@@ -147,6 +193,8 @@ int main(int argc, char **argv)
             rc = 1;
         }
     }
-    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Request r;
+    MPI_Ibcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD, &r);
+    wait_gently(&r);
     return finish(rc);
 }
