@@ -48,7 +48,7 @@ foreach(f IN LISTS MSC_FLAVORS)
     msc_mpi_test(${f} mpit/unexpected-${case} NP 2 PROGRAM mpit_unexpected ARGS ${case} 200
       ENV MPISCOPE_MODE=profile,trace,check MPISCOPE_PVAR_INTERVAL=0 MPISCOPE_CHECK_UNEXPECTED=64
           "MPISCOPE_PVARS=pml_ob1_*_length,mpiscope_pending_requests"
-      CHECK "/usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/check_pvars.py $MPISCOPE_OUTPUT ${f} ${case} 200 64"
+      CHECK "/usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/check_pvars.py $MPISCOPE_OUTPUT ${f} ${case} 200 64 && $MSC_BINARY_DIR/bin/mpiscope report --no-waitstates $MPISCOPE_OUTPUT | grep -q '^Unexpected-queue check (threshold 64'"
       TIMEOUT 120)
   endforeach()
 endforeach()

@@ -296,6 +296,17 @@ int msc_cmd_report_all(int argc, char **argv)
             fputc('\n', stdout);
             if (msc_waitstates_render(stdout, msc_json_root(ws), limit) != 0) rc = 1;
         }
+        /* MPI_T performance variables and the unexpected-queue check
+         * (src/mpit/pvars.c write mpit.txt ready to print). */
+        char mpit[4096 + 16];
+        snprintf(mpit, sizeof mpit, "%s/mpit.txt", target);
+        FILE *f = is_dir ? fopen(mpit, "r") : NULL;
+        if (f) {
+            char line[1024];
+            fputc('\n', stdout);
+            while (fgets(line, sizeof line, f)) fputs(line, stdout);
+            fclose(f);
+        }
     }
     /* A trace that cannot be analysed (its message is on stderr) fails the
      * command, after whatever else could be shown. */
