@@ -423,10 +423,12 @@ static void check_receive(msc_call_t *c)
         length = (uint64_t)sum;
     } else {
         /* Own measure: had the message already arrived? */
-        if (c->peer == MPI_PROC_NULL) return;
+        bool sendrecv = c->kind == MSC_KIND_SENDRECV; /* its receive side is rpeer, rtag */
+        int source = sendrecv ? c->rpeer : c->peer, tag = sendrecv ? c->rtag : c->tag;
+        if (source == MPI_PROC_NULL) return;
         int flag = 0;
         MPI_Status st;
-        if (PMPI_Iprobe(c->peer, c->tag, c->comm, &flag, &st) != MPI_SUCCESS) return;
+        if (PMPI_Iprobe(source, tag, c->comm, &flag, &st) != MPI_SUCCESS) return;
         s->run = flag ? s->run + 1 : 0;
         length = s->run;
     }
