@@ -160,6 +160,16 @@ static bool contiguous(const void *buf, MPI_Count count, MPI_Datatype t,
     return true;
 }
 
+/* Byte span of a contiguous buffer; false for other layouts (their spans
+ * interleave legally: two receives into different columns of one matrix). */
+static bool cspan(const void *buf, MPI_Count count, MPI_Datatype t, uintptr_t *lo, uintptr_t *hi)
+{
+    const unsigned char *p;
+    int64_t n;
+    if (!contiguous(buf, count, t, &p, &n) || !span(buf, count, t, lo, hi)) return false;
+    return true;
+}
+
 /* Receive buffers: checksums of CHK_RSUM_MAX blocks (at least 64 bytes
  * each), taken before the receive is posted. At completion the blocks that
  * lie wholly beyond the bytes received must be unchanged: MPI does not
@@ -201,7 +211,7 @@ static void check_pending_overlap(msc_call_t *c, const void *buf, MPI_Count coun
 {
     uintptr_t lo, hi;
     chk_req_t q;
-    if (!span(buf, count, t, &lo, &hi) || !chk_req_overlap(lo, hi, writes, self, &q)) return;
+    if (!cspan(buf, count, t, &lo, &hi) || !chk_req_overlap(lo, hi, writes, self, &q)) return;
     char at[CHK_WHERE + 16];
     where(q.site, at, sizeof at);
     chk_report("LOCAL:BUFFER:PENDING_OVERLAP", c->fn, c->site,
@@ -420,12 +430,12 @@ static void post_request(msc_call_t *c)
         q.peer = c->peer, q.tag = c->tag, q.buf = c->buf;
         q.checksum = pending_sum;
         q.sig = chk_sig(c->type, c->count);
-        if (c->peer != MPI_PROC_NULL) span(c->buf, c->count, c->type, &q.lo, &q.hi);
+        if (c->peer != MPI_PROC_NULL) cspan(c->buf, c->count, c->type, &q.lo, &q.hi);
     } else if (c->kind == MSC_KIND_IRECV || c->kind == MSC_KIND_RECV_INIT) {
         q.peer = c->peer, q.tag = c->tag, q.buf = c->rbuf;
         q.sig = chk_sig(c->rtype, c->rcount);
         q.writes = true;
-        if (c->peer != MPI_PROC_NULL) span(c->rbuf, c->rcount, c->rtype, &q.lo, &q.hi);
+        if (c->peer != MPI_PROC_NULL) cspan(c->rbuf, c->rcount, c->rtype, &q.lo, &q.hi);
         if (c->kind == MSC_KIND_IRECV && pending_recv.nrsum) {
             q.nrsum = pending_recv.nrsum;
             q.rblock = pending_recv.rblock;

@@ -3,7 +3,8 @@
  * (LOCAL:BUFFER:RECV_MODIFIED). Rank 0 does the wrong things; rank 1 sends
  * what rank 0 receives. The correct uses around them (adjacent receive
  * buffers, two pending sends of one buffer, a buffer written after its
- * receive completed) must give nothing.
+ * receive completed, receives into two columns of one matrix) must give
+ * nothing.
  */
 #include <mpi.h>
 
@@ -41,6 +42,15 @@ int main(int argc, char **argv)
         MPI_Irecv(r, 100, MPI_INT, 1, 11, MPI_COMM_WORLD, &q[0]);
         MPI_Wait(&q[0], MPI_STATUS_IGNORE);
         r[90] = 8;
+        /* Correct: two columns of one matrix, whose spans interleave. */
+        int m[4][4];
+        MPI_Datatype col;
+        MPI_Type_vector(4, 1, 4, MPI_INT, &col);
+        MPI_Type_commit(&col);
+        MPI_Irecv(&m[0][0], 1, col, 1, 12, MPI_COMM_WORLD, &q[0]);
+        MPI_Irecv(&m[0][3], 1, col, 1, 13, MPI_COMM_WORLD, &q[1]);
+        MPI_Waitall(2, q, st);
+        MPI_Type_free(&col);
     } else if (rank == 1) {
         MPI_Send(a, 10, MPI_INT, 0, 1, MPI_COMM_WORLD);
         MPI_Send(a, 10, MPI_INT, 0, 2, MPI_COMM_WORLD);
@@ -53,6 +63,8 @@ int main(int argc, char **argv)
         MPI_Recv(s, 10, MPI_INT, 0, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         MPI_Recv(s, 10, MPI_INT, 0, 10, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         MPI_Send(a, 10, MPI_INT, 0, 11, MPI_COMM_WORLD);
+        MPI_Send(a, 4, MPI_INT, 0, 12, MPI_COMM_WORLD);
+        MPI_Send(a, 4, MPI_INT, 0, 13, MPI_COMM_WORLD);
     }
     MPI_Finalize();
     return 0;
