@@ -125,6 +125,15 @@ static uint64_t sites_dropped;
 static comm_slot_t comms[MAX_COMMS];
 static int ncomms;
 static atomic_flag checking = ATOMIC_FLAG_INIT;
+static char *profile_section; /* rank 0, after finalize: the pvars JSON object */
+
+/* For the profile module: the "pvars" object of profile.json, or NULL (no
+ * variable sampled, not rank 0, or before this module's finalize). */
+const char *msc_pvars_profile_section(void) __attribute__((visibility("hidden")));
+const char *msc_pvars_profile_section(void)
+{
+    return nvars ? profile_section : NULL;
+}
 
 static int notes_dropped;
 
@@ -492,6 +501,37 @@ static void json_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/* The "pvars" object of mpit.json and profile.json. */
+static void write_pvars_json(FILE *f, int size, const double *all, int nv)
+{
+    fprintf(f, "{\"setting\":");
+    json_str(f, msc_g.settings.v[MSC_SET_PVARS].str);
+    fprintf(f, ",\"interval_ms\":%lld,\"variables\":[",
+            msc_g.settings.v[MSC_SET_PVAR_INTERVAL].num);
+    bool first = true;
+    for (int v = 0; v < nv; v++) {
+        if (vars[v].dead) continue;
+        fprintf(f, "%s\n{\"name\":", first ? "" : ",");
+        first = false;
+        json_str(f, vars[v].name);
+        fprintf(f, ",\"class\":\"%s\",\"bound_to\":%s,\"per_rank\":[", class_name(vars[v].klass),
+                vars[v].bind == MPI_T_BIND_MPI_COMM ? "\"MPI_COMM_WORLD\"" : "null");
+        for (int r = 0; r < size; r++) {
+            const double *s = &all[((size_t)r * nv + v) * STATS];
+            fprintf(f, "%s{\"rank\":%d,\"samples\":%.0f,\"start\":%.17g,\"end\":%.17g,"
+                       "\"min\":%.17g,\"max\":%.17g}",
+                    r ? "," : "", r, s[4], s[0], s[1], s[2], s[3]);
+        }
+        fprintf(f, "]}");
+    }
+    fprintf(f, "],\"notes\":[");
+    for (int i = 0; i < nnotes; i++) {
+        if (i) fputc(',', f);
+        json_str(f, notes[i]);
+    }
+    fprintf(f, "],\"notes_dropped\":%d}", notes_dropped);
+}
+
 static void write_results(int size, const double *all, int nv, const site_rec_t *recs, int nrecs,
                           uint64_t dropped)
 {
@@ -537,34 +577,16 @@ static void write_results(int size, const double *all, int nv, const site_rec_t 
                  "%" PRIu64 " unexpected messages (mpit.txt)",
                  receives, nrecs, threshold);
     }
+    /* The same object goes into profile.json (msc_pvars_profile_section). */
+    size_t seclen = 0;
+    FILE *sec = open_memstream(&profile_section, &seclen);
+    if (sec) {
+        write_pvars_json(sec, size, all, nv);
+        fclose(sec);
+    }
     if (msc_out_open(&o, "mpit.json")) {
         FILE *f = o.f;
-        fprintf(f, "{\"pvars\":{\"setting\":");
-        json_str(f, msc_g.settings.v[MSC_SET_PVARS].str);
-        fprintf(f, ",\"interval_ms\":%lld,\"variables\":[",
-                msc_g.settings.v[MSC_SET_PVAR_INTERVAL].num);
-        bool first = true;
-        for (int v = 0; v < nv; v++) {
-            if (vars[v].dead) continue;
-            fprintf(f, "%s\n{\"name\":", first ? "" : ",");
-            first = false;
-            json_str(f, vars[v].name);
-            fprintf(f, ",\"class\":\"%s\",\"bound_to\":%s,\"per_rank\":[", class_name(vars[v].klass),
-                    vars[v].bind == MPI_T_BIND_MPI_COMM ? "\"MPI_COMM_WORLD\"" : "null");
-            for (int r = 0; r < size; r++) {
-                const double *s = &all[((size_t)r * nv + v) * STATS];
-                fprintf(f, "%s{\"rank\":%d,\"samples\":%.0f,\"start\":%.17g,\"end\":%.17g,"
-                           "\"min\":%.17g,\"max\":%.17g}",
-                        r ? "," : "", r, s[4], s[0], s[1], s[2], s[3]);
-            }
-            fprintf(f, "]}");
-        }
-        fprintf(f, "],\"notes\":[");
-        for (int i = 0; i < nnotes; i++) {
-            if (i) fputc(',', f);
-            json_str(f, notes[i]);
-        }
-        fprintf(f, "],\"notes_dropped\":%d}", notes_dropped);
+        fprintf(f, "{\"pvars\":%s", profile_section ? profile_section : "null");
         if (check_on) {
             fprintf(f, ",\n\"unexpected_queue\":{\"threshold\":%" PRIu64 ",\"measure\":", threshold);
             json_str(f, measure);

@@ -35,6 +35,9 @@
 #include "requests.h"
 #include "state.h"
 
+/* src/mpit/pvars.c, if built: the "pvars" object of profile.json, or NULL. */
+extern const char *msc_pvars_profile_section(void) __attribute__((weak, visibility("hidden")));
+
 enum { TAG_MERGE = 7301, SCHEMA_VERSION = 1 };
 
 typedef struct {
@@ -606,6 +609,10 @@ static void json_write(FILE *o, set_t *st, const rank_sum_t *ranks, int nranks, 
             (unsigned long long)st->h.dropped_sites, (unsigned long long)st->h.merged_sites,
             (unsigned long long)st->h.dropped_requests);
     if (per_rank_fns) fprintf(o, ",\n\"per_rank_functions\": [%s]", per_rank_fns);
+    /* MPI_T performance variables sampled by src/mpit/pvars.c (whose
+     * finalize hook runs before this module's), when it is built and did. */
+    const char *pvars = msc_pvars_profile_section ? msc_pvars_profile_section() : NULL;
+    if (pvars) fprintf(o, ",\n\"pvars\": %s", pvars);
     fprintf(o, "\n}\n");
 }
 

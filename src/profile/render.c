@@ -232,6 +232,22 @@ int msc_profile_render(FILE *o, const msc_json_t *root, const msc_render_opts_t 
                     (long long)msc_json_int(om, "pairs"), (long long)msc_json_int(om, "messages"),
                     (long long)msc_json_int(om, "bytes"));
     }
+    const msc_json_t *pv = msc_json_get(msc_json_get(root, "pvars"), "variables");
+    if (pv && pv->type == MSC_JARR && pv->n) {
+        fprintf(o, "\nMPI_T performance variables (MPISCOPE_PVARS; summed over peers, bound to "
+                   "MPI_COMM_WORLD where bound)\n");
+        fprintf(o, "  %-34s %-13s %5s %8s %12s %12s %12s %12s\n", "variable", "class", "rank",
+                "samples", "start", "end", "min", "max");
+        for (const msc_json_t *v = pv->child; v; v = v->next) {
+            const msc_json_t *pr = msc_json_get(v, "per_rank");
+            for (const msc_json_t *r = pr ? pr->child : NULL; r; r = r->next)
+                fprintf(o, "  %-34s %-13s %5lld %8lld %12.6g %12.6g %12.6g %12.6g\n",
+                        msc_json_str(v, "name", "?"), msc_json_str(v, "class", "?"),
+                        (long long)msc_json_int(r, "rank"), (long long)msc_json_int(r, "samples"),
+                        msc_json_num(r, "start"), msc_json_num(r, "end"), msc_json_num(r, "min"),
+                        msc_json_num(r, "max"));
+        }
+    }
     const msc_json_t *d = msc_json_get(root, "dropped");
     int64_t d1 = msc_json_int(d, "callsite_calls"), d2 = msc_json_int(d, "callsites_merged"),
             d3 = msc_json_int(d, "requests");

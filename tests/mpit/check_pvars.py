@@ -55,6 +55,17 @@ else:
         q = var("pml_ob1_posted_recvq_length", "size")
         expect("rank 1 posted queue max/end", (q[1]["max"], q[1]["end"]), (n, 0))
         expect("rank 1 unexpected queue max", var("pml_ob1_unexpected_msgq_length", "size")[1]["max"], 0)
+prof = json.load(open(os.path.join(d, "profile.json")))
+expect("profile.json pvars as mpit.json's", prof.get("pvars") == doc["pvars"], True)
+import jsonschema  # python3-jsonschema (scripts/install-deps.sh)
+schema = json.load(open(os.path.join(os.path.dirname(__file__), "..", "..", "docs",
+                                     "profile-schema.json")))
+try:
+    jsonschema.validate(prof, schema)
+    print("ok profile.json valid against docs/profile-schema.json")
+except jsonschema.ValidationError as e:
+    print(f"FAIL profile.json against the schema: {e.message}")
+    ok = False
 trace = os.path.join(d, "trace", "traces.otf2")
 if os.path.exists(trace):
     import collections

@@ -296,15 +296,23 @@ int msc_cmd_report_all(int argc, char **argv)
             fputc('\n', stdout);
             if (msc_waitstates_render(stdout, msc_json_root(ws), limit) != 0) rc = 1;
         }
-        /* MPI_T performance variables and the unexpected-queue check
-         * (src/mpit/pvars.c write mpit.txt ready to print). */
+        /* The unexpected-queue check (src/mpit/pvars.c writes mpit.txt ready
+         * to print; its performance variables are in the profile already,
+         * so without a profile the whole file). */
         char mpit[4096 + 16];
         snprintf(mpit, sizeof mpit, "%s/mpit.txt", target);
         FILE *f = is_dir ? fopen(mpit, "r") : NULL;
         if (f) {
             char line[1024];
-            fputc('\n', stdout);
-            while (fgets(line, sizeof line, f)) fputs(line, stdout);
+            bool show = !has_profile;
+            if (show) fputc('\n', stdout);
+            while (fgets(line, sizeof line, f)) {
+                if (!show && strncmp(line, "Unexpected-queue check", 22) == 0) {
+                    show = true;
+                    fputc('\n', stdout);
+                }
+                if (show) fputs(line, stdout);
+            }
             fclose(f);
         }
     }
