@@ -40,7 +40,7 @@ typedef struct {
 static early_t early[OUTSIDE_MAX];
 static int nearly;
 static uint64_t early_dropped;
-static bool session_seen;
+static _Atomic bool session_seen;
 static int enabled = -1; /* -1: not decided yet */
 static msc_fn_t said[2][OUTSIDE_NAMED];
 static int nsaid[2];

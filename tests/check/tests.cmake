@@ -5,7 +5,7 @@
 # most (it busy-polls when ranks outnumber the cores).
 set(chk_expect ${CMAKE_CURRENT_LIST_DIR}/expect.py)
 set(chk_progs neg_count args leaks send_modified coll_mismatch coll_root p2p_type unreceived
-    deadlock potential clean pending bounds)
+    deadlock potential clean pending bounds deadlock_links)
 foreach(f IN LISTS MSC_FLAVORS)
   foreach(p IN LISTS chk_progs)
     msc_mpi_program(${f} check_${p} SOURCES ${p}.c)
@@ -33,6 +33,10 @@ foreach(f IN LISTS MSC_FLAVORS)
   # timeout: blocked 2 s, confirmed 1 s later.
   chk_test(deadlock deadlock NP 2 TIMEOUT 60 EXPECT_RC 3
     ENV MPISCOPE_MODE=check MPISCOPE_CHECK_TIMEOUT=2)
+  # Links planted at the watchdog's temporary names are never followed.
+  msc_mpi_test(${f} check/deadlock_links NP 2 PROGRAM check_deadlock_links TIMEOUT 60 EXPECT_RC 3
+    ENV MPISCOPE_MODE=check MPISCOPE_CHECK_TIMEOUT=2
+    CHECK "grep -qx victim $MPISCOPE_OUTPUT/victim.0 && grep -qx victim $MPISCOPE_OUTPUT/victim.1 && python3 ${chk_expect} $MPISCOPE_OUTPUT/checks.json ${CMAKE_CURRENT_LIST_DIR}/deadlock_links.c")
   chk_test(potential potential NP 2 TIMEOUT 60 EXPECT_RC 3
     ENV MPISCOPE_MODE=check MPISCOPE_CHECK_TIMEOUT=2 MPISCOPE_CHECK_SYNC_SENDS=1)
   # Without the setting the same program completes, and nothing is reported.
