@@ -1,5 +1,5 @@
 """Checks mpit.json of tests/mpit/unexpected.c (2 ranks, N messages):
-   check_pvars.py <dir> <flavor> flood|clean <N> <threshold>
+   check_pvars.py <dir> <flavor> flood|flood-sendrecv|clean <N> <threshold>
 flood: one finding on rank 1 at unexpected.c's FLOOD_RECV line, with
 N - threshold receives and the largest length N (Open MPI's queue length is N
 at the first receive; MPICH's own measure counts N receives in a row); Open
@@ -16,7 +16,10 @@ import json, os, sys
 d, flavor, case, n, threshold = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
 doc = json.load(open(os.path.join(d, "mpit.json")))
 src = open(os.path.join(os.path.dirname(__file__), "unexpected.c")).read().splitlines()
-line = next(i + 1 for i, l in enumerate(src) if "FLOOD_RECV" in l)
+marker = "FLOOD_SENDRECV" if case == "flood-sendrecv" else "FLOOD_RECV"
+line = next(i + 1 for i, l in enumerate(src) if marker in l)
+if "next line is" in src[line - 1]:
+    line += 1
 ok = True
 
 
@@ -40,7 +43,7 @@ sites = doc["unexpected_queue"]["sites"]
 expect("measure", doc["unexpected_queue"]["measure"],
        "pml_ob1_unexpected_msgq_length" if flavor == "openmpi"
        else "receives in a row that found their message waiting")
-if case == "flood":
+if case.startswith("flood"):
     expect("findings", [(s["site"].split(" ")[0], s["rank"], s["count"], s["max_length"]) for s in sites],
            [(f"unexpected.c:{line}", 1, n - threshold, n)])
     if flavor == "openmpi":

@@ -6,7 +6,9 @@
  * all N receives before rank 0 sends, so nothing is ever unexpected.
  * The barriers run on a duplicate of MPI_COMM_WORLD, so that the messages
  * on MPI_COMM_WORLD (whose queues are sampled) are exactly the N.
- * Usage: mpit_unexpected flood|clean [N] */
+ * "flood-sendrecv": the same, received by MPI_Sendrecv (sending nothing to
+ * MPI_PROC_NULL).
+ * Usage: mpit_unexpected flood|flood-sendrecv|clean [N] */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +20,8 @@ int main(int argc, char **argv)
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    int flood = argc > 1 && strcmp(argv[1], "flood") == 0;
+    int sendrecv = argc > 1 && strcmp(argv[1], "flood-sendrecv") == 0;
+    int flood = sendrecv || (argc > 1 && strcmp(argv[1], "flood") == 0);
     int n = argc > 2 ? atoi(argv[2]) : 200;
     if (size != 2 || n < 1 || n > 4096) {
         if (rank == 0) fprintf(stderr, "needs 2 ranks and 1 <= N <= 4096\n");
@@ -38,7 +41,11 @@ int main(int argc, char **argv)
         MPI_Barrier(sync);
         if (rank == 1)
             for (int i = 0; i < n; i++) {
-                MPI_Recv(&buf[i], 1, MPI_LONG, 0, i, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* FLOOD_RECV */
+                if (sendrecv) /* the next line is FLOOD_SENDRECV */
+                    MPI_Sendrecv(NULL, 0, MPI_LONG, MPI_PROC_NULL, 0, &buf[i], 1, MPI_LONG, 0, i,
+                                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                else
+                    MPI_Recv(&buf[i], 1, MPI_LONG, 0, i, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* FLOOD_RECV */
                 sum += buf[i];
             }
     } else {
