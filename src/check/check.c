@@ -392,9 +392,14 @@ static void chk_enter(msc_call_t *c)
         for (int i = 0; i < n; i++) {
             MPI_Request r = c->kind == MSC_KIND_START ? c->req_in : c->reqs_in[i];
             chk_req_t q;
-            if (chk_req_get(r, &q) && q.hi > q.lo)
-                check_pending_overlap(c, (const void *)q.lo, (MPI_Count)(q.hi - q.lo), MPI_BYTE,
-                                      q.writes, r);
+            if (!chk_req_get(r, &q) || q.hi <= q.lo) continue;
+            check_pending_overlap(c, (const void *)q.lo, (MPI_Count)(q.hi - q.lo), MPI_BYTE,
+                                  q.writes, r);
+            /* A persistent receive: its buffer as it is now, at the start. */
+            if (q.kind == MSC_KIND_RECV_INIT) {
+                recv_sums(&pending_recv, (const void *)q.lo, (MPI_Count)(q.hi - q.lo), MPI_BYTE);
+                chk_req_set_sums(r, &pending_recv);
+            }
         }
         break;
     }
@@ -498,7 +503,8 @@ static void completed(msc_call_t *c, MPI_Request r, MPI_Status *st)
     }
     if ((q.kind == MSC_KIND_IRECV || q.kind == MSC_KIND_RECV_INIT) && st)
         chk_p2p_recv_done(q.comm, st, q.sig, q.fn, q.site, q.post_seq);
-    if (q.kind == MSC_KIND_IRECV && q.nrsum && st) recv_tail(c, &q, st);
+    if ((q.kind == MSC_KIND_IRECV || q.kind == MSC_KIND_RECV_INIT) && q.nrsum && st)
+        recv_tail(c, &q, st);
     if (q.persistent)
         chk_req_set_active(r, false);
     else

@@ -137,6 +137,9 @@ bool chk_req_get(MPI_Request r, chk_req_t *out) CHK_INTERNAL;
 bool chk_req_get_locked(MPI_Request r, chk_req_t *out) CHK_INTERNAL; /* chk_lock held */
 void chk_req_set_active(MPI_Request r, bool active) CHK_INTERNAL;
 void chk_req_forget(MPI_Request r) CHK_INTERNAL;
+/* A persistent receive started: its buffer's block checksums (nrsum,
+ * rblock, rbytes, rsum of `sums`). */
+void chk_req_set_sums(MPI_Request r, const chk_req_t *sums) CHK_INTERNAL;
 /* A pending (active) request other than `self` whose buffer span overlaps
  * [lo, hi), where at least one of the two is written by MPI (`writes`, or
  * the pending one is a receive); false if none. */

@@ -208,6 +208,19 @@ void chk_req_new(MPI_Request r, const chk_req_t *info)
     chk_unlock();
 }
 
+void chk_req_set_sums(MPI_Request r, const chk_req_t *sums)
+{
+    chk_lock();
+    obj_t *o = find(CLS_REQUEST, key_of(&r, sizeof r));
+    if (o) {
+        o->req.nrsum = sums->nrsum;
+        o->req.rblock = sums->rblock;
+        o->req.rbytes = sums->rbytes;
+        memcpy(o->req.rsum, sums->rsum, sizeof o->req.rsum);
+    }
+    chk_unlock();
+}
+
 bool chk_req_overlap(uintptr_t lo, uintptr_t hi, bool writes, MPI_Request self, chk_req_t *out)
 {
     bool found = false;

@@ -42,6 +42,12 @@ int main(int argc, char **argv)
         MPI_Irecv(r, 100, MPI_INT, 1, 11, MPI_COMM_WORLD, &q[0]);
         MPI_Wait(&q[0], MPI_STATUS_IGNORE);
         r[90] = 8;
+        /* The same with a persistent receive, written after MPI_Start. */
+        MPI_Recv_init(r, 100, MPI_INT, 1, 14, MPI_COMM_WORLD, &q[0]); /* expect: LOCAL:BUFFER:RECV_MODIFIED rank=0 */
+        MPI_Start(&q[0]);
+        r[95] = 9;
+        MPI_Wait(&q[0], MPI_STATUS_IGNORE);
+        MPI_Request_free(&q[0]);
         /* Correct: two columns of one matrix, whose spans interleave. */
         int m[4][4];
         MPI_Datatype col;
@@ -63,6 +69,7 @@ int main(int argc, char **argv)
         MPI_Recv(s, 10, MPI_INT, 0, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         MPI_Recv(s, 10, MPI_INT, 0, 10, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         MPI_Send(a, 10, MPI_INT, 0, 11, MPI_COMM_WORLD);
+        MPI_Send(a, 10, MPI_INT, 0, 14, MPI_COMM_WORLD);
         MPI_Send(a, 4, MPI_INT, 0, 12, MPI_COMM_WORLD);
         MPI_Send(a, 4, MPI_INT, 0, 13, MPI_COMM_WORLD);
     }
