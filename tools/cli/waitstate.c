@@ -239,11 +239,25 @@ static void progress_line(bool on, const char *what, size_t a, size_t b, uint64_
     fflush(stderr);
 }
 
-static void free_stack(ws_loc_t *l)
+/* Shrinks a VEC to its length (the reservation was a guess). */
+#define FIT(vec)                                                                       \
+    do {                                                                               \
+        if ((vec).cap > (vec).n && (vec).n) {                                          \
+            void *p_ = realloc((vec).v, (vec).n * sizeof *(vec).v);                    \
+            if (p_) (vec).v = p_, (vec).cap = (vec).n;                                 \
+        }                                                                              \
+    } while (0)
+
+/* A location is read: its stack goes, its arrays shrink to what they hold,
+ * so that event counts in the definitions (not trusted) cost nothing. */
+static void done_location(ws_loc_t *l)
 {
     free(l->stack.v);
     l->stack.v = NULL;
     l->stack.n = l->stack.cap = 0;
+    FIT(l->calls);
+    FIT(l->sends);
+    FIT(l->recvs);
 }
 
 /* Room for `n` elements at once (a hint: failure is not an error). Large
@@ -252,7 +266,7 @@ static void free_stack(ws_loc_t *l)
 static void reserve(void **v, size_t *cap, size_t n, size_t elem)
 {
     if (*cap || !n) return;
-    if (n > ((size_t)1 << 24)) n = (size_t)1 << 24;
+    if (n > ((size_t)1 << 20)) n = (size_t)1 << 20; /* beyond: the arrays grow */
     size_t bytes = n * elem;
     const size_t huge = (size_t)2 << 20;
     void *p;
@@ -270,7 +284,7 @@ static void reserve(void **v, size_t *cap, size_t n, size_t elem)
 static void ev_location(void *u, size_t i)
 {
     ws_ctx_t *c = u;
-    if (c->cur) free_stack(c->cur);
+    if (c->cur) done_location(c->cur);
     c->cur = &c->locs[i];
     progress_line(c->progress, "reading location", ++c->done, c->todo, c->events);
     /* The definition's event count sizes the arrays once: an MPI call is at
@@ -570,7 +584,7 @@ ws_ctx_t *ws_read(const char *anchor, int part, int nparts, bool progress, char 
                                         .coll_end = ev_coll_end};
     int rc = msc_trace_read(t, want, &cbs, c, &c->events, err, errlen);
     free(want);
-    if (c->cur) free_stack(c->cur);
+    if (c->cur) done_location(c->cur);
     if (rc == 0 && c->oom) {
         snprintf(err, errlen, "out of memory reading %s", anchor);
         rc = -1;
