@@ -663,6 +663,19 @@ int ws_part_export(ws_ctx_t *c, const bool *mine, void **header, size_t *hlen, w
     return 0;
 }
 
+/* A refused part: the locations it was to fill stay empty (what they
+ * received, if anything, never reaches phase 2). */
+static void forget_merge(ws_ctx_t *c)
+{
+    for (size_t j = 0; j < c->merge_n; j++) {
+        ws_loc_t *l = &c->locs[c->merge_locs[j]];
+        l->calls.n = l->sends.n = l->recvs.n = l->colls.n = 0;
+        l->mpi_ns = 0;
+    }
+    free(c->merge_map), free(c->merge_locs);
+    c->merge_map = NULL, c->merge_locs = NULL, c->merge_n = 0;
+}
+
 int ws_merge_begin(ws_ctx_t *c, const void *header, size_t hlen, ws_seg_t **segs,
                    size_t *nsegs, char *err, size_t errlen)
 {
@@ -740,9 +753,11 @@ int ws_merge_begin(ws_ctx_t *c, const void *header, size_t hlen, ws_seg_t **segs
     return 0;
 bad:
     snprintf(err, errlen, "a part of the analysis is malformed");
+    forget_merge(c);
     return -1;
 oom:
     snprintf(err, errlen, "out of memory merging the analysis");
+    forget_merge(c);
     return -1;
 }
 
@@ -766,15 +781,13 @@ int ws_merge_end(ws_ctx_t *c, char *err, size_t errlen)
     }
     if (rc != 0) {
         /* Nothing of a malformed part may reach phase 2. */
-        for (size_t j = 0; j < c->merge_n; j++) {
-            ws_loc_t *l = &c->locs[c->merge_locs[j]];
-            l->calls.n = l->sends.n = l->recvs.n = l->colls.n = 0;
-        }
         snprintf(err, errlen, "a part of the analysis is malformed");
+        forget_merge(c);
+        return -1;
     }
     free(c->merge_map), free(c->merge_locs);
     c->merge_map = NULL, c->merge_locs = NULL, c->merge_n = 0;
-    return rc;
+    return 0;
 }
 
 void ws_ctx_free(ws_ctx_t *c) { free_ctx(c); }
