@@ -25,7 +25,7 @@
  * are read once more there.
  *
  * The check is section 14.3.7's example tool: at the entry of every receive
- * (MPI_Recv, MPI_Irecv, MPI_Sendrecv and the persistent MPI_Recv_init), read
+ * (MPI_Recv, MPI_Irecv, MPI_Sendrecv; not the matched-probe receives), read
  * the length of the receiving communicator's unexpected-message queue and,
  * above the threshold, count the call site and keep the largest length seen.
  * Open MPI: pml_ob1_unexpected_msgq_length, a handle per communicator (freed
