@@ -29,6 +29,7 @@
 #include "trace.h"
 
 trc_comm_t trc_world;
+trc_comm_t *trc_self;
 static trc_comm_t no_comm = {.ref = OTF2_UNDEFINED_COMM};
 
 enum { SLOTS = 1 << 14, MAX_DEFS = 1 << 16 };
@@ -340,7 +341,8 @@ void trc_defs_init(void)
     pthread_mutex_lock(&lock);
     define(MPI_COMM_WORLD, &trc_world); /* local reference 0 */
     atomic_store(&trc_world.live, 1);
-    insert(MPI_COMM_SELF);
+    trc_comm_t *self = insert(MPI_COMM_SELF); /* local reference 1; never freed */
+    if (self != &no_comm) trc_self = self;
     pthread_mutex_unlock(&lock);
 }
 

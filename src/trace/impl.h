@@ -28,6 +28,7 @@ typedef struct {
 } trc_comm_t;
 
 extern trc_comm_t trc_world TRC_HIDDEN;
+extern trc_comm_t *trc_self TRC_HIDDEN;      /* MPI_COMM_SELF's entry, once defined */
 extern int64_t trc_skew TRC_HIDDEN;           /* ns added to every timestamp (test setting) */
 
 /* Timestamps written to the archive. */
@@ -45,6 +46,7 @@ void trc_comm_freed(MPI_Comm comm) TRC_HIDDEN;               /* before the handl
 static inline trc_comm_t *trc_comm(MPI_Comm comm)
 {
     if (comm == MPI_COMM_WORLD) return &trc_world;
+    if (comm == MPI_COMM_SELF && trc_self) return trc_self;
     return trc_comm_lookup_slow(comm);
 }
 

@@ -75,6 +75,9 @@ typedef struct {
     uint64_t flushed;        /* events written by earlier writers of this location (flushes) */
     uint64_t seg_base;       /* events in traces/<loc>.evt.flushed, by its chunk headers */
     unsigned flush_gen;      /* the flush generation this location has reached */
+    MPI_Datatype last_type;  /* the last datatype sent, its size and the type generation */
+    MPI_Count last_size;
+    unsigned last_gen;
 } trc_thread_t;
 
 typedef struct {
@@ -93,6 +96,7 @@ static int nthreads, capthreads;
 static size_t evt_chunks;                    /* chunks per location */
 static uint64_t evt_chunk;                   /* bytes per event chunk */
 static _Atomic unsigned flush_gen;           /* MPI_Pcontrol(2)/VT_flush calls so far */
+static _Atomic unsigned type_gen = 1;        /* datatypes freed (or unseen while off) so far */
 static int64_t sync_time[2], sync_offset[2];
 static double sync_dev[2];
 static unsigned char coll_op[MSC_FN_COUNT];  /* OTF2_CollectiveOp + 1; 0: none */
@@ -344,10 +348,10 @@ static void hold(trc_thread_t *t, const trc_rec_t *r)
 
 /* Every record goes through here: written at once, or held while the
  * thread is inside an unordered period. */
-static inline void emit(trc_thread_t *t, trc_rec_t r)
+static inline void emit(trc_thread_t *t, const trc_rec_t *r)
 {
-    if (MSC_UNLIKELY(t->unordered > 0)) hold(t, &r);
-    else write_rec(t, &r);
+    if (MSC_UNLIKELY(t->unordered > 0)) hold(t, r);
+    else write_rec(t, r);
 }
 
 static int rec_cmp(const void *a, const void *b)
@@ -560,7 +564,7 @@ static void completed(trc_thread_t *t, const msc_done_t *d, uint64_t tl)
     if (is_rma(in->kind)) {
         uint32_t w = rma_request_win(in->id, true);
         if (w != OTF2_UNDEFINED_RMA_WIN)
-            emit(t, (trc_rec_t){.kind = R_RMA_OP_COMPLETE_NB, .t = tl, .a = w,
+            emit(t, &(trc_rec_t){.kind = R_RMA_OP_COMPLETE_NB, .t = tl, .a = w,
                                 .y = RMA_REQUEST_ID | in->id});
     } else if (in->kind == MSC_KIND_IO_IREAD || in->kind == MSC_KIND_IO_IWRITE) {
         uint32_t h = OTF2_UNDEFINED_IO_HANDLE;
@@ -571,18 +575,18 @@ static void completed(trc_thread_t *t, const msc_done_t *d, uint64_t tl)
         }
         pthread_mutex_unlock(&icoll_lock);
         if (h != OTF2_UNDEFINED_IO_HANDLE)
-            emit(t, (trc_rec_t){.kind = R_IO_COMPLETE, .t = tl, .a = h,
+            emit(t, &(trc_rec_t){.kind = R_IO_COMPLETE, .t = tl, .a = h,
                                 .x = d->cancelled || d->bytes < 0 ? 0 : (uint64_t)d->bytes,
                                 .y = in->id});
     } else if (d->cancelled) {
-        emit(t, (trc_rec_t){.kind = R_REQUEST_CANCELLED, .t = tl, .y = in->id});
+        emit(t, &(trc_rec_t){.kind = R_REQUEST_CANCELLED, .t = tl, .y = in->id});
     } else if (is_send(in->kind)) {
-        emit(t, (trc_rec_t){.kind = R_ISEND_COMPLETE, .t = tl, .y = in->id});
+        emit(t, &(trc_rec_t){.kind = R_ISEND_COMPLETE, .t = tl, .y = in->id});
     } else if (is_recv(in->kind)) {
         MPI_Comm comm = in->comm == MPI_COMM_NULL ? t->mprobe_comm : in->comm;
         int src = d->status ? d->status->MPI_SOURCE : in->peer;
         int tag = d->status ? d->status->MPI_TAG : in->tag;
-        emit(t, (trc_rec_t){.kind = R_IRECV, .t = tl, .a = (uint32_t)src, .b = trc_comm(comm)->ref,
+        emit(t, &(trc_rec_t){.kind = R_IRECV, .t = tl, .a = (uint32_t)src, .b = trc_comm(comm)->ref,
                             .c = (uint32_t)tag, .x = (uint64_t)d->bytes, .y = in->id});
     } else {
         uint64_t s = 0, r = 0;
@@ -596,7 +600,7 @@ static void completed(trc_thread_t *t, const msc_done_t *d, uint64_t tl)
         const trc_comm_t *cm = trc_comm(in->comm);
         uint32_t root = coll_rooted[in->fn] && !cm->rsize && in->root >= 0
                             ? (uint32_t)in->root : OTF2_UNDEFINED_UINT32;
-        emit(t, (trc_rec_t){.kind = R_NBC_COMPLETE, .t = tl, .a = (uint32_t)(coll_op[in->fn] - 1),
+        emit(t, &(trc_rec_t){.kind = R_NBC_COMPLETE, .t = tl, .a = (uint32_t)(coll_op[in->fn] - 1),
                             .b = cm->ref, .c = root, .x = s, .y = r, .z = in->id});
     }
 }
@@ -609,11 +613,11 @@ static void tested(trc_thread_t *t, MPI_Request r, uint64_t tl)
     if (is_rma(in.kind)) {
         uint32_t w = rma_request_win(in.id, false);
         if (w != OTF2_UNDEFINED_RMA_WIN)
-            emit(t, (trc_rec_t){.kind = R_RMA_OP_TEST, .t = tl, .a = w,
+            emit(t, &(trc_rec_t){.kind = R_RMA_OP_TEST, .t = tl, .a = w,
                                 .y = RMA_REQUEST_ID | in.id});
         return;
     }
-    emit(t, (trc_rec_t){.kind = R_REQUEST_TEST, .t = tl, .y = in.id});
+    emit(t, &(trc_rec_t){.kind = R_REQUEST_TEST, .t = tl, .y = in.id});
 }
 
 static void started(trc_thread_t *t, MPI_Request r, uint64_t te)
@@ -621,11 +625,11 @@ static void started(trc_thread_t *t, MPI_Request r, uint64_t te)
     msc_req_info_t in;
     if (r == MPI_REQUEST_NULL || !msc_requests_find(r, &in) || !traced(&in)) return;
     if (is_send(in.kind))
-        emit(t, (trc_rec_t){.kind = R_ISEND, .t = te, .a = (uint32_t)in.peer,
+        emit(t, &(trc_rec_t){.kind = R_ISEND, .t = te, .a = (uint32_t)in.peer,
                             .b = trc_comm(in.comm)->ref, .c = (uint32_t)in.tag,
                             .x = (uint64_t)in.bytes, .y = in.id});
     else
-        emit(t, (trc_rec_t){.kind = R_IRECV_REQUEST, .t = te, .y = in.id});
+        emit(t, &(trc_rec_t){.kind = R_IRECV_REQUEST, .t = te, .y = in.id});
 }
 
 static void completions(trc_thread_t *t, msc_call_t *c, uint64_t tl)
@@ -664,12 +668,12 @@ static void rma_records(trc_thread_t *t, msc_call_t *c, uint64_t te, uint64_t tl
 {
     if (c->kind == MSC_KIND_HANDLE_NEW) {
         uint32_t w = trc_win_created(*(MPI_Win *)c->obj, c->comm);
-        if (w != OTF2_UNDEFINED_RMA_WIN) emit(t, (trc_rec_t){.kind = R_RMA_WIN_CREATE, .t = tl, .a = w});
+        if (w != OTF2_UNDEFINED_RMA_WIN) emit(t, &(trc_rec_t){.kind = R_RMA_WIN_CREATE, .t = tl, .a = w});
         return;
     }
     if (c->kind == MSC_KIND_HANDLE_FREE) {
         uint32_t w = trc_win_freed();
-        if (w != OTF2_UNDEFINED_RMA_WIN) emit(t, (trc_rec_t){.kind = R_RMA_WIN_DESTROY, .t = tl, .a = w});
+        if (w != OTF2_UNDEFINED_RMA_WIN) emit(t, &(trc_rec_t){.kind = R_RMA_WIN_DESTROY, .t = tl, .a = w});
         return;
     }
     uint32_t w = trc_win(c->win);
@@ -693,10 +697,10 @@ static void rma_records(trc_thread_t *t, msc_call_t *c, uint64_t te, uint64_t tl
             pthread_mutex_unlock(&icoll_lock);
         }
         if (c->kind == MSC_KIND_RMA_PUT || c->kind == MSC_KIND_RMA_RPUT) {
-            emit(t, (trc_rec_t){.kind = R_RMA_PUT, .t = te, .a = w, .b = peer,
+            emit(t, &(trc_rec_t){.kind = R_RMA_PUT, .t = te, .a = w, .b = peer,
                                 .x = (uint64_t)msc_type_bytes(c->type, c->count), .y = id});
         } else if (c->kind == MSC_KIND_RMA_GET || c->kind == MSC_KIND_RMA_RGET) {
-            emit(t, (trc_rec_t){.kind = R_RMA_GET, .t = te, .a = w, .b = peer,
+            emit(t, &(trc_rec_t){.kind = R_RMA_GET, .t = te, .a = w, .b = peer,
                                 .x = (uint64_t)msc_type_bytes(c->rtype, c->rcount), .y = id});
         } else {
             bool one = c->fn == MSC_FN_MPI_Fetch_and_op || c->fn == MSC_FN_MPI_Compare_and_swap;
@@ -708,38 +712,38 @@ static void rma_records(trc_thread_t *t, msc_call_t *c, uint64_t te, uint64_t tl
             uint64_t sent = (uint64_t)msc_type_bytes(c->type, one ? 1 : c->count);
             uint64_t recvd = acc ? 0 : (uint64_t)msc_type_bytes(c->rtype, one ? 1 : c->rcount);
             if (getacc && c->op == MPI_NO_OP) sent = 0;
-            emit(t, (trc_rec_t){.kind = R_RMA_ATOMIC, .t = te, .a = w, .b = peer, .c = type,
+            emit(t, &(trc_rec_t){.kind = R_RMA_ATOMIC, .t = te, .a = w, .b = peer, .c = type,
                                 .x = sent, .y = recvd, .z = id});
         }
         /* A request-based operation completes in the Wait/Test that says so. */
-        if (!req) emit(t, (trc_rec_t){.kind = R_RMA_OP_COMPLETE, .t = tl, .a = w, .y = id});
+        if (!req) emit(t, &(trc_rec_t){.kind = R_RMA_OP_COMPLETE, .t = tl, .a = w, .y = id});
         break;
     }
     case MSC_KIND_RMA_SYNC: {
         bool one = c->fn == MSC_FN_MPI_Win_flush || c->fn == MSC_FN_MPI_Win_flush_local;
-        emit(t, (trc_rec_t){.kind = R_RMA_SYNC, .t = tl, .a = w,
+        emit(t, &(trc_rec_t){.kind = R_RMA_SYNC, .t = tl, .a = w,
                             .b = one ? peer : OTF2_UNDEFINED_UINT32});
         break;
     }
     case MSC_KIND_RMA_FENCE:
-        emit(t, (trc_rec_t){.kind = R_RMA_COLL_BEGIN, .t = te});
-        emit(t, (trc_rec_t){.kind = R_RMA_COLL_END, .t = tl, .a = w});
+        emit(t, &(trc_rec_t){.kind = R_RMA_COLL_BEGIN, .t = te});
+        emit(t, &(trc_rec_t){.kind = R_RMA_COLL_END, .t = tl, .a = w});
         break;
     case MSC_KIND_RMA_LOCK: {
         bool all = c->fn == MSC_FN_MPI_Win_lock_all;
         uint32_t remote = all ? OTF2_UNDEFINED_UINT32 : peer;
         uint32_t type = all || c->tag == MPI_LOCK_SHARED ? OTF2_LOCK_SHARED : OTF2_LOCK_EXCLUSIVE;
-        emit(t, (trc_rec_t){.kind = R_RMA_REQUEST_LOCK, .t = te, .a = w, .b = remote, .c = type,
+        emit(t, &(trc_rec_t){.kind = R_RMA_REQUEST_LOCK, .t = te, .a = w, .b = remote, .c = type,
                             .y = remote});
         break;
     }
     case MSC_KIND_RMA_UNLOCK: {
         uint32_t remote = c->fn == MSC_FN_MPI_Win_unlock_all ? OTF2_UNDEFINED_UINT32 : peer;
-        emit(t, (trc_rec_t){.kind = R_RMA_RELEASE_LOCK, .t = tl, .a = w, .b = remote, .y = remote});
+        emit(t, &(trc_rec_t){.kind = R_RMA_RELEASE_LOCK, .t = tl, .a = w, .b = remote, .y = remote});
         break;
     }
     case MSC_KIND_RMA_PSCW:
-        emit(t, (trc_rec_t){.kind = R_RMA_GROUP_SYNC, .t = tl, .a = w, .b = OTF2_UNDEFINED_GROUP});
+        emit(t, &(trc_rec_t){.kind = R_RMA_GROUP_SYNC, .t = tl, .a = w, .b = OTF2_UNDEFINED_GROUP});
         break;
     default:
         break;
@@ -779,13 +783,13 @@ static void io_records(trc_thread_t *t, msc_call_t *c, uint64_t te, uint64_t tl)
                           (am & MPI_MODE_EXCL ? OTF2_IO_CREATION_FLAG_EXCLUSIVE : 0);
         uint64_t status = (am & MPI_MODE_APPEND ? OTF2_IO_STATUS_FLAG_APPEND : 0) |
                           (am & MPI_MODE_DELETE_ON_CLOSE ? OTF2_IO_STATUS_FLAG_DELETE_ON_CLOSE : 0);
-        emit(t, (trc_rec_t){.kind = R_IO_CREATE, .t = tl, .a = h, .b = mode, .c = create,
+        emit(t, &(trc_rec_t){.kind = R_IO_CREATE, .t = tl, .a = h, .b = mode, .c = create,
                             .x = status});
         return;
     }
     if (c->kind == MSC_KIND_HANDLE_FREE) {
         uint32_t h = trc_io_closed(c->obj);
-        if (h != OTF2_UNDEFINED_IO_HANDLE) emit(t, (trc_rec_t){.kind = R_IO_DESTROY, .t = te, .a = h});
+        if (h != OTF2_UNDEFINED_IO_HANDLE) emit(t, &(trc_rec_t){.kind = R_IO_DESTROY, .t = te, .a = h});
         return;
     }
     uint32_t h = trc_io_handle(c->file);
@@ -797,9 +801,9 @@ static void io_records(trc_thread_t *t, msc_call_t *c, uint64_t te, uint64_t tl)
                                     : msc_type_bytes(c->rtype, c->rcount));
     if (c->kind == MSC_KIND_IO_READ || c->kind == MSC_KIND_IO_WRITE) {
         uint64_t id = IO_BLOCKING | ++t->io_id;
-        emit(t, (trc_rec_t){.kind = R_IO_BEGIN, .t = te, .a = h, .b = mode, .c = flags, .x = req,
+        emit(t, &(trc_rec_t){.kind = R_IO_BEGIN, .t = te, .a = h, .b = mode, .c = flags, .x = req,
                             .y = id});
-        emit(t, (trc_rec_t){.kind = R_IO_COMPLETE, .t = tl, .a = h,
+        emit(t, &(trc_rec_t){.kind = R_IO_COMPLETE, .t = tl, .a = h,
                             .x = (uint64_t)recv_bytes(c->status), .y = id});
         return;
     }
@@ -808,9 +812,9 @@ static void io_records(trc_thread_t *t, msc_call_t *c, uint64_t te, uint64_t tl)
     iofile[c->req_id % ICOLL_SLOTS].id = c->req_id;
     iofile[c->req_id % ICOLL_SLOTS].handle = h;
     pthread_mutex_unlock(&icoll_lock);
-    emit(t, (trc_rec_t){.kind = R_IO_BEGIN, .t = te, .a = h, .b = mode,
+    emit(t, &(trc_rec_t){.kind = R_IO_BEGIN, .t = te, .a = h, .b = mode,
                         .c = flags | OTF2_IO_OPERATION_FLAG_NON_BLOCKING, .x = req, .y = c->req_id});
-    emit(t, (trc_rec_t){.kind = R_IO_ISSUED, .t = tl, .a = h, .y = c->req_id});
+    emit(t, &(trc_rec_t){.kind = R_IO_ISSUED, .t = tl, .a = h, .y = c->req_id});
 }
 
 /* --- The hook ------------------------------------------------------------- */
@@ -818,6 +822,23 @@ static void io_records(trc_thread_t *t, msc_call_t *c, uint64_t te, uint64_t tl)
 /* Bytes received: MPI_Get_count in bytes is the cheap path in both MPIs
  * (MPI_Get_elements_x walks the type map); a count that does not fit an int
  * (MPI_UNDEFINED) falls back to it. */
+/* Bytes of `count` elements of `type` for a send record. PMPI_Type_size_x
+ * costs a call per message, so each location keeps the last type's size.
+ * A freed handle may come back as another type: every MPI_Type_free seen
+ * bumps a generation that invalidates all locations' entries, and so does
+ * recording coming back on (a free while off went unseen). */
+static uint64_t send_bytes(trc_thread_t *t, MPI_Datatype type, MPI_Count count)
+{
+    unsigned gen = atomic_load_explicit(&type_gen, memory_order_acquire);
+    if (MSC_UNLIKELY(type != t->last_type || gen != t->last_gen)) {
+        MPI_Count size = 0;
+        if (type == MPI_DATATYPE_NULL || PMPI_Type_size_x(type, &size) != MPI_SUCCESS || size < 0)
+            return 0;
+        t->last_type = type, t->last_size = size, t->last_gen = gen;
+    }
+    return count > 0 ? (uint64_t)(t->last_size * count) : 0;
+}
+
 static int64_t recv_bytes(MPI_Status *st)
 {
     int n = 0;
@@ -831,26 +852,26 @@ static void records(trc_thread_t *t, msc_call_t *c, uint64_t te, uint64_t tl)
     switch (c->kind) {
     case MSC_KIND_SEND:
         if (c->peer != MPI_PROC_NULL)
-            emit(t, (trc_rec_t){.kind = R_SEND, .t = te, .a = (uint32_t)c->peer,
+            emit(t, &(trc_rec_t){.kind = R_SEND, .t = te, .a = (uint32_t)c->peer,
                                 .b = trc_comm(c->comm)->ref, .c = (uint32_t)c->tag,
-                                .x = (uint64_t)msc_type_bytes(c->type, c->count)});
+                                .x = send_bytes(t, c->type, c->count)});
         break;
     case MSC_KIND_RECV:
     case MSC_KIND_MRECV:
         if (c->status->MPI_SOURCE != MPI_PROC_NULL) {
             MPI_Comm comm = c->kind == MSC_KIND_RECV ? c->comm : t->mprobe_comm;
-            emit(t, (trc_rec_t){.kind = R_RECV, .t = tl, .a = (uint32_t)c->status->MPI_SOURCE,
+            emit(t, &(trc_rec_t){.kind = R_RECV, .t = tl, .a = (uint32_t)c->status->MPI_SOURCE,
                                 .b = trc_comm(comm)->ref, .c = (uint32_t)c->status->MPI_TAG,
                                 .x = (uint64_t)recv_bytes(c->status)});
         }
         break;
     case MSC_KIND_SENDRECV:
         if (c->peer != MPI_PROC_NULL)
-            emit(t, (trc_rec_t){.kind = R_SEND, .t = te, .a = (uint32_t)c->peer,
+            emit(t, &(trc_rec_t){.kind = R_SEND, .t = te, .a = (uint32_t)c->peer,
                                 .b = trc_comm(c->comm)->ref, .c = (uint32_t)c->tag,
                                 .x = (uint64_t)msc_type_bytes(c->type, c->count)});
         if (c->status->MPI_SOURCE != MPI_PROC_NULL)
-            emit(t, (trc_rec_t){.kind = R_RECV, .t = tl, .a = (uint32_t)c->status->MPI_SOURCE,
+            emit(t, &(trc_rec_t){.kind = R_RECV, .t = tl, .a = (uint32_t)c->status->MPI_SOURCE,
                                 .b = trc_comm(c->comm)->ref, .c = (uint32_t)c->status->MPI_TAG,
                                 .x = (uint64_t)recv_bytes(c->status)});
         break;
@@ -860,16 +881,16 @@ static void records(trc_thread_t *t, msc_call_t *c, uint64_t te, uint64_t tl)
         break;
     case MSC_KIND_ISEND:
         if (c->req_id && c->peer != MPI_PROC_NULL)
-            emit(t, (trc_rec_t){.kind = R_ISEND, .t = te, .a = (uint32_t)c->peer,
+            emit(t, &(trc_rec_t){.kind = R_ISEND, .t = te, .a = (uint32_t)c->peer,
                                 .b = trc_comm(c->comm)->ref, .c = (uint32_t)c->tag,
                                 .x = (uint64_t)msc_type_bytes(c->type, c->count), .y = c->req_id});
         break;
     case MSC_KIND_IRECV:
         if (c->req_id && c->peer != MPI_PROC_NULL)
-            emit(t, (trc_rec_t){.kind = R_IRECV_REQUEST, .t = te, .y = c->req_id});
+            emit(t, &(trc_rec_t){.kind = R_IRECV_REQUEST, .t = te, .y = c->req_id});
         break;
     case MSC_KIND_IMRECV:
-        if (c->req_id) emit(t, (trc_rec_t){.kind = R_IRECV_REQUEST, .t = te, .y = c->req_id});
+        if (c->req_id) emit(t, &(trc_rec_t){.kind = R_IRECV_REQUEST, .t = te, .y = c->req_id});
         break;
     case MSC_KIND_START:
         started(t, c->req_in, te);
@@ -887,8 +908,8 @@ static void records(trc_thread_t *t, msc_call_t *c, uint64_t te, uint64_t tl)
             const trc_comm_t *cm = trc_comm(c->comm);
             uint64_t s, r;
             coll_bytes(c, cm, &s, &r);
-            emit(t, (trc_rec_t){.kind = R_COLL_BEGIN, .t = te});
-            emit(t, (trc_rec_t){.kind = R_COLL_END, .t = tl, .a = (uint32_t)(coll_op[c->fn] - 1),
+            emit(t, &(trc_rec_t){.kind = R_COLL_BEGIN, .t = te});
+            emit(t, &(trc_rec_t){.kind = R_COLL_END, .t = tl, .a = (uint32_t)(coll_op[c->fn] - 1),
                                 .b = cm->ref, .c = coll_root(c, cm), .x = s, .y = r});
         }
         break;
@@ -901,7 +922,7 @@ static void records(trc_thread_t *t, msc_call_t *c, uint64_t te, uint64_t tl)
             icoll[c->req_id % ICOLL_SLOTS].sent = s;
             icoll[c->req_id % ICOLL_SLOTS].recvd = r;
             pthread_mutex_unlock(&icoll_lock);
-            emit(t, (trc_rec_t){.kind = R_NBC_REQUEST, .t = te, .z = c->req_id});
+            emit(t, &(trc_rec_t){.kind = R_NBC_REQUEST, .t = te, .z = c->req_id});
         }
         break;
     case MSC_KIND_COMM:
@@ -912,6 +933,8 @@ static void records(trc_thread_t *t, msc_call_t *c, uint64_t te, uint64_t tl)
         break;
     case MSC_KIND_HANDLE_NEW:
     case MSC_KIND_HANDLE_FREE:
+        if (c->kind == MSC_KIND_HANDLE_FREE && c->obj_class == MSC_OBJ_DATATYPE)
+            atomic_fetch_add_explicit(&type_gen, 1, memory_order_release);
         if (c->obj_class == MSC_OBJ_WIN) rma_records(t, c, te, tl);
         else if (c->obj_class == MSC_OBJ_FILE) io_records(t, c, te, tl);
         break;
@@ -954,9 +977,14 @@ static void on_leave(msc_call_t *c)
     if (MSC_UNLIKELY(t->flush_gen != atomic_load_explicit(&flush_gen, memory_order_relaxed)))
         thread_flush(t);
     uint64_t te = trc_ts(c->t_enter), tl = trc_ts(c->t_leave);
-    emit(t, (trc_rec_t){.kind = R_ENTER, .t = te, .a = (uint32_t)c->fn});
+    /* Enter and Leave straight to the writer outside unordered periods (the
+     * record is passed by address: a by-value copy cost store-forwarding
+     * stalls on every call). */
+    if (MSC_LIKELY(t->unordered == 0)) OTF2_EvtWriter_Enter(t->w, NULL, te, (uint32_t)c->fn);
+    else emit(t, &(trc_rec_t){.kind = R_ENTER, .t = te, .a = (uint32_t)c->fn});
     if (c->rc == MPI_SUCCESS || c->rc == MPI_ERR_IN_STATUS) records(t, c, te, tl);
-    emit(t, (trc_rec_t){.kind = R_LEAVE, .t = tl, .a = (uint32_t)c->fn});
+    if (MSC_LIKELY(t->unordered == 0)) OTF2_EvtWriter_Leave(t->w, NULL, tl, (uint32_t)c->fn);
+    else emit(t, &(trc_rec_t){.kind = R_LEAVE, .t = tl, .a = (uint32_t)c->fn});
 }
 
 /* --- Internal API for other modules (trace.h) ----------------------------- */
@@ -987,21 +1015,21 @@ void msc_trace_enter_scl(uint32_t region, uint64_t t_ns, uint32_t scl)
 {
     trc_thread_t *t = api_thread();
     if (t && region != UINT32_MAX)
-        emit(t, (trc_rec_t){.kind = R_ENTER, .t = trc_ts(t_ns), .a = region, .scl = scl_field(scl)});
+        emit(t, &(trc_rec_t){.kind = R_ENTER, .t = trc_ts(t_ns), .a = region, .scl = scl_field(scl)});
 }
 
 void msc_trace_leave_scl(uint32_t region, uint64_t t_ns, uint32_t scl)
 {
     trc_thread_t *t = api_thread();
     if (t && region != UINT32_MAX)
-        emit(t, (trc_rec_t){.kind = R_LEAVE, .t = trc_ts(t_ns), .a = region, .scl = scl_field(scl)});
+        emit(t, &(trc_rec_t){.kind = R_LEAVE, .t = trc_ts(t_ns), .a = region, .scl = scl_field(scl)});
 }
 
 void msc_trace_metric(uint32_t metric, uint64_t t_ns, OTF2_MetricValue value)
 {
     trc_thread_t *t = api_thread();
     if (!t || metric == UINT32_MAX) return;
-    emit(t, (trc_rec_t){.kind = R_METRIC, .t = trc_ts(t_ns), .a = metric,
+    emit(t, &(trc_rec_t){.kind = R_METRIC, .t = trc_ts(t_ns), .a = metric,
                         .b = trc_metric_type(metric), .x = value.unsigned_int});
 }
 
@@ -1009,7 +1037,7 @@ void msc_trace_send(MPI_Comm comm, int peer, int tag, uint64_t bytes, uint64_t t
 {
     trc_thread_t *t = api_thread();
     if (t)
-        emit(t, (trc_rec_t){.kind = R_SEND, .t = trc_ts(t_ns), .a = (uint32_t)peer,
+        emit(t, &(trc_rec_t){.kind = R_SEND, .t = trc_ts(t_ns), .a = (uint32_t)peer,
                             .b = trc_comm(comm)->ref, .c = (uint32_t)tag, .x = bytes,
                             .scl = scl_field(scl)});
 }
@@ -1018,7 +1046,7 @@ void msc_trace_recv(MPI_Comm comm, int peer, int tag, uint64_t bytes, uint64_t t
 {
     trc_thread_t *t = api_thread();
     if (t)
-        emit(t, (trc_rec_t){.kind = R_RECV, .t = trc_ts(t_ns), .a = (uint32_t)peer,
+        emit(t, &(trc_rec_t){.kind = R_RECV, .t = trc_ts(t_ns), .a = (uint32_t)peer,
                             .b = trc_comm(comm)->ref, .c = (uint32_t)tag, .x = bytes,
                             .scl = scl_field(scl)});
 }
@@ -1032,11 +1060,11 @@ void msc_trace_collective(uint32_t region, MPI_Comm comm, OTF2_CollectiveOp op, 
     uint64_t tb = trc_ts(t_begin), te = trc_ts(t_end);
     uint32_t s = scl_field(scl);
     uint32_t r = root < 0 ? OTF2_UNDEFINED_UINT32 : (uint32_t)root;
-    emit(t, (trc_rec_t){.kind = R_ENTER, .t = tb, .a = region, .scl = s});
-    emit(t, (trc_rec_t){.kind = R_COLL_BEGIN, .t = tb});
-    emit(t, (trc_rec_t){.kind = R_COLL_END, .t = te, .a = (uint32_t)op, .b = trc_comm(comm)->ref,
+    emit(t, &(trc_rec_t){.kind = R_ENTER, .t = tb, .a = region, .scl = s});
+    emit(t, &(trc_rec_t){.kind = R_COLL_BEGIN, .t = tb});
+    emit(t, &(trc_rec_t){.kind = R_COLL_END, .t = te, .a = (uint32_t)op, .b = trc_comm(comm)->ref,
                         .c = r, .x = sent, .y = recvd});
-    emit(t, (trc_rec_t){.kind = R_LEAVE, .t = te, .a = region});
+    emit(t, &(trc_rec_t){.kind = R_LEAVE, .t = te, .a = region});
 }
 
 void msc_trace_thread_name(const char *name)
@@ -1052,7 +1080,7 @@ void msc_trace_comment(const char *text, uint64_t t_ns)
     trc_thread_t *t = api_thread();
     if (!t || !text) return;
     uint32_t str = trc_comment_def(text);
-    if (str != UINT32_MAX) emit(t, (trc_rec_t){.kind = R_COMMENT, .t = trc_ts(t_ns), .a = str});
+    if (str != UINT32_MAX) emit(t, &(trc_rec_t){.kind = R_COMMENT, .t = trc_ts(t_ns), .a = str});
 }
 
 /* Records for other ranks' locations, sent to them at finalize. */
@@ -1272,8 +1300,9 @@ static void trace_pcontrol(int level)
         atomic_fetch_add(&flush_gen, 1);
         thread_flush(t);
     }
+    if (level == 1) atomic_fetch_add_explicit(&type_gen, 1, memory_order_release);
     if (level == 0 || level == 1)
-        emit(t, (trc_rec_t){.kind = R_ONOFF, .t = trc_ts(msc_now_ns()),
+        emit(t, &(trc_rec_t){.kind = R_ONOFF, .t = trc_ts(msc_now_ns()),
                             .a = level ? OTF2_MEASUREMENT_ON : OTF2_MEASUREMENT_OFF});
 }
 
