@@ -147,6 +147,20 @@ int main(int argc, char **argv)
     MPI_Pcontrol(1);
     C(MPI_Barrier, MPI_COMM_WORLD);
 
+    /* Derived types: a type of 4 ints is sent and freed, then a type of 2
+     * ints (which may get the freed handle back) is sent; the receives take
+     * bytes, so a send record with a stale type size would not match. */
+    if (partner != MPI_PROC_NULL) {
+        for (int n = 4; n >= 2; n -= 2) {
+            MPI_Datatype dt;
+            C(MPI_Type_contiguous, n, MPI_INT, &dt);
+            C(MPI_Type_commit, &dt);
+            if (rank % 2 == 0) C(MPI_Send, buf, 1, dt, partner, 90 + n, MPI_COMM_WORLD);
+            else C(MPI_Recv, rbuf, 64, MPI_BYTE, partner, 90 + n, MPI_COMM_WORLD, &st);
+            C(MPI_Type_free, &dt);
+        }
+    }
+
     free(all);
     expect_write(rank);
     MPI_Finalize();
