@@ -179,6 +179,11 @@ int VT_thisloc(int sclhandle);
 
 /* --- Communication events ------------------------------------------------- */
 
+/* Defines communicator `comid` (any id but VT_COMM_INVALID, VT_COMM_WORLD and
+ * VT_COMM_SELF, once) of `numprocs` processes, given by their ranks in
+ * MPI_COMM_WORLD in the order of their ranks in it. Members call it (the
+ * others may); no communication. */
+int VT_commdef(int comid, int numprocs, const int *ranks);
 int VT_log_sendmsg(int other_rank, int count, int tag, int commid, int sclhandle);
 int VT_log_recvmsg(int other_rank, int count, int tag, int commid, int sclhandle);
 int VT_log_msgevent(int sender, int receiver, int count, int tag, int commid, double sendts,

@@ -335,6 +335,39 @@ void trc_comm_freed(MPI_Comm comm)
     pthread_mutex_unlock(&lock);
 }
 
+bool trc_comm_define_ranks(MPI_Comm handle, int n, const int *ranks, int me)
+{
+    bool ok = false;
+    pthread_mutex_lock(&lock);
+    uint64_t key = handle_key(handle);
+    trc_comm_t *e = probe(key);
+    if (e && atomic_load(&e->key) == 0 && ncomms < MAX_DEFS) {
+        if (ncomms == capcomms) {
+            int cap = capcomms ? 2 * capcomms : 64;
+            comm_def_t *p = realloc(comms, (size_t)cap * sizeof *p);
+            if (p) comms = p, capcomms = cap;
+        }
+        int *r = ncomms < capcomms ? malloc((size_t)n * sizeof *r) : NULL;
+        if (r) {
+            memcpy(r, ranks, (size_t)n * sizeof *r);
+            comm_def_t *d = &comms[ncomms];
+            *d = (comm_def_t){.inter = 0, .n = n, .nr = 0, .ranks = r, .occ = 0};
+            for (int i = 0; i < ncomms; i++)
+                if (same_group(&comms[i], 0, n, 0, r)) d->occ++;
+            snprintf(d->name, sizeof d->name, "VT comm %d", ncomms);
+            e->ref = (uint32_t)ncomms++;
+            e->rank = me;
+            e->size = n;
+            e->rsize = 0;
+            atomic_store(&e->live, 1);
+            atomic_store_explicit(&e->key, key, memory_order_release);
+            ok = true;
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    return ok;
+}
+
 void trc_defs_init(void)
 {
     PMPI_Comm_group(MPI_COMM_WORLD, &world_group);

@@ -42,6 +42,10 @@ void trc_defs_init(void) TRC_HIDDEN;
 trc_comm_t *trc_comm_lookup_slow(MPI_Comm comm) TRC_HIDDEN;  /* registers unknown handles */
 void trc_comm_created(MPI_Comm comm) TRC_HIDDEN;             /* after a constructor */
 void trc_comm_freed(MPI_Comm comm) TRC_HIDDEN;               /* before the handle dies */
+/* A communicator known by its members only (VT_commdef): `handle` is a key
+ * that no MPI communicator has, `ranks` the members' world ranks in order,
+ * `me` this process's rank in it. Unified like the others. */
+bool trc_comm_define_ranks(MPI_Comm handle, int n, const int *ranks, int me) TRC_HIDDEN;
 
 static inline trc_comm_t *trc_comm(MPI_Comm comm)
 {

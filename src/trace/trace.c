@@ -1067,6 +1067,11 @@ void msc_trace_collective(uint32_t region, MPI_Comm comm, OTF2_CollectiveOp op, 
     emit(t, &(trc_rec_t){.kind = R_LEAVE, .t = te, .a = region});
 }
 
+bool msc_trace_comm_def(MPI_Comm handle, int n, const int *world_ranks, int me)
+{
+    return msc_trace_active() && trc_comm_define_ranks(handle, n, world_ranks, me);
+}
+
 void msc_trace_thread_name(const char *name)
 {
     if (!msc_trace_active() || !name) return;

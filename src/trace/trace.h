@@ -50,6 +50,14 @@ void msc_trace_flush(void) __attribute__((visibility("hidden")));
 
 /* --- For the VT_ API (src/vt) ------------------------------------------- */
 
+/* A communicator that exists only for the trace (VT_commdef), defined on
+ * its members: `handle` is a value no MPI communicator has, which the other
+ * calls then take as their communicator; `world_ranks` are the members in
+ * order, `me` this process's rank among them. Unified across ranks by its
+ * members like MPI's. */
+bool msc_trace_comm_def(MPI_Comm handle, int n, const int *world_ranks, int me)
+    __attribute__((visibility("hidden")));
+
 /* Names the calling thread's location (VT_registernamed); the name is the
  * location's name in the archive. */
 void msc_trace_thread_name(const char *name) __attribute__((visibility("hidden")));

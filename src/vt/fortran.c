@@ -141,6 +141,12 @@ static void f_vtthisloc(int *scl, int *ierr)
 }
 VT_FORTRAN(VTTHISLOC, vtthisloc)
 
+static void f_vtcommdef(int *comid, int *numprocs, int *ranks, int *ierr)
+{
+    *ierr = VT_commdef(*comid, *numprocs, ranks);
+}
+VT_FORTRAN(VTCOMMDEF, vtcommdef)
+
 static void f_vtlogsendmsg(int *other, int *count, int *tag, int *commid, int *scl, int *ierr)
 {
     *ierr = VT_log_sendmsg(*other, *count, *tag, *commid, *scl);

@@ -113,7 +113,64 @@ static bool scl_ok(int scl)
     return scl == VT_NOSCL || (scl > 0 && scl <= atomic_load(&nscls));
 }
 
-/* VT communicator id -> MPI communicator, its size and this process's rank. */
+/* Communicators defined with VT_commdef: their members' world ranks in
+ * order, this process's rank among them (-1: not a member) and the value
+ * that stands for them in the trace's calls, which no MPI communicator
+ * has (an odd number below 2^16, a kind of handle neither MPI hands out). */
+enum { MAX_VTCOMMS = 256 };
+static struct {
+    int id, n, me;
+    int *ranks;
+    MPI_Comm handle;
+} vtcomms[MAX_VTCOMMS];
+static _Atomic int nvtcomms;
+static pthread_mutex_t vtcomms_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int vtcomm_find(int commid)
+{
+    int n = atomic_load_explicit(&nvtcomms, memory_order_acquire);
+    for (int i = 0; i < n; i++)
+        if (vtcomms[i].id == commid) return i;
+    return -1;
+}
+
+VT_API int VT_commdef(int comid, int numprocs, const int *ranks)
+{
+    if (!ready()) return VT_ERR_NOTINITIALIZED;
+    if (comid == VT_COMM_INVALID || comid == VT_COMM_WORLD || comid == VT_COMM_SELF)
+        return VT_ERR_COMM;
+    if (numprocs < 1 || numprocs > msc_g.world_size || !ranks) return VT_ERR_BADARG;
+    int me = -1;
+    for (int i = 0; i < numprocs; i++) {
+        if (ranks[i] < 0 || ranks[i] >= msc_g.world_size) return VT_ERR_BADARG;
+        for (int j = 0; j < i; j++)
+            if (ranks[j] == ranks[i]) return VT_ERR_BADARG;
+        if (ranks[i] == msc_g.world_rank) me = i;
+    }
+    pthread_mutex_lock(&vtcomms_lock);
+    int k = atomic_load(&nvtcomms), rc = VT_OK;
+    int *copy = NULL;
+    if (vtcomm_find(comid) >= 0) rc = VT_ERR_COMM; /* defined already */
+    else if (k == MAX_VTCOMMS || !(copy = malloc((size_t)numprocs * sizeof *copy)))
+        rc = VT_ERR_NOMEMORY;
+    if (rc == VT_OK) {
+        memcpy(copy, ranks, (size_t)numprocs * sizeof *copy);
+        uintptr_t v = ((uintptr_t)(k + 1) << 4) | 1;
+        MPI_Comm h;
+        memset(&h, 0, sizeof h);
+        memcpy(&h, &v, sizeof h < sizeof v ? sizeof h : sizeof v);
+        vtcomms[k].id = comid, vtcomms[k].n = numprocs, vtcomms[k].me = me;
+        vtcomms[k].ranks = copy, vtcomms[k].handle = h;
+        if (me >= 0) msc_trace_comm_def(h, numprocs, copy, me);
+        atomic_store_explicit(&nvtcomms, k + 1, memory_order_release);
+    }
+    pthread_mutex_unlock(&vtcomms_lock);
+    return rc;
+}
+
+/* VT communicator id -> MPI communicator, its size and this process's rank
+ * (false for an unknown id, or a VT_commdef communicator this process is
+ * not a member of). */
 static bool comm_of(int commid, MPI_Comm *comm, int *size, int *me)
 {
     if (commid == VT_COMM_WORLD) {
@@ -124,7 +181,17 @@ static bool comm_of(int commid, MPI_Comm *comm, int *size, int *me)
         *comm = MPI_COMM_SELF, *size = 1, *me = 0;
         return true;
     }
-    return false;
+    int i = vtcomm_find(commid);
+    if (i < 0 || vtcomms[i].me < 0) return false;
+    *comm = vtcomms[i].handle, *size = vtcomms[i].n, *me = vtcomms[i].me;
+    return true;
+}
+
+/* A VT_commdef communicator: records of its other members cannot be
+ * delivered to them (they map communicators by their own references). */
+static bool defined_comm(int commid)
+{
+    return commid != VT_COMM_WORLD && commid != VT_COMM_SELF;
 }
 
 /* --- Start and control ---------------------------------------------------- */
@@ -388,6 +455,7 @@ VT_API int VT_log_msgevent(int sender, int receiver, int count, int tag, int com
     if (sender < 0 || sender >= size || receiver < 0 || receiver >= size) return VT_ERR_BADARG;
     if (!scl_ok(sendscl) || !scl_ok(recvscl)) return VT_ERR_BADSCLID;
     if (!valid_ts(sendts)) return VT_ERR_BADARG;
+    if (defined_comm(commid) && (sender != me || receiver != me)) return VT_ERR_COMM;
     uint64_t ts = ns_of(sendts), tr = msc_now_ns();
     if (ts > tr) ts = tr; /* a send cannot start after its receive ended */
     uint32_t ss = sendscl == VT_NOSCL ? UINT32_MAX : scls[sendscl - 1].trc;
@@ -518,6 +586,7 @@ VT_API int VT_log_opevent(int opid, int commid, int root, int numprocs, int *bse
     if (!scl_ok(sclhandle)) return VT_ERR_BADSCLID;
     for (int i = 0; i < size; i++)
         if (!valid_ts(startts[i])) return VT_ERR_BADARG;
+    if (defined_comm(commid) && size > 1) return VT_ERR_COMM;
     uint64_t te = msc_now_ns();
     uint32_t region = op_region(opid), scl = scl_ref(sclhandle);
     int r0 = ops[opid].rooted ? root : -1;

@@ -130,6 +130,26 @@ def main():
             def find(lst, tag, size):
                 return [(t, e) for t, e in lst if e.msg_tag == tag and e.msg_length == size]
             nxt, prv = (r + 1) % n, (r + n - 1) % n
+            # VT_commdef: communicator 10 = all ranks reversed, 11 = rank 0 only.
+            def members(c):
+                return [m if isinstance(m, int) else int(m._ref) & 0xffffffff
+                        for m in c.group.members]
+            rev = list(range(n))[::-1]
+            me10 = n - 1 - r
+            s = find(sends, 13, 30 + r)
+            rv = [(t, e) for t, e in recvs if e.msg_tag == 13]
+            if len(s) != 1 or members(s[0][1].communicator) != rev or \
+                    s[0][1].receiver != (me10 + 1) % n:
+                fail("rank %d: sendmsg on a VT_commdef communicator %s" % (r, s))
+            prev10 = (me10 + n - 1) % n
+            if len(rv) != 1 or members(rv[0][1].communicator) != rev or \
+                    rv[0][1].sender != prev10 or rv[0][1].msg_length != 30 + rev[prev10]:
+                fail("rank %d: recvmsg on a VT_commdef communicator %s" % (r, rv))
+            elif s and rv[0][1].communicator != s[0][1].communicator:
+                fail("rank %d: one VT_commdef communicator, two definitions" % r)
+            s11 = [e for _, e in sends if e.msg_tag == 14]
+            if (r == 0) != (len(s11) == 1) or (s11 and members(s11[0].communicator) != [0]):
+                fail("rank %d: message on communicator 11 %s" % (r, s11))
             s = find(sends, 7, 100 + r)
             if len(s) != 1 or s[0][1].receiver != nxt or s[0][1].communicator.name != "MPI_COMM_WORLD":
                 fail("rank %d: sendmsg %s" % (r, s))

@@ -99,6 +99,25 @@ static void comm(void)
     /* A ring of logged messages: each rank sends 100+rank bytes to the next. */
     int next = (rank + 1) % size, prev = (rank + size - 1) % size;
     CHECK(VT_log_sendmsg(next, 100 + rank, 7, VT_COMM_WORLD, loc), VT_OK);
+    /* VT_commdef: communicator 10 holds every rank in reverse order, 11 only
+     * rank 0. A ring on 10 (tag 13, 30+world rank bytes), in its ranks;
+     * rank 0 messages itself on 11 (tag 14); the others are no members. */
+    int rev[64], only0 = 0, dup2[2] = {0, 0};
+    for (int i = 0; i < size; i++) rev[i] = size - 1 - i;
+    CHECK(VT_commdef(10, size, rev), VT_OK);
+    CHECK(VT_commdef(10, size, rev), VT_ERR_COMM); /* defined already */
+    CHECK(VT_commdef(VT_COMM_WORLD, size, rev), VT_ERR_COMM);
+    CHECK(VT_commdef(12, 2, dup2), VT_ERR_BADARG);
+    CHECK(VT_commdef(12, size + 1, rev), VT_ERR_BADARG);
+    CHECK(VT_commdef(11, 1, &only0), VT_OK);
+    int me10 = size - 1 - rank, next10 = (me10 + 1) % size, prev10 = (me10 + size - 1) % size;
+    CHECK(VT_log_sendmsg(next10, 30 + rank, 13, 10, VT_NOSCL), VT_OK);
+    CHECK(VT_log_recvmsg(prev10, 30 + rev[prev10], 13, 10, VT_NOSCL), VT_OK);
+    CHECK(VT_log_sendmsg(size, 1, 13, 10, VT_NOSCL), VT_ERR_BADARG);
+    CHECK(VT_log_sendmsg(0, 1, 14, 11, VT_NOSCL), rank == 0 ? VT_OK : VT_ERR_COMM);
+    if (size > 1) /* ends of other members cannot be logged on a VT_commdef communicator */
+        CHECK(VT_log_msgevent(me10, next10, 1, 15, 10, VT_timestamp(), VT_NOSCL, VT_NOSCL),
+              VT_ERR_COMM);
     CHECK(VT_log_recvmsg(prev, 100 + prev, 7, VT_COMM_WORLD, VT_NOSCL), VT_OK);
     CHECK(VT_log_sendmsg(0, 5, 9, VT_COMM_SELF, VT_NOSCL), VT_OK);
     CHECK(VT_log_recvmsg(0, 5, 9, VT_COMM_SELF, VT_NOSCL), VT_OK);

@@ -105,12 +105,36 @@ contains
     integer, allocatable :: bs(:), br(:)
     double precision, allocatable :: st(:)
     double precision :: ts
-    integer :: i
+    integer :: i, me10, prv10
+    integer, allocatable :: rev(:)
     call VTSCLDEF('comm.c', 10, loc, ierr)
     nxt = mod(rank + 1, nprocs)
     prv = mod(rank + nprocs - 1, nprocs)
     call VTLOGSENDMSG(nxt, 100 + rank, 7, VT_COMM_WORLD, loc, ierr)
     call expect(ierr, VT_OK, 'VTLOGSENDMSG')
+    ! VTCOMMDEF: communicator 10 = every rank in reverse order, 11 = rank 0.
+    allocate(rev(nprocs))
+    do i = 1, nprocs
+      rev(i) = nprocs - i
+    end do
+    call VTCOMMDEF(10, nprocs, rev, ierr)
+    call expect(ierr, VT_OK, 'VTCOMMDEF')
+    call VTCOMMDEF(10, nprocs, rev, ierr)
+    call expect(ierr, VT_ERR_COMM, 'VTCOMMDEF again')
+    call VTCOMMDEF(11, 1, (/ 0 /), ierr)
+    call expect(ierr, VT_OK, 'VTCOMMDEF 11')
+    me10 = nprocs - 1 - rank
+    call VTLOGSENDMSG(mod(me10 + 1, nprocs), 30 + rank, 13, 10, VT_NOSCL, ierr)
+    call expect(ierr, VT_OK, 'VTLOGSENDMSG on 10')
+    prv10 = mod(me10 + nprocs - 1, nprocs)
+    call VTLOGRECVMSG(prv10, 30 + rev(prv10 + 1), 13, 10, VT_NOSCL, ierr)
+    call expect(ierr, VT_OK, 'VTLOGRECVMSG on 10')
+    call VTLOGSENDMSG(0, 1, 14, 11, VT_NOSCL, ierr)
+    if (rank == 0) then
+      call expect(ierr, VT_OK, 'VTLOGSENDMSG on 11')
+    else
+      call expect(ierr, VT_ERR_COMM, 'VTLOGSENDMSG on 11, no member')
+    end if
     call VTLOGRECVMSG(prv, 100 + prv, 7, VT_COMM_WORLD, VT_NOSCL, ierr)
     call VTLOGSENDMSG(0, 5, 9, VT_COMM_SELF, VT_NOSCL, ierr)
     call VTLOGRECVMSG(0, 5, 9, VT_COMM_SELF, VT_NOSCL, ierr)
