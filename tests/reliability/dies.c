@@ -20,11 +20,15 @@ int main(int argc, char **argv)
     int rank, x = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     const char *how = argc > 1 ? argv[1] : "exit";
-    if (argc > 2 && strcmp(argv[2], "calls") == 0 && rank < 2) {
+    /* "calls-flush": MPI_Pcontrol(2) after the third Sendrecv, so that the
+     * partial trace must join the flushed events with the rest. */
+    if (argc > 2 && strncmp(argv[2], "calls", 5) == 0 && rank < 2) {
         int out[100] = {0}, in[100];
-        for (int i = 0; i < 5; i++)
+        for (int i = 0; i < 5; i++) {
             MPI_Sendrecv(out, 100, MPI_INT, 1 - rank, 1, in, 100, MPI_INT, 1 - rank, 1,
                          MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            if (i == 2 && strcmp(argv[2], "calls-flush") == 0) MPI_Pcontrol(2);
+        }
     }
     MPI_Barrier(MPI_COMM_WORLD);
     if (strcmp(how, "exit") == 0) {

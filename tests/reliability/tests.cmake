@@ -46,6 +46,18 @@ foreach(f IN LISTS MSC_FLAVORS)
   endforeach()
 endforeach()
 
+# A rank that flushed its trace (MPI_Pcontrol(2)) half way and then dies:
+# its partial trace joins the flushed events with the rest (5 sends and 5
+# receives, as without the flush).
+foreach(f IN LISTS MSC_FLAVORS)
+  set(name ${f}/reliability/trace-term-flushed)
+  add_test(NAME ${name}
+    COMMAND ${CMAKE_CURRENT_LIST_DIR}/partial.sh ${f} 2 ${MSC_TEST_BIN}/${f}/dies term trace
+            1 TERM "${CMAKE_BINARY_DIR}/bin/mpiscope report" 1:TERM)
+  set_tests_properties(${name} PROPERTIES TIMEOUT 120 LABELS "mpi;${f};reliability"
+    ENVIRONMENT "MSC_DIES_CALLS=calls-flush;MSC_MPIRUN=${MSC_${f}_MPIRUN};MSC_LIB=${CMAKE_BINARY_DIR}/${MSC_LIBDIR_REL}/${f}/libmpiscope.so;MSC_OUT=${MSC_TEST_OUT}/${f}_reliability_trace_term_flushed")
+endforeach()
+
 # The emergency write hangs (as it would if the crash held malloc's lock):
 # the watchdog gives up after 3 s, the rank goes down as it would have, with
 # its note and without a partial profile.
