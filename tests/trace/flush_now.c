@@ -8,12 +8,20 @@
  * before the k-th flush call. Phase k makes 10*k ping-pongs and one
  * Allreduce, so the counts differ per phase.
  *
- *     flush_now [pcontrol|vt]
+ * With "thread" (MPI_THREAD_MULTIPLE), a second thread makes 7 MPI_Comm_rank
+ * calls before the main thread's MPI_Pcontrol(2) and one MPI_Comm_size
+ * after it: at that call it flushes its own location, and the main thread
+ * then copies its .flushed file to snapT/, which must hold exactly the 7
+ * calls.
+ *
+ *     flush_now [pcontrol|vt|thread]
  */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #ifdef USE_VT
 #include <VT.h>
@@ -48,9 +56,61 @@ static void phase(int rank, int k)
     MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 }
 
+static pthread_barrier_t step;
+
+static void *worker(void *arg)
+{
+    (void)arg;
+    int r, n;
+    for (int i = 0; i < 7; i++) MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    pthread_barrier_wait(&step); /* main: MPI_Pcontrol(2) */
+    pthread_barrier_wait(&step);
+    MPI_Comm_size(MPI_COMM_WORLD, &n); /* flushes this thread's location first */
+    pthread_barrier_wait(&step); /* main: copies the .flushed file */
+    pthread_barrier_wait(&step);
+    return NULL;
+}
+
+/* The second thread's location: <rank + (index << 32)>.evt.flushed. */
+static void thread_flush_test(const char *out, int rank)
+{
+    pthread_t th;
+    pthread_barrier_init(&step, NULL, 2);
+    pthread_create(&th, NULL, worker, NULL);
+    pthread_barrier_wait(&step);
+    MPI_Pcontrol(2);
+    pthread_barrier_wait(&step);
+    pthread_barrier_wait(&step);
+    char dir[4096], from[4400], to[4400], mine[64];
+    snprintf(dir, sizeof dir, "%s/trace/traces", out);
+    snprintf(mine, sizeof mine, "%d.evt.flushed", rank);
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int copied = 0;
+    while (d && (e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        unsigned long long loc = strtoull(e->d_name, NULL, 10);
+        if (n < 12 || strcmp(e->d_name + n - 12, ".evt.flushed") != 0 || !strcmp(e->d_name, mine) ||
+            (loc & 0xffffffffull) != (unsigned long long)rank)
+            continue; /* (this rank's second thread only) */
+        snprintf(from, sizeof from, "%s/%s", dir, e->d_name);
+        snprintf(to, sizeof to, "%s/snapT/%.*s", out, (int)(n - 8), e->d_name);
+        copy_file(from, to);
+        copied++;
+    }
+    if (d) closedir(d);
+    if (copied != 1) {
+        fprintf(stderr, "flush_now: rank %d: %d flushed thread locations, expected 1\n", rank, copied);
+        exit(1);
+    }
+    pthread_barrier_wait(&step);
+    pthread_join(th, NULL);
+}
+
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
+    int provided;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -60,6 +120,18 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     int vt = argc > 1 && strcmp(argv[1], "vt") == 0;
+    if (argc > 1 && strcmp(argv[1], "thread") == 0) {
+        if (provided != MPI_THREAD_MULTIPLE) {
+            fprintf(stderr, "flush_now: no MPI_THREAD_MULTIPLE\n");
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+        char dir[4200];
+        snprintf(dir, sizeof dir, "%s/snapT", out);
+        mkdir(dir, 0755);
+        thread_flush_test(out, rank);
+        MPI_Finalize();
+        return 0;
+    }
     for (int k = 1; k <= 3; k++) {
         phase(rank, k);
         if (k == 3) break;

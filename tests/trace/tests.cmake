@@ -45,6 +45,11 @@ foreach(f IN LISTS MSC_FLAVORS)
                ENV MPISCOPE_MODE=trace
                CHECK "/usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/check_flush.py $MSC_OUT pcontrol"
                TIMEOUT 120)
+  # A second thread flushes its own location at its next MPI call.
+  msc_mpi_test(${f} trace/thread-flush NP 2 PROGRAM trace_flush_now ARGS thread
+               ENV MPISCOPE_MODE=trace
+               CHECK "/usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/check_flush.py $MSC_OUT thread"
+               TIMEOUT 120)
   msc_mpi_program(${f} trace_flush_now_vt SOURCES flush_now.c FLAGS -DUSE_VT LINK_MPISCOPE)
   msc_mpi_test(${f} trace/vt-flush NP 2 PROGRAM trace_flush_now_vt ARGS vt NO_TOOL
                ENV MPISCOPE_MODE=trace
