@@ -11,6 +11,8 @@
 #ifndef MSC_CORE_MODULE_H
 #define MSC_CORE_MODULE_H
 
+#include <stdatomic.h>
+
 #include "call.h"
 
 #define MSC_MODULE_ABI 1
@@ -37,6 +39,13 @@ typedef struct msc_module {
      * MPI_T (which the standard allows before MPI_Init), nothing else of
      * MPI. Called for every module unless MPISCOPE_MODE is none; may be NULL. */
     void (*preinit)(void);
+    /* Optional, for hooks whose work is wanted only at times (a started
+     * MPI_T handle, a defined user region): the core calls enter (leave)
+     * only while *enter_wanted (*leave_wanted) is nonzero; NULL: always.
+     * A call that is not wanted costs one load and one test instead of an
+     * indirect call. A hook may still run once just after its word drops to
+     * zero, so it keeps its own checks. */
+    const _Atomic int *enter_wanted, *leave_wanted;
 } msc_module_t;
 
 /* Called from a constructor. Returns the module's slot, or -1 if full. */

@@ -126,8 +126,15 @@ void msc_runtime_init(int thread_provided)
         PMPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_LOR, msc_g.comm);
         if (rc) continue;
         module_active[i] = true;
-        if (m->enter) msc_hooks.enter[msc_hooks.n_enter++] = m->enter;
-        if (m->leave) msc_hooks.leave[msc_hooks.n_leave++] = m->leave;
+        static const _Atomic int always = 1;
+        if (m->enter) {
+            msc_hooks.enter_wanted[msc_hooks.n_enter] = m->enter_wanted ? m->enter_wanted : &always;
+            msc_hooks.enter[msc_hooks.n_enter++] = m->enter;
+        }
+        if (m->leave) {
+            msc_hooks.leave_wanted[msc_hooks.n_leave] = m->leave_wanted ? m->leave_wanted : &always;
+            msc_hooks.leave[msc_hooks.n_leave++] = m->leave;
+        }
     }
     atomic_store(&msc_g.level, none ? 0 : 1);
     atomic_store(&msc_g.phase, MSC_PHASE_RUNNING);

@@ -8,10 +8,15 @@
 #include "module.h"
 #include "state.h"
 
+/* The active modules' hooks, each with the word that says whether it is
+ * wanted now (msc_module_t.enter_wanted; a word that is always 1 when the
+ * module gave none). */
 typedef struct {
     int n_enter, n_leave;
     void (*enter[MSC_MODULES_MAX])(msc_call_t *c);
     void (*leave[MSC_MODULES_MAX])(msc_call_t *c);
+    const _Atomic int *enter_wanted[MSC_MODULES_MAX];
+    const _Atomic int *leave_wanted[MSC_MODULES_MAX];
 } msc_hooks_t;
 
 extern msc_hooks_t msc_hooks MSC_INTERNAL;

@@ -63,7 +63,9 @@ static inline int msc_call_begin(msc_call_t *c, msc_fn_t fn, msc_kind_t kind, ms
 
 static inline void msc_call_enter(msc_call_t *c)
 {
-    for (int i = 0; i < msc_hooks.n_enter; i++) msc_hooks.enter[i](c);
+    for (int i = 0; i < msc_hooks.n_enter; i++)
+        if (atomic_load_explicit(msc_hooks.enter_wanted[i], memory_order_relaxed))
+            msc_hooks.enter[i](c);
     c->t_enter = msc_now_ns();
 }
 
@@ -73,7 +75,9 @@ static inline void msc_call_leave(msc_call_t *c, int rc)
     c->rc = rc;
     c->thread->calls[c->fn]++;
     if (msc_kind_has_requests[c->kind]) msc_requests_leave(c);
-    for (int i = 0; i < msc_hooks.n_leave; i++) msc_hooks.leave[i](c);
+    for (int i = 0; i < msc_hooks.n_leave; i++)
+        if (atomic_load_explicit(msc_hooks.leave_wanted[i], memory_order_relaxed))
+            msc_hooks.leave[i](c);
     msc_gate_release();
 }
 

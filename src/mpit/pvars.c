@@ -117,6 +117,7 @@ static int npending; /* variables with pending set */
 static bool bind_var(sampled_t *v);
 
 static bool check_on;
+static _Atomic int enter_wanted, leave_wanted; /* the check; sampling (hooks on MPI calls) */
 static uint64_t threshold;
 static int queue_index = -1; /* pml_ob1_unexpected_msgq_length, or -1: own measure */
 static site_t sites[MAX_SITES];
@@ -371,6 +372,8 @@ static int pv_init(int slot)
         return 1;
     }
     define_metrics();
+    atomic_store(&enter_wanted, check_on);
+    atomic_store(&leave_wanted, nvars > 0);
     if (nvars) sample_now(0);
     atomic_store(&next_due, msc_now_ns() + interval_ns);
     return 0;
@@ -679,6 +682,8 @@ static const msc_module_t module = {
     .init = pv_init,
     .enter = pv_enter,
     .leave = pv_leave,
+    .enter_wanted = &enter_wanted,
+    .leave_wanted = &leave_wanted,
     .finalize = pv_finalize,
 };
 

@@ -62,6 +62,7 @@ typedef struct tdata {
 
 static int slot = -1;
 static _Atomic int counting; /* started handles of the counted variables */
+static _Atomic int leave_wanted; /* counting + watermark handles: the leave hook has work */
 static _Atomic(tdata_t *) threads;        /* every thread's counters, never freed */
 static _Atomic int probe_interest;        /* started handles of the unexpected pvar */
 static _Atomic uint64_t hwm_mask;         /* watermark slots in use */
@@ -233,6 +234,8 @@ static const msc_module_t module = {
     .init = mod_init,
     .enter = mod_enter,
     .leave = mod_leave,
+    .enter_wanted = &probe_interest,
+    .leave_wanted = &leave_wanted,
     .finalize = mod_finalize,
 };
 
@@ -245,8 +248,8 @@ static int counting_notify(const msc_pvar_desc_t *pv, msc_pvar_event_t ev, void 
     (void)pv;
     (void)obj;
     (void)hctx;
-    if (ev == MSC_PVAR_START) atomic_fetch_add(&counting, 1);
-    if (ev == MSC_PVAR_STOP) atomic_fetch_sub(&counting, 1);
+    if (ev == MSC_PVAR_START) atomic_fetch_add(&counting, 1), atomic_fetch_add(&leave_wanted, 1);
+    if (ev == MSC_PVAR_STOP) atomic_fetch_sub(&counting, 1), atomic_fetch_sub(&leave_wanted, 1);
     return ev == MSC_PVAR_BOUND ? 1 : MPI_SUCCESS;
 }
 
@@ -338,6 +341,7 @@ static int hwm_notify(const msc_pvar_desc_t *pv, msc_pvar_event_t ev, void *obj,
         hwm_stopped[i] = cur;
         atomic_store(&hwm_value[i], cur);
         atomic_fetch_or(&hwm_mask, 1ull << i);
+        atomic_fetch_add(&leave_wanted, 1);
         *hctx = (void *)(intptr_t)(i + 1);
         return 1;
     }
@@ -350,7 +354,10 @@ static int hwm_notify(const msc_pvar_desc_t *pv, msc_pvar_event_t ev, void *obj,
         hwm_stopped[i] = cur;
         atomic_store(&hwm_value[i], cur);
     }
-    if (ev == MSC_PVAR_FREED) atomic_fetch_and(&hwm_mask, ~(1ull << i));
+    if (ev == MSC_PVAR_FREED) {
+        atomic_fetch_and(&hwm_mask, ~(1ull << i));
+        atomic_fetch_sub(&leave_wanted, 1);
+    }
     return MPI_SUCCESS;
 }
 

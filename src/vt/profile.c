@@ -215,6 +215,7 @@ static const msc_module_t vt_profile_module = {
     .mode = "profile",
     .init = prof_init,
     .leave = on_leave,
+    .leave_wanted = &vt_nfuncs, /* no user region defined: nothing to split */
     .finalize = prof_finalize,
 };
 
