@@ -24,7 +24,9 @@ foreach(f IN LISTS MSC_FLAVORS)
   endforeach()
   # Trace and profile: user-region time, and MPI time by enclosing region.
   msc_mpi_test(${f} vt/regions-profile NP 2 PROGRAM vt_api ARGS regions NO_TOOL
-               ENV MPISCOPE_MODE=profile,trace CHECK "${vt_check} regions --profile" TIMEOUT 120)
+               ENV MPISCOPE_MODE=profile,trace
+               CHECK "${vt_check} regions --profile && $MSC_BINARY_DIR/bin/mpiscope report --no-waitstates $MPISCOPE_OUTPUT | grep -Eq '^  Solver:inner +6 +[0-9.]+ +6 +[0-9.]+$'"
+               TIMEOUT 120)
   # Profile only: the API keeps working without the trace.
   msc_mpi_test(${f} vt/comm-no-trace NP 2 PROGRAM vt_api ARGS comm NO_TOOL
                ENV MPISCOPE_MODE=profile TIMEOUT 120)

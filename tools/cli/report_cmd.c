@@ -292,6 +292,18 @@ int msc_cmd_report_all(int argc, char **argv)
         } else {
             printf("(no profile.json in %s: the run was traced only)\n", target);
         }
+        /* User regions of the VT_ API (src/vt/profile.c writes the table
+         * ready to print: time and calls per region, MPI time split by the
+         * region that encloses it). */
+        char vt[4096 + 24];
+        snprintf(vt, sizeof vt, "%s/profile-vt.txt", target);
+        FILE *vf = is_dir ? fopen(vt, "r") : NULL;
+        if (vf) {
+            char line[1024];
+            printf("\nUser regions (VT_ API)\n");
+            while (fgets(line, sizeof line, vf)) printf("  %s", line);
+            fclose(vf);
+        }
         if (ws) {
             fputc('\n', stdout);
             if (msc_waitstates_render(stdout, msc_json_root(ws), limit) != 0) rc = 1;
