@@ -16,6 +16,7 @@
 - clicking is not simulated, but the tables carry the sortable class and
   numeric sort keys.
 """
+import json
 import os
 import re
 import shutil
@@ -116,6 +117,22 @@ def main():
         fail("a run without a trace has a wait-state plot")
     if page.count('class="sortable"') < 2:
         fail("fewer than two sortable tables")
+    # Sampled MPI_T variables (Open MPI's default set): one row per variable
+    # and rank, with the profile's values.
+    prof = os.path.join(out, "profile.json")
+    pv = json.load(open(prof)).get("pvars") if os.path.exists(prof) else None
+    if pv and pv.get("variables"):
+        sec = re.search(r'<section id="mpit">(.*?)</section>', page, re.S)
+        rows = sum(len(v["per_rank"]) for v in pv["variables"])
+        if not sec:
+            fail("no MPI_T section although profile.json has sampled variables")
+        elif sec.group(1).count("<tr>") != rows + 1:
+            fail(f"MPI_T section has {sec.group(1).count('<tr>') - 1} rows, expected {rows}")
+        else:
+            for v in pv["variables"]:
+                if v["name"] not in sec.group(1):
+                    fail(f"MPI_T section does not name {v['name']}")
+            print(f"check_html: MPI_T section: {rows} rows")
 
     url = "file://" + os.path.abspath(html)
     d = chromium(["--dump-dom"], url)

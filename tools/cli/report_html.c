@@ -167,38 +167,6 @@ static void td_str(FILE *o, const char *s)
     fprintf(o, "</td>");
 }
 
-/* Any array of flat objects: one column per member of the first row. */
-static void generic_table(FILE *o, J *arr)
-{
-    if (!count(arr) || arr->child->type != MSC_JOBJ) return;
-    fprintf(o, "<table class=\"sortable\"><thead><tr>");
-    for (J *m = arr->child->child; m; m = m->next) {
-        fprintf(o, "<th>");
-        esc(o, m->key);
-        fprintf(o, "</th>");
-    }
-    fprintf(o, "</tr></thead><tbody>\n");
-    for (J *r = arr->child; r; r = r->next) {
-        fprintf(o, "<tr>");
-        for (J *m = arr->child->child; m; m = m->next) {
-            J *v = msc_json_get(r, m->key);
-            char b[64];
-            if (v && v->type == MSC_JNUM) {
-                snprintf(b, sizeof b, "%.*g", v->is_int ? 20 : 6, v->num);
-                td_num(o, v->num, b);
-            } else if (v && v->type == MSC_JSTR) {
-                td_str(o, v->str);
-            } else if (v && v->type == MSC_JBOOL) {
-                td_str(o, v->num ? "true" : "false");
-            } else {
-                td_str(o, "");
-            }
-        }
-        fprintf(o, "</tr>\n");
-    }
-    fprintf(o, "</tbody></table>\n");
-}
-
 /* ---- sections ------------------------------------------------------------ */
 
 static void section_summary(FILE *o, J *p)
@@ -446,26 +414,48 @@ static void section_matrix(FILE *o, J *p)
     free(cell);
 }
 
+/* Sampled MPI_T performance variables (src/mpit/pvars.c): profile.json's
+ * "pvars" member, or mpit.json's when the run had no profile. One row per
+ * variable and rank: samples, first and last value, min and max. */
 static void section_mpit(FILE *o, J *p, const char *dir)
 {
-    J *v = p ? msc_json_get(p, "mpit") : NULL;
+    J *pv = p ? msc_json_get(p, "pvars") : NULL;
     msc_json_doc_t *doc = NULL;
-    if (!v && dir) {
+    if (!pv && dir) {
         char path[4096];
         snprintf(path, sizeof path, "%s/mpit.json", dir);
         doc = msc_load_json(path, true);
-        if (doc) v = msc_json_root(doc);
+        if (doc) pv = msc_json_get(msc_json_root(doc), "pvars");
     }
-    if (v) {
-        /* an array of variables, or an object holding one */
-        J *arr = v->type == MSC_JARR ? v : NULL;
-        for (J *m = v->type == MSC_JOBJ ? v->child : NULL; m && !arr; m = m->next)
-            if (m->type == MSC_JARR && count(m)) arr = m;
-        if (arr && count(arr)) {
-            fprintf(o, "<section id=\"mpit\"><h2>MPI_T variables</h2>\n");
-            generic_table(o, arr);
-            fprintf(o, "</section>\n");
+    J *vars = pv ? msc_json_get(pv, "variables") : NULL;
+    if (vars && vars->type == MSC_JARR && count(vars)) {
+        fprintf(o, "<section id=\"mpit\"><h2>MPI_T performance variables</h2><p>Sampled: ");
+        esc(o, msc_json_str(pv, "setting", ""));
+        fprintf(o, ", at most every %lld ms, at MPI call boundaries.</p>\n",
+                (long long)msc_json_int(pv, "interval_ms"));
+        static const char *const cols[] = {"variable", "class", "bound to", "rank", "samples",
+                                           "start", "end", "min", "max"};
+        th(o, cols, 9);
+        static const char *const vals[] = {"start", "end", "min", "max"};
+        for (J *v = vars->child; v; v = v->next) {
+            J *ranks = msc_json_get(v, "per_rank");
+            for (J *r = ranks && ranks->type == MSC_JARR ? ranks->child : NULL; r; r = r->next) {
+                fprintf(o, "<tr>");
+                td_str(o, msc_json_str(v, "name", "?"));
+                td_str(o, msc_json_str(v, "class", ""));
+                td_str(o, msc_json_str(v, "bound_to", ""));
+                td_int(o, msc_json_int(r, "rank"));
+                td_int(o, msc_json_int(r, "samples"));
+                for (int k = 0; k < 4; k++) {
+                    char b[64];
+                    double x = msc_json_num(r, vals[k]);
+                    snprintf(b, sizeof b, "%.6g", x);
+                    td_num(o, x, b);
+                }
+                fprintf(o, "</tr>\n");
+            }
         }
+        fprintf(o, "</tbody></table></section>\n");
     }
     msc_json_free(doc);
 }
