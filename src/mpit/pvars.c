@@ -340,7 +340,35 @@ static int mode_has_check(void)
     return 0;
 }
 
+/* Open MPI 4.1 lists variables of components it does not select (its PSM2
+ * transport's, say) and crashes in MPI_T_pvar_handle_alloc for them when
+ * MPI_T was first initialized after MPI_Init; initialized before it, the
+ * library invalidates them at MPI_Init and the allocation fails cleanly
+ * (MPI_T_ERR_INVALID_HANDLE, a note). So when sampling is asked for, a
+ * reference to MPI_T is taken before PMPI_Init and let go once pv_init has
+ * its own. */
+static bool early_ref;
+
+static void pv_preinit(void)
+{
+    const char *globs = msc_g.settings.v[MSC_SET_PVARS].str;
+    int provided;
+    if (globs[0] && strcmp(globs, "none") != 0 &&
+        MPI_T_init_thread(MPI_THREAD_MULTIPLE, &provided) == MPI_SUCCESS)
+        early_ref = true;
+}
+
+static int pv_init_body(int slot);
+
 static int pv_init(int slot)
+{
+    int rc = pv_init_body(slot);
+    if (early_ref) MPI_T_finalize();
+    early_ref = false;
+    return rc;
+}
+
+static int pv_init_body(int slot)
 {
     (void)slot;
     interval_ns = (uint64_t)msc_g.settings.v[MSC_SET_PVAR_INTERVAL].num * 1000000u;
@@ -680,6 +708,7 @@ static const msc_module_t module = {
     .name = "pvars",
     .mode = NULL,
     .init = pv_init,
+    .preinit = pv_preinit,
     .enter = pv_enter,
     .leave = pv_leave,
     .enter_wanted = &enter_wanted,
