@@ -78,7 +78,8 @@ static tstate_t *state_of(msc_thread_t *t)
         s = calloc(1, sizeof *s);
         if (!s) return NULL;
         pthread_mutex_init(&s->m, NULL);
-        t->module_data[chk_cfg.slot] = s;
+        /* Published to the watchdog (pick), which reads it from its thread. */
+        __atomic_store_n(&t->module_data[chk_cfg.slot], s, __ATOMIC_RELEASE);
     }
     return s;
 }
@@ -165,7 +166,7 @@ typedef struct {
 static void pick(msc_thread_t *t, void *arg)
 {
     pick_t *p = arg;
-    tstate_t *s = t->module_data[chk_cfg.slot];
+    tstate_t *s = __atomic_load_n(&t->module_data[chk_cfg.slot], __ATOMIC_ACQUIRE);
     if (!s) return;
     pthread_mutex_lock(&s->m);
     uint64_t limit = (uint64_t)chk_cfg.timeout_s * 1000000000ull;
