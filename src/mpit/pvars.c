@@ -70,7 +70,7 @@ extern uint32_t msc_trace_metric_def(const char *name, const char *unit, OTF2_Ty
 extern void msc_trace_metric(uint32_t metric, uint64_t t_ns, OTF2_MetricValue value)
     __attribute__((weak));
 
-enum { MAX_VARS = 32, MAX_SITES = 64, MAX_COMMS = 64, NAME_LEN = 96, NOTE_LEN = 160, MAX_NOTES = 16 };
+enum { MAX_VARS = 32, MAX_SITES = 64, MAX_COMMS = 64, NAME_LEN = 96, NOTE_LEN = 192, MAX_NOTES = 16 };
 
 typedef struct {
     char name[NAME_LEN];
@@ -254,6 +254,19 @@ static void open_sampling(void)
         int rc = MPI_T_pvar_get_info(i, name, &len, &verbosity, &klass, &type, &en, NULL, NULL,
                                      &bind, &readonly, &continuous, &atomic);
         if (rc != MPI_SUCCESS || !wanted(name, globs)) continue;
+#if defined(OPEN_MPI)
+        /* Open MPI 4.1 lists its PSM2 transport's variables even when that
+         * transport is not in use, and crashes in MPI_T_pvar_handle_alloc
+         * for them (unless MPI_T was initialized before MPI_Init, when it
+         * invalidates them instead). Initializing MPI_T that early by
+         * default is no way out: reading some control variables after
+         * MPI_Init then crashes instead. */
+        if (strncmp(name, "mtl_psm2_", 9) == 0) {
+            note("%s left out: no handle (Open MPI 4.1 crashes taking one unless PSM2 is "
+                 "used)%.0d", name, 0);
+            continue;
+        }
+#endif
         if (nvars == MAX_VARS) {
             note("%s and later matches left out: at most 32 variables are sampled%.0d", name, 0);
             break;
@@ -340,35 +353,7 @@ static int mode_has_check(void)
     return 0;
 }
 
-/* Open MPI 4.1 lists variables of components it does not select (its PSM2
- * transport's, say) and crashes in MPI_T_pvar_handle_alloc for them when
- * MPI_T was first initialized after MPI_Init; initialized before it, the
- * library invalidates them at MPI_Init and the allocation fails cleanly
- * (MPI_T_ERR_INVALID_HANDLE, a note). So when sampling is asked for, a
- * reference to MPI_T is taken before PMPI_Init and let go once pv_init has
- * its own. */
-static bool early_ref;
-
-static void pv_preinit(void)
-{
-    const char *globs = msc_g.settings.v[MSC_SET_PVARS].str;
-    int provided;
-    if (globs[0] && strcmp(globs, "none") != 0 &&
-        MPI_T_init_thread(MPI_THREAD_MULTIPLE, &provided) == MPI_SUCCESS)
-        early_ref = true;
-}
-
-static int pv_init_body(int slot);
-
 static int pv_init(int slot)
-{
-    int rc = pv_init_body(slot);
-    if (early_ref) MPI_T_finalize();
-    early_ref = false;
-    return rc;
-}
-
-static int pv_init_body(int slot)
 {
     (void)slot;
     interval_ns = (uint64_t)msc_g.settings.v[MSC_SET_PVAR_INTERVAL].num * 1000000u;
@@ -708,7 +693,6 @@ static const msc_module_t module = {
     .name = "pvars",
     .mode = NULL,
     .init = pv_init,
-    .preinit = pv_preinit,
     .enter = pv_enter,
     .leave = pv_leave,
     .enter_wanted = &enter_wanted,
