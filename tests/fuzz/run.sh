@@ -10,7 +10,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "${1:?usage: run.sh BUILD_DIR [SECONDS]}" && pwd)
 seconds=${2:-20}
 status=0
-for t in ${MSC_FUZZ_TARGETS:-settings run report trace}; do
+for t in ${MSC_FUZZ_TARGETS:-settings run report trace vars}; do
   maxlen=8192
   supp=
   # The seed's global definitions are 27 kB; the OTF2 library's own leaks

@@ -570,6 +570,9 @@ static bool is_program(const char *path)
     return access(path, X_OK) == 0 && strchr(path, '*') == NULL;
 }
 
+static int show_records(char *text, const char *pattern, const char *category,
+                        int max_verbosity, int kinds, bool json, msc_mpi_t mpi, bool after_init);
+
 int msc_cmd_vars(int argc, char **argv)
 {
     const char *mpi_name = NULL, *program = NULL, *pattern = NULL, *category = NULL;
@@ -671,6 +674,14 @@ int msc_cmd_vars(int argc, char **argv)
     fflush(stdout);
     char *text = run_helper(mpi, after_init, lib, helper);
     if (!text) return 1;
+    return show_records(text, pattern, category, max_verbosity, kinds, json, mpi, after_init);
+}
+
+/* Reads the helper's output `text` (freed here), filters and prints it:
+ * 0, or 1 (out of memory), or 2 (no category matches). */
+static int show_records(char *text, const char *pattern, const char *category,
+                        int max_verbosity, int kinds, bool json, msc_mpi_t mpi, bool after_init)
+{
     records_t rs = {0};
     for (char *line = text, *next; line && *line; line = next) {
         next = strchr(line, '\n');
@@ -678,6 +689,8 @@ int msc_cmd_vars(int argc, char **argv)
         /* Launchers may add lines of their own: only the helper's records count. */
         if (!add_record(&rs, line)) {
             fprintf(stderr, "mpiscope vars: out of memory\n");
+            free(rs.r);
+            free(text);
             return 1;
         }
         int want = fields_of(rs.r[rs.n - 1].f[0]);
@@ -688,7 +701,11 @@ int msc_cmd_vars(int argc, char **argv)
     bool *in = NULL;
     if (category) {
         in = calloc((size_t)rs.n + 1, 1);
-        if (!in) return 1;
+        if (!in) {
+            free(rs.r);
+            free(text);
+            return 1;
+        }
         bool any = false;
         for (int i = 0; i < rs.n; i++)
             if (strcmp(rs.r[i].f[0], "cat") == 0 && fnmatch(category, rs.r[i].f[K_NAME], 0) == 0) {
