@@ -123,6 +123,7 @@ static int queue_index = -1; /* pml_ob1_unexpected_msgq_length, or -1: own measu
 static site_t sites[MAX_SITES];
 static int nsites;
 static uint64_t sites_dropped;
+static uint64_t receives_unchecked; /* on communicators past MAX_COMMS */
 static comm_slot_t comms[MAX_COMMS];
 static int ncomms;
 static atomic_flag checking = ATOMIC_FLAG_INIT;
@@ -439,7 +440,10 @@ static void check_receive(msc_call_t *c)
 {
     if (c->comm == MPI_COMM_NULL) return;
     comm_slot_t *s = comm_slot(c->comm);
-    if (!s) return;
+    if (!s) {
+        receives_unchecked++;
+        return;
+    }
     uint64_t length;
     if (s->have_handle) {
         unsigned buf[4096];
@@ -549,7 +553,7 @@ static void write_pvars_json(FILE *f, int size, const double *all, int nv)
 }
 
 static void write_results(int size, const double *all, int nv, const site_rec_t *recs, int nrecs,
-                          uint64_t dropped)
+                          uint64_t dropped, uint64_t unchecked)
 {
     const char *measure = queue_index >= 0 ? "pml_ob1_unexpected_msgq_length"
                                            : "receives in a row that found their message waiting";
@@ -583,6 +587,9 @@ static void write_results(int size, const double *all, int nv, const site_rec_t 
                         recs[i].count, recs[i].max_length);
             if (dropped)
                 fprintf(f, "%" PRIu64 " findings at further call sites not kept\n", dropped);
+            if (unchecked)
+                fprintf(f, "%" PRIu64 " receives not checked: their communicators came after the "
+                           "%d watched at once\n", unchecked, MAX_COMMS);
         }
         msc_out_close(&o);
     }
@@ -606,7 +613,8 @@ static void write_results(int size, const double *all, int nv, const site_rec_t 
         if (check_on) {
             fprintf(f, ",\n\"unexpected_queue\":{\"threshold\":%" PRIu64 ",\"measure\":", threshold);
             json_str(f, measure);
-            fprintf(f, ",\"dropped\":%" PRIu64 ",\"sites\":[", dropped);
+            fprintf(f, ",\"dropped\":%" PRIu64 ",\"unchecked\":%" PRIu64 ",\"sites\":[", dropped,
+                    unchecked);
             for (int i = 0; i < nrecs; i++) {
                 fprintf(f, "%s\n{\"site\":", i ? "," : "");
                 json_str(f, recs[i].where);
@@ -670,11 +678,10 @@ static void pv_finalize(void)
                                              sizeof *allrecs)
                                     : NULL;
     PMPI_Gatherv(recs, bytes, MPI_BYTE, allrecs, counts, displs, MPI_BYTE, 0, msc_g.comm);
-    uint64_t dropped = sites_dropped;
-    PMPI_Reduce(rank == 0 ? MPI_IN_PLACE : &dropped, &dropped, 1, MPI_UINT64_T, MPI_SUM, 0,
-                msc_g.comm);
+    uint64_t lost[2] = {sites_dropped, receives_unchecked};
+    PMPI_Reduce(rank == 0 ? MPI_IN_PLACE : lost, lost, 2, MPI_UINT64_T, MPI_SUM, 0, msc_g.comm);
     if (rank == 0 && all && allrecs && msc_g.outdir[0])
-        write_results(size, all, nv, allrecs, total / (int)sizeof(site_rec_t), dropped);
+        write_results(size, all, nv, allrecs, total / (int)sizeof(site_rec_t), lost[0], lost[1]);
     free(mine);
     free(all);
     free(recs);

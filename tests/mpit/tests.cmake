@@ -86,3 +86,12 @@ foreach(f IN LISTS MSC_FLAVORS)
       TIMEOUT 120)
   endif()
 endforeach()
+# The unexpected-queue check's tables at their bounds (64 call sites, 64
+# communicators): what does not fit is counted and said (check_bounds.py).
+foreach(f IN LISTS MSC_FLAVORS)
+  msc_mpi_program(${f} mpit_bounds SOURCES bounds.c)
+  msc_mpi_test(${f} mpit/unexpected-bounds NP 2 PROGRAM mpit_bounds
+    ENV MPISCOPE_MODE=profile,check MPISCOPE_CHECK_UNEXPECTED=1
+    CHECK "/usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/check_bounds.py $MPISCOPE_OUTPUT"
+    TIMEOUT 120)
+endforeach()
