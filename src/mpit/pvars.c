@@ -57,6 +57,7 @@
 #include "../core/state.h"
 #include "../profile/callsite.h"
 #include "../trace/trace.h"
+#include "pvar_class.h"
 
 /* The profile module resolves call sites; this module works without it. */
 extern msc_callsite_resolver_t *msc_callsite_open(void) __attribute__((weak));
@@ -179,22 +180,6 @@ static bool wanted(const char *name, const char *globs)
     return false;
 }
 
-static const char *class_name(int c)
-{
-    switch (c) {
-    case MPI_T_PVAR_CLASS_STATE: return "state";
-    case MPI_T_PVAR_CLASS_LEVEL: return "level";
-    case MPI_T_PVAR_CLASS_SIZE: return "size";
-    case MPI_T_PVAR_CLASS_PERCENTAGE: return "percentage";
-    case MPI_T_PVAR_CLASS_HIGHWATERMARK: return "highwatermark";
-    case MPI_T_PVAR_CLASS_LOWWATERMARK: return "lowwatermark";
-    case MPI_T_PVAR_CLASS_COUNTER: return "counter";
-    case MPI_T_PVAR_CLASS_AGGREGATE: return "aggregate";
-    case MPI_T_PVAR_CLASS_TIMER: return "timer";
-    default: return "generic";
-    }
-}
-
 /* Takes one sample of every variable; with `t_ns` nonzero (a call
  * boundary) also writes it into the trace as a metric on this thread. */
 static void sample_now(uint64_t t_ns)
@@ -231,7 +216,7 @@ static void define_metrics(void)
             shared |= j != i && strcmp(vars[j].name, vars[i].name) == 0;
         char name[NAME_LEN + 32];
         snprintf(name, sizeof name, "%.95s%s%.16s%s", vars[i].name, shared ? " (" : "",
-                 shared ? class_name(vars[i].klass) : "", shared ? ")" : "");
+                 shared ? msc_pvar_class_name(vars[i].klass) : "", shared ? ")" : "");
         int k = vars[i].klass;
         bool accumulated = k == MPI_T_PVAR_CLASS_COUNTER || k == MPI_T_PVAR_CLASS_AGGREGATE ||
                            k == MPI_T_PVAR_CLASS_TIMER;
@@ -534,7 +519,8 @@ static void write_pvars_json(FILE *f, int size, const double *all, int nv)
         fprintf(f, "%s\n{\"name\":", first ? "" : ",");
         first = false;
         json_str(f, vars[v].name);
-        fprintf(f, ",\"class\":\"%s\",\"bound_to\":%s,\"per_rank\":[", class_name(vars[v].klass),
+        fprintf(f, ",\"class\":\"%s\",\"bound_to\":%s,\"per_rank\":[",
+                msc_pvar_class_name(vars[v].klass),
                 vars[v].bind == MPI_T_BIND_MPI_COMM ? "\"MPI_COMM_WORLD\"" : "null");
         for (int r = 0; r < size; r++) {
             const double *s = &all[((size_t)r * nv + v) * STATS];
@@ -573,7 +559,7 @@ static void write_results(int size, const double *all, int nv, const site_rec_t 
             for (int r = 0; r < size && !vars[v].dead; r++) {
                 const double *s = &all[((size_t)r * nv + v) * STATS];
                 fprintf(f, "%-36s %-14s %5d %9.0f %14.6g %14.6g %14.6g %14.6g\n", vars[v].name,
-                        class_name(vars[v].klass), r, s[4], s[0], s[1], s[2], s[3]);
+                        msc_pvar_class_name(vars[v].klass), r, s[4], s[0], s[1], s[2], s[3]);
             }
         for (int i = 0; i < nnotes; i++) fprintf(f, "note (rank 0): %s\n", notes[i]);
         if (notes_dropped) fprintf(f, "note (rank 0): %d more variables left out\n", notes_dropped);

@@ -26,6 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../src/mpit/pvar_class.h"
+
 static void put_escaped(const char *s)
 {
     for (; s && *s; s++) {
@@ -89,23 +91,6 @@ static const char *scope_name(int s)
     case MPI_T_SCOPE_GROUP_EQ: return "group_eq";
     case MPI_T_SCOPE_ALL: return "all";
     case MPI_T_SCOPE_ALL_EQ: return "all_eq";
-    default: return "?";
-    }
-}
-
-static const char *class_name(int c)
-{
-    switch (c) {
-    case MPI_T_PVAR_CLASS_STATE: return "state";
-    case MPI_T_PVAR_CLASS_LEVEL: return "level";
-    case MPI_T_PVAR_CLASS_SIZE: return "size";
-    case MPI_T_PVAR_CLASS_PERCENTAGE: return "percentage";
-    case MPI_T_PVAR_CLASS_HIGHWATERMARK: return "highwatermark";
-    case MPI_T_PVAR_CLASS_LOWWATERMARK: return "lowwatermark";
-    case MPI_T_PVAR_CLASS_COUNTER: return "counter";
-    case MPI_T_PVAR_CLASS_AGGREGATE: return "aggregate";
-    case MPI_T_PVAR_CLASS_TIMER: return "timer";
-    case MPI_T_PVAR_CLASS_GENERIC: return "generic";
     default: return "?";
     }
 }
@@ -267,7 +252,8 @@ static void write_pvars(void)
         }
         printf("pvar\t%d\t", i);
         put_escaped(name);
-        printf("\t%s\t%s\t%s\t", verbosity_name(verbosity), class_name(cls), datatype_name(type));
+        printf("\t%s\t%s\t%s\t", verbosity_name(verbosity), msc_pvar_class_name(cls),
+               datatype_name(type));
         put_escaped(enum_label(e));
         printf("\t%s\t%d\t%d\t%d\t", bind_name(bind), readonly, continuous, atomic);
         put_escaped(desc);
