@@ -68,6 +68,19 @@ usage_case - "cannot tell which MPI;is not an ELF file;give --mpi openmpi or --m
 usage_case - "cannot tell which MPI;is linked with no MPI library;--mpi" run -- /bin/true
 PATH="$here/fake-bin:$PATH" usage_case - "cannot tell which MPI;--mpi" run -- srun -n 2 "$fake"
 
+# mpiscope vars, report (analysis under MPI) and run --cvar.
+usage_case - "unknown option '--bogus'" vars --bogus
+usage_case - "--kind takes a comma-separated list of cvar, pvar, category, enum" vars --kind bogus
+usage_case - "--verbosity takes user, tuner, mpidev;not '99'" vars --verbosity 99
+usage_case - "--mpi takes openmpi or mpich, not 'lam'" vars --mpi lam
+usage_case - "--category needs a value" vars --category
+usage_case - "one pattern only; 'b*' is a second one" vars 'a*' 'b*'
+usage_case - "--np takes a number from 1 to 100000, not '0'" report --np 0 "$MSC_OUT"
+usage_case - "--np takes a number from 1 to 100000, not 'abc'" report --np abc "$MSC_OUT"
+usage_case - "--mpi takes openmpi or mpich, not 'zz'" report --np 2 --mpi zz "$MSC_OUT"
+usage_case - "--cvar 'noeq' is not NAME=VALUE" run --cvar noeq -- "$fake" "$prog"
+usage_case - "option --cvar needs a value: NAME=VALUE" run --cvar
+
 # The program's own command line.
 usage_case - "unknown option '--bogus';-h/--help and -V/--version" --bogus
 usage_case - "no command is named 'frobnicate';run, report and help" frobnicate
