@@ -14,7 +14,11 @@
  * then copies its .flushed file to snapT/, which must hold exactly the 7
  * calls.
  *
- *     flush_now [pcontrol|vt|thread]
+ * With "first-pcontrol", a second thread's first MPI call is MPI_Pcontrol(2)
+ * (a call that registers no thread: the trace module's hook crashed on it),
+ * then one MPI_Comm_rank; the test counts that call in the archive.
+ *
+ *     flush_now [pcontrol|vt|thread|first-pcontrol]
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -107,6 +111,15 @@ static void thread_flush_test(const char *out, int rank)
     pthread_join(th, NULL);
 }
 
+static void *first_pcontrol(void *arg)
+{
+    (void)arg;
+    int r;
+    MPI_Pcontrol(2);
+    MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
     int provided;
@@ -118,6 +131,13 @@ int main(int argc, char **argv)
     if (size != 2 || !out) {
         fprintf(stderr, "flush_now: 2 ranks and MPISCOPE_OUTPUT needed\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    if (argc > 1 && strcmp(argv[1], "first-pcontrol") == 0) {
+        pthread_t th;
+        pthread_create(&th, NULL, first_pcontrol, NULL);
+        pthread_join(th, NULL);
+        MPI_Finalize();
+        return 0;
     }
     int vt = argc > 1 && strcmp(argv[1], "vt") == 0;
     if (argc > 1 && strcmp(argv[1], "thread") == 0) {

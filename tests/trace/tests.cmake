@@ -50,6 +50,12 @@ foreach(f IN LISTS MSC_FLAVORS)
                ENV MPISCOPE_MODE=trace
                CHECK "/usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/check_flush.py $MSC_OUT thread"
                TIMEOUT 120)
+  # A thread whose first MPI call is MPI_Pcontrol(2): the run ends normally and
+  # its later call is traced (2 MPI_Comm_rank per rank).
+  msc_mpi_test(${f} trace/first-call-pcontrol NP 2 PROGRAM trace_flush_now ARGS first-pcontrol
+               ENV MPISCOPE_MODE=profile,trace
+               CHECK "test $(otf2-print $MPISCOPE_OUTPUT/trace/traces.otf2 | grep -c '^ENTER .*MPI_Comm_rank') -eq 4"
+               TIMEOUT 120)
   msc_mpi_program(${f} trace_flush_now_vt SOURCES flush_now.c FLAGS -DUSE_VT LINK_MPISCOPE)
   msc_mpi_test(${f} trace/vt-flush NP 2 PROGRAM trace_flush_now_vt ARGS vt NO_TOOL
                ENV MPISCOPE_MODE=trace
