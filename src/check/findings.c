@@ -28,6 +28,7 @@
 
 #if __has_include("callsite.h")
 #include "callsite.h"
+#include "../core/json_out.h"
 #pragma weak msc_callsite_open
 #pragma weak msc_callsite_resolve
 #pragma weak msc_callsite_close
@@ -210,21 +211,6 @@ chk_finding_t *chk_findings_snapshot(int *n)
 
 /* --- writing ------------------------------------------------------------- */
 
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
 static int by_class(const void *a, const void *b)
 {
     const chk_finding_t *x = a, *y = b;
@@ -291,26 +277,26 @@ static void write_json(chk_finding_t *f, int n, const char *note)
     msc_out_t o;
     if (!msc_out_open(&o, "checks.json")) return;
     fprintf(o.f, "{\n  \"version\": 1,\n  \"note\": ");
-    json_str(o.f, note ? note : "");
+    msc_json_put_string(o.f, note ? note : "");
     fprintf(o.f, ",\n  \"count\": %d,\n  \"findings\": [", n);
     for (int i = 0; i < n; i++) {
         fprintf(o.f, "%s\n    {\"class\": ", i ? "," : "");
-        json_str(o.f, f[i].cls);
+        msc_json_put_string(o.f, f[i].cls);
         fprintf(o.f, ", \"count\": %llu, \"ranks\": [", (unsigned long long)f[i].count);
         for (int k = 0; k < f[i].nparts; k++) fprintf(o.f, "%s%d", k ? ", " : "", f[i].parts[k].rank);
         fprintf(o.f, "], \"sites\": [");
         for (int k = 0; k < f[i].nparts; k++) {
             const chk_part_t *p = &f[i].parts[k];
             fprintf(o.f, "%s{\"rank\": %d, \"call\": ", k ? ", " : "", p->rank);
-            json_str(o.f, p->call);
+            msc_json_put_string(o.f, p->call);
             fprintf(o.f, ", \"file\": ");
-            json_str(o.f, p->file);
+            msc_json_put_string(o.f, p->file);
             fprintf(o.f, ", \"line\": %d, \"function\": ", p->line);
-            json_str(o.f, p->func);
+            msc_json_put_string(o.f, p->func);
             fputc('}', o.f);
         }
         fprintf(o.f, "],\n     \"explanation\": ");
-        json_str(o.f, f[i].text);
+        msc_json_put_string(o.f, f[i].text);
         fputc('}', o.f);
     }
     fprintf(o.f, "\n  ]\n}\n");

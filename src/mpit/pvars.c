@@ -58,6 +58,7 @@
 #include "../profile/callsite.h"
 #include "../trace/trace.h"
 #include "pvar_class.h"
+#include "../core/json_out.h"
 
 /* The profile module resolves call sites; this module works without it. */
 extern msc_callsite_resolver_t *msc_callsite_open(void) __attribute__((weak));
@@ -495,22 +496,11 @@ static void describe_site(msc_callsite_resolver_t *r, void *site, char *out, siz
     }
 }
 
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\') fprintf(f, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20) fprintf(f, "\\u%04x", *s);
-        else fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 /* The "pvars" object of mpit.json and profile.json. */
 static void write_pvars_json(FILE *f, int size, const double *all, int nv)
 {
     fprintf(f, "{\"setting\":");
-    json_str(f, msc_g.settings.v[MSC_SET_PVARS].str);
+    msc_json_put_string(f, msc_g.settings.v[MSC_SET_PVARS].str);
     fprintf(f, ",\"interval_ms\":%lld,\"variables\":[",
             msc_g.settings.v[MSC_SET_PVAR_INTERVAL].num);
     bool first = true;
@@ -518,7 +508,7 @@ static void write_pvars_json(FILE *f, int size, const double *all, int nv)
         if (vars[v].dead) continue;
         fprintf(f, "%s\n{\"name\":", first ? "" : ",");
         first = false;
-        json_str(f, vars[v].name);
+        msc_json_put_string(f, vars[v].name);
         fprintf(f, ",\"class\":\"%s\",\"bound_to\":%s,\"per_rank\":[",
                 msc_pvar_class_name(vars[v].klass),
                 vars[v].bind == MPI_T_BIND_MPI_COMM ? "\"MPI_COMM_WORLD\"" : "null");
@@ -533,7 +523,7 @@ static void write_pvars_json(FILE *f, int size, const double *all, int nv)
     fprintf(f, "],\"notes\":[");
     for (int i = 0; i < nnotes; i++) {
         if (i) fputc(',', f);
-        json_str(f, notes[i]);
+        msc_json_put_string(f, notes[i]);
     }
     fprintf(f, "],\"notes_dropped\":%d}", notes_dropped);
 }
@@ -598,12 +588,12 @@ static void write_results(int size, const double *all, int nv, const site_rec_t 
         fprintf(f, "{\"pvars\":%s", profile_section ? profile_section : "null");
         if (check_on) {
             fprintf(f, ",\n\"unexpected_queue\":{\"threshold\":%" PRIu64 ",\"measure\":", threshold);
-            json_str(f, measure);
+            msc_json_put_string(f, measure);
             fprintf(f, ",\"dropped\":%" PRIu64 ",\"unchecked\":%" PRIu64 ",\"sites\":[", dropped,
                     unchecked);
             for (int i = 0; i < nrecs; i++) {
                 fprintf(f, "%s\n{\"site\":", i ? "," : "");
-                json_str(f, recs[i].where);
+                msc_json_put_string(f, recs[i].where);
                 fprintf(f, ",\"rank\":%d,\"count\":%" PRIu64 ",\"max_length\":%" PRIu64 "}",
                         recs[i].rank, recs[i].count, recs[i].max_length);
             }

@@ -34,6 +34,7 @@
 #include "render.h"
 #include "requests.h"
 #include "state.h"
+#include "../core/json_out.h"
 
 /* src/mpit/pvars.c, if built: the "pvars" object of profile.json, or NULL. */
 extern const char *msc_pvars_profile_section(void) __attribute__((weak, visibility("hidden")));
@@ -206,18 +207,6 @@ static void fold_thread(msc_thread_t *t, void *arg)
         f->sites[f->nsites++] = p->sites[i];
     }
     f->dropped += p->site_dropped;
-}
-
-static void json_escape(FILE *o, const char *s)
-{
-    fputc('"', o);
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') fprintf(o, "\\%c", c);
-        else if (c < 0x20) fprintf(o, "\\u%04x", c);
-        else fputc(c, o);
-    }
-    fputc('"', o);
 }
 
 /* Appends one resolved frame to the key: fields separated by \x1f. */
@@ -473,7 +462,7 @@ static void json_frames(FILE *o, char *key)
     strtok_r(key, "\t", &save);
     char *fn = strtok_r(NULL, "\t", &save);
     fprintf(o, "\"function\": ");
-    json_escape(o, fn);
+    msc_json_put_string(o, fn);
     fprintf(o, ", \"frames\": [");
     bool first = true;
     for (char *fr; (fr = strtok_r(NULL, "\t", &save)); first = false) {
@@ -485,13 +474,13 @@ static void json_frames(FILE *o, char *key)
             else fr = NULL;
         }
         fprintf(o, "%s{\"symbol\": ", first ? "" : ", ");
-        json_escape(o, f[0] ? f[0] : "");
+        msc_json_put_string(o, f[0] ? f[0] : "");
         fprintf(o, ", \"file\": ");
-        json_escape(o, f[1] ? f[1] : "");
+        msc_json_put_string(o, f[1] ? f[1] : "");
         fprintf(o, ", \"line\": %d, \"module\": ", f[2] ? atoi(f[2]) : 0);
-        json_escape(o, f[3] ? f[3] : "");
+        msc_json_put_string(o, f[3] ? f[3] : "");
         fprintf(o, ", \"offset\": ");
-        json_escape(o, f[4] ? f[4] : "");
+        msc_json_put_string(o, f[4] ? f[4] : "");
         fputc('}', o);
     }
     fputc(']', o);
@@ -524,11 +513,11 @@ static void json_write(FILE *o, set_t *st, const rank_sum_t *ranks, int nranks, 
         fclose(c);
     }
     fprintf(o, "\"program\": ");
-    json_escape(o, prog);
+    msc_json_put_string(o, prog);
     fprintf(o, ",\n\"scope\": \"%s\",\n", why ? "rank-incomplete" : flush ? "rank-flush" : "run");
     if (why) {
         fprintf(o, "\"incomplete\": {\"rank\": %d, \"reason\": ", msc_g.world_rank);
-        json_escape(o, why);
+        msc_json_put_string(o, why);
         fprintf(o, "},\n");
     } else if (flush) {
         fprintf(o, "\"flush\": {\"rank\": %d, \"index\": %d},\n", msc_g.world_rank, msc_prof.flushes);
@@ -559,7 +548,7 @@ static void json_write(FILE *o, set_t *st, const rank_sum_t *ranks, int nranks, 
         if (st->e[i].key[0] != 'F') continue;
         rec_t *r = &st->e[i].r;
         fprintf(o, "%s\n  {\"name\": ", first ? "" : ",");
-        json_escape(o, st->e[i].key + 2);
+        msc_json_put_string(o, st->e[i].key + 2);
         fprintf(o, ", ");
         json_stats(o, r, world);
         fprintf(o, ", \"histogram\": [");

@@ -4,6 +4,7 @@
  * number printed is a number of profile.json or a ratio of two of them.
  */
 #include "render.h"
+#include "../core/json_out.h"
 
 #include <dirent.h>
 #include <stdint.h>
@@ -295,14 +296,7 @@ static void json_out(FILE *o, const msc_json_t *v)
         else fprintf(o, "%.17g", v->num);
         break;
     case MSC_JSTR:
-        fputc('"', o);
-        for (const char *s = v->str; *s; s++) {
-            unsigned char c = (unsigned char)*s;
-            if (c == '"' || c == '\\') fprintf(o, "\\%c", c);
-            else if (c < 0x20) fprintf(o, "\\u%04x", c);
-            else fputc(c, o);
-        }
-        fputc('"', o);
+        msc_json_put_string(o, v->str);
         break;
     case MSC_JARR:
     case MSC_JOBJ:

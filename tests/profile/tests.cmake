@@ -4,6 +4,7 @@
 add_executable(msc_profile_report ${CMAKE_CURRENT_LIST_DIR}/report_main.c
   ${CMAKE_SOURCE_DIR}/tools/cli/report.c ${CMAKE_SOURCE_DIR}/tools/cli/report-lib.c)
 set_target_properties(msc_profile_report PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${MSC_TEST_BIN})
+target_link_libraries(msc_profile_report PRIVATE msc_base)
 set(msc_profile_check "${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check.py")
 foreach(f IN LISTS MSC_FLAVORS)
   if(f STREQUAL "mpich")

@@ -36,7 +36,7 @@ pkg_check_modules(OTF2T REQUIRED IMPORTED_TARGET otf2)
 add_executable(report_merge_test ${CMAKE_CURRENT_LIST_DIR}/merge_test.c
   ${CMAKE_SOURCE_DIR}/tools/cli/waitstate.c ${CMAKE_SOURCE_DIR}/tools/cli/trace_reader.c)
 target_include_directories(report_merge_test PRIVATE ${CMAKE_SOURCE_DIR}/tools/cli)
-target_link_libraries(report_merge_test PRIVATE PkgConfig::OTF2T m)
+target_link_libraries(report_merge_test PRIVATE msc_base PkgConfig::OTF2T m)
 add_test(NAME report/merge-parts
   COMMAND sh -c "d=$(mktemp -d) && ${CMAKE_BINARY_DIR}/bin/msc_bench_gen_trace $d/trace 5 300 >/dev/null && $<TARGET_FILE:report_merge_test> $d/trace/traces.otf2; rc=$?; rm -rf $d; exit $rc")
 set_tests_properties(report/merge-parts PROPERTIES TIMEOUT 60 LABELS report)

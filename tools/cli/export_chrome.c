@@ -22,6 +22,7 @@
 
 #include "commands.h"
 #include "trace_reader.h"
+#include "../../src/core/json_out.h"
 
 typedef struct {
     uint64_t key[4];
@@ -44,21 +45,6 @@ static double us(xctx_t *c, uint64_t t)
     return (double)(int64_t)(t - c->t->offset) * 1e6 / (double)c->t->resolution;
 }
 
-static void jstr(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            fprintf(f, "\\%c", ch);
-        else if (ch < 0x20)
-            fprintf(f, "\\u%04x", ch);
-        else
-            fputc(ch, f);
-    }
-    fputc('"', f);
-}
-
 static void sep(xctx_t *c)
 {
     fputs(c->first ? "\n" : ",\n", c->o);
@@ -71,7 +57,7 @@ static void region(xctx_t *c, uint64_t t, uint32_t r, char ph)
     sep(c);
     fprintf(c->o, "{\"ph\":\"%c\",\"pid\":%d,\"tid\":%u,\"ts\":%.3f,\"cat\":\"%s\",\"name\":", ph,
             c->cur->rank, c->cur->thread, us(c, t), msc_trace_region_is_mpi(c->t, r) ? "MPI" : "user");
-    jstr(c->o, msc_trace_region_name(c->t, r));
+    msc_json_put_string(c->o, msc_trace_region_name(c->t, r));
     fputc('}', c->o);
     if (ph == 'B') c->slices++;
 }
@@ -158,9 +144,9 @@ static void ev_metric(void *u, uint64_t t, uint32_t metric, double v)
     sep(c);
     fprintf(c->o, "{\"ph\":\"C\",\"pid\":%d,\"tid\":%u,\"ts\":%.3f,\"name\":", c->cur->rank,
             c->cur->thread, us(c, t));
-    jstr(c->o, name);
+    msc_json_put_string(c->o, name);
     fprintf(c->o, ",\"args\":{");
-    jstr(c->o, name);
+    msc_json_put_string(c->o, name);
     fprintf(c->o, ":%.17g}}", v);
     c->counters++;
 }
@@ -240,7 +226,7 @@ int msc_cmd_export(int argc, char **argv)
         goto done;
     }
     fprintf(c->o, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"tool\":\"mpiscope\",\"trace\":");
-    jstr(c->o, anchor);
+    msc_json_put_string(c->o, anchor);
     fprintf(c->o, "},\"traceEvents\":[");
     int last_rank = -1;
     for (size_t i = 0; i < c->t->nloc; i++) {

@@ -26,6 +26,7 @@
 #include "launcher.h"
 #include "mpi_detect.h"
 #include "paths.h"
+#include "../../src/core/json_out.h"
 
 enum { KIND_CVAR = 1, KIND_PVAR = 2, KIND_CATEGORY = 4, KIND_ENUM = 8, KIND_ALL = 15 };
 
@@ -308,20 +309,6 @@ static void mark_subtree(records_t *rs, record_t *cat, bool *in)
 
 /* ---- output ---- */
 
-static void json_string(const char *s)
-{
-    putchar('"');
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') printf("\\%c", c);
-        else if (c == '\n') fputs("\\n", stdout);
-        else if (c == '\t') fputs("\\t", stdout);
-        else if (c < 0x20) printf("\\u%04x", c);
-        else putchar(c);
-    }
-    putchar('"');
-}
-
 static void json_list(const char *list)
 {
     putchar('[');
@@ -350,33 +337,33 @@ static void print_json(records_t *rs, msc_mpi_t mpi, bool after_init, int kinds)
             first = false;
             if (sections[s].kind == KIND_CVAR) {
                 printf("\"index\":%s,\"name\":", r->f[C_INDEX]);
-                json_string(r->f[C_NAME]);
+                msc_json_put_string(stdout, r->f[C_NAME]);
                 printf(",\"verbosity\":\"%s\",\"datatype\":\"%s\",\"enum\":", r->f[C_VERB],
                        r->f[C_TYPE]);
                 if (strcmp(r->f[C_ENUM], "-") == 0) fputs("null", stdout);
-                else json_string(r->f[C_ENUM]);
+                else msc_json_put_string(stdout, r->f[C_ENUM]);
                 printf(",\"bind\":\"%s\",\"scope\":\"%s\",\"value\":", r->f[C_BIND],
                        r->f[C_SCOPE]);
                 if (strcmp(r->f[C_VALUE], "-") == 0) fputs("null", stdout);
-                else json_string(r->f[C_VALUE]);
+                else msc_json_put_string(stdout, r->f[C_VALUE]);
                 fputs(",\"description\":", stdout);
-                json_string(r->f[C_DESC]);
+                msc_json_put_string(stdout, r->f[C_DESC]);
             } else if (sections[s].kind == KIND_PVAR) {
                 printf("\"index\":%s,\"name\":", r->f[P_INDEX]);
-                json_string(r->f[P_NAME]);
+                msc_json_put_string(stdout, r->f[P_NAME]);
                 printf(",\"verbosity\":\"%s\",\"class\":\"%s\",\"datatype\":\"%s\",\"enum\":",
                        r->f[P_VERB], r->f[P_CLASS], r->f[P_TYPE]);
                 if (strcmp(r->f[P_ENUM], "-") == 0) fputs("null", stdout);
-                else json_string(r->f[P_ENUM]);
+                else msc_json_put_string(stdout, r->f[P_ENUM]);
                 printf(",\"bind\":\"%s\",\"readonly\":%s,\"continuous\":%s,\"atomic\":%s,"
                        "\"description\":",
                        r->f[P_BIND], atoi(r->f[P_RO]) ? "true" : "false",
                        atoi(r->f[P_CONT]) ? "true" : "false",
                        atoi(r->f[P_ATOMIC]) ? "true" : "false");
-                json_string(r->f[P_DESC]);
+                msc_json_put_string(stdout, r->f[P_DESC]);
             } else if (sections[s].kind == KIND_CATEGORY) {
                 printf("\"index\":%s,\"name\":", r->f[K_INDEX]);
-                json_string(r->f[K_NAME]);
+                msc_json_put_string(stdout, r->f[K_NAME]);
                 fputs(",\"cvars\":", stdout);
                 json_list(r->f[K_CVARS]);
                 fputs(",\"pvars\":", stdout);
@@ -384,10 +371,10 @@ static void print_json(records_t *rs, msc_mpi_t mpi, bool after_init, int kinds)
                 fputs(",\"categories\":", stdout);
                 json_list(r->f[K_CATS]);
                 fputs(",\"description\":", stdout);
-                json_string(r->f[K_DESC]);
+                msc_json_put_string(stdout, r->f[K_DESC]);
             } else {
                 fputs("\"name\":", stdout);
-                json_string(r->f[E_NAME]);
+                msc_json_put_string(stdout, r->f[E_NAME]);
                 fputs(",\"items\":[", stdout);
                 char *items = strdup(r->f[E_ITEMS]);
                 bool firstitem = true;
@@ -396,7 +383,7 @@ static void print_json(records_t *rs, msc_mpi_t mpi, bool after_init, int kinds)
                     if (!eq) continue;
                     *eq = '\0';
                     printf("%s{\"value\":%s,\"name\":", firstitem ? "" : ",", it);
-                    json_string(eq + 1);
+                    msc_json_put_string(stdout, eq + 1);
                     putchar('}');
                     firstitem = false;
                 }

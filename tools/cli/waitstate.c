@@ -56,6 +56,7 @@
 #include <unistd.h>
 
 #include "trace_reader.h"
+#include "../../src/core/json_out.h"
 
 const char *const ws_pattern_id[WS_NPATTERNS] = {
     "late_sender",     "late_sender_wrong_order", "late_receiver",
@@ -1056,26 +1057,11 @@ void ws_free(ws_result_t *r)
     free(r);
 }
 
-static void jstr(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            fprintf(f, "\\%c", ch);
-        else if (ch < 0x20)
-            fprintf(f, "\\u%04x", ch);
-        else
-            fputc(ch, f);
-    }
-    fputc('"', f);
-}
-
 int ws_write_json(FILE *f, const ws_result_t *r, const char *trace_rel)
 {
     fprintf(f, "{\n  \"schema_version\": 1,\n  \"tool\": \"mpiscope\",\n  \"kind\": \"waitstates\",\n");
     fprintf(f, "  \"trace\": ");
-    jstr(f, trace_rel);
+    msc_json_put_string(f, trace_rel);
     fprintf(f, ",\n  \"ranks\": %d,\n  \"locations\": %llu,\n  \"events\": %llu,\n", r->ranks,
             (unsigned long long)r->locations, (unsigned long long)r->events);
     fprintf(f, "  \"messages\": %llu,\n  \"unmatched\": %llu,\n  \"collectives\": %llu,\n",
@@ -1088,7 +1074,7 @@ int ws_write_json(FILE *f, const ws_result_t *r, const char *trace_rel)
         const char *t = ws_pattern_title[p];
         while (*t == ' ') t++;
         fprintf(f, "%s\n    {\"id\": \"%s\", \"title\": ", p ? "," : "", ws_pattern_id[p]);
-        jstr(f, t);
+        msc_json_put_string(f, t);
         fprintf(f, ", \"part_of\": %s, \"time_ns\": %llu, \"instances\": %llu}",
                 p == WS_LATE_SENDER_WO ? "\"late_sender\"" : "null", (unsigned long long)r->ns[p],
                 (unsigned long long)r->instances[p]);
@@ -1106,13 +1092,13 @@ int ws_write_json(FILE *f, const ws_result_t *r, const char *trace_rel)
     for (int i = 0; i < r->nsites; i++) {
         const ws_site_t *s = &r->sites[i];
         fprintf(f, "%s\n    {\"site\": ", i ? "," : "");
-        jstr(f, s->name);
+        msc_json_put_string(f, s->name);
         fprintf(f, ", \"function\": ");
-        jstr(f, s->function);
+        msc_json_put_string(f, s->function);
         fprintf(f, ", \"path\": ");
-        jstr(f, s->path);
+        msc_json_put_string(f, s->path);
         fprintf(f, ", \"file\": ");
-        jstr(f, s->file);
+        msc_json_put_string(f, s->file);
         fprintf(f, ", \"line\": %u, \"calls\": %llu, \"mpi_ns\": %llu", s->line,
                 (unsigned long long)s->calls, (unsigned long long)s->mpi_ns);
         for (int p = 0; p < WS_NPATTERNS; p++)
