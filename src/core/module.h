@@ -27,7 +27,9 @@ typedef struct msc_module {
     int (*init)(int slot);
     void (*enter)(msc_call_t *c);     /* before the PMPI call, may be NULL */
     void (*leave)(msc_call_t *c);     /* after it, may be NULL */
-    void (*pcontrol)(int level);      /* MPI_Pcontrol with level >= 2, or a level change */
+    /* MPI_Pcontrol with level 2, or a level change; the calling thread is
+     * registered (msc_tls.thread, NULL only if memory ran out). */
+    void (*pcontrol)(int level);
     void (*finalize)(void);           /* before PMPI_Finalize; collective over msc_g.comm */
     /* The rank is going down without MPI_Finalize: a fatal signal (signum),
      * or MPI_Abort (signum 0). Write what this rank recorded so far, marked

@@ -182,6 +182,9 @@ void msc_runtime_pcontrol(int level)
     }
     if (phase != MSC_PHASE_RUNNING) return;
     if (level == 0 || level == 1 || level == 2) {
+        /* The hooks may use this thread's state, and MPI_Pcontrol (which
+         * registers nothing itself) may be the thread's first MPI call. */
+        msc_thread_attach();
         for (int i = 0; i < module_count; i++)
             if (module_active[i] && modules[i]->pcontrol) modules[i]->pcontrol(level);
     } else {

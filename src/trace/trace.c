@@ -1299,10 +1299,8 @@ void msc_trace_flush(void)
 
 static void trace_pcontrol(int level)
 {
-    if (!msc_trace_active()) return;
-    /* MPI_Pcontrol may be a thread's first MPI call (it registers no thread). */
-    msc_thread_t *th = msc_tls.thread ? msc_tls.thread : msc_thread_attach();
-    trc_thread_t *t = th ? thread_of(th) : NULL;
+    msc_thread_t *th = msc_tls.thread; /* registered by the core (module.h) */
+    trc_thread_t *t = msc_trace_active() && th ? thread_of(th) : NULL;
     if (!t) return;
     if (level == 2) {
         atomic_fetch_add(&flush_gen, 1);
