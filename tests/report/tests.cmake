@@ -30,16 +30,18 @@ foreach(f IN LISTS MSC_FLAVORS)
     ENV MPISCOPE_MODE=trace MPISCOPE_QUIET=1
     CHECK "${rep_py} ${CMAKE_CURRENT_LIST_DIR}/check_export.py $MPISCOPE_OUTPUT ${np} ${rep_cli}")
 endforeach()
-# The parts of the analysis under MPI merged without MPI (2 and 3 parts give
-# the serial result) and malformed parts refused without a crash.
+# The analysis split into parts without MPI (threads in place of the
+# processes of mpiscope-analyze): 2, 3 and 5 parts give the serial result.
 pkg_check_modules(OTF2T REQUIRED IMPORTED_TARGET otf2)
-add_executable(report_merge_test ${CMAKE_CURRENT_LIST_DIR}/merge_test.c
-  ${CMAKE_SOURCE_DIR}/tools/cli/waitstate.c ${CMAKE_SOURCE_DIR}/tools/cli/trace_reader.c)
-target_include_directories(report_merge_test PRIVATE ${CMAKE_SOURCE_DIR}/tools/cli)
-target_link_libraries(report_merge_test PRIVATE msc_base PkgConfig::OTF2T m)
-add_test(NAME report/merge-parts
-  COMMAND sh -c "d=$(mktemp -d) && ${CMAKE_BINARY_DIR}/bin/msc_bench_gen_trace $d/trace 5 300 >/dev/null && $<TARGET_FILE:report_merge_test> $d/trace/traces.otf2; rc=$?; rm -rf $d; exit $rc")
-set_tests_properties(report/merge-parts PROPERTIES TIMEOUT 60 LABELS report)
+find_package(Threads REQUIRED)
+add_executable(report_parts_test ${CMAKE_CURRENT_LIST_DIR}/parts_test.c
+  ${CMAKE_SOURCE_DIR}/tools/cli/waitstate.c ${CMAKE_SOURCE_DIR}/tools/cli/waitstate_match.c
+  ${CMAKE_SOURCE_DIR}/tools/cli/trace_reader.c)
+target_include_directories(report_parts_test PRIVATE ${CMAKE_SOURCE_DIR}/tools/cli)
+target_link_libraries(report_parts_test PRIVATE msc_base PkgConfig::OTF2T Threads::Threads m)
+add_test(NAME report/parts
+  COMMAND sh -c "d=$(mktemp -d) && ${CMAKE_BINARY_DIR}/bin/msc_bench_gen_trace $d/trace 5 300 >/dev/null && $<TARGET_FILE:report_parts_test> $d/trace/traces.otf2; rc=$?; rm -rf $d; exit $rc")
+set_tests_properties(report/parts PROPERTIES TIMEOUT 60 LABELS report)
 # mpiscope diff on two committed profiles (B: receives twice as slow, barriers
 # twice as fast, a new function): the output is compared with the expected text.
 add_test(NAME report/diff

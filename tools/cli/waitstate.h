@@ -53,36 +53,42 @@ typedef struct {
     int processes;           /* analysis processes (1: this one alone) */
 } ws_result_t;
 
+typedef enum { WS_SUM, WS_MIN, WS_MAX } ws_reduce_t;
+
 /* Analyses the archive `anchor` (…/traces.otf2) in this process. `progress`
  * prints progress lines on stderr. Returns NULL with a message in err. */
 ws_result_t *ws_analyze(const char *anchor, bool progress, char *err, size_t errlen);
 void ws_free(ws_result_t *r);
 
 /* The two phases apart, for the analysis under MPI (analyze/). ws_read
- * reads the locations of part `part` of `nparts` (whole ranks, contiguous
- * blocks; ws_part_owns says which). A part travels as a header and
- * segments: ws_part_export gives both for the locations with mine[i] (the
- * header and the array of segments malloc'd; the segments point into c).
- * On the receiving side ws_merge_begin reads a header and gives the
- * segments to receive into, in the same order, and ws_merge_end checks and
- * renumbers what arrived. Each returns 0, or -1 with a message in err.
- * ws_finish matches and classifies everything c holds, and frees c. */
+ * reads the locations of part `part` of `nparts` (whole ranks in
+ * contiguous blocks; ws_part_owns says which). ws_finish matches and
+ * classifies them, every part at once: the parts exchange what the others
+ * need through `net` (NULL: one part, no exchange), and frees c. Every
+ * part gets the totals; the call sites are merged on part 0 only. */
 typedef struct ws_ctx ws_ctx_t;
 typedef struct {
-    void *p;
-    size_t len; /* bytes */
-} ws_seg_t;
+    int part, nparts;
+    void *u;
+    /* All-to-all: `send` holds scount[q] records of `size` bytes for each
+     * part q in turn; *recv (malloc'd) receives rcount[q] records from
+     * each part q in turn. */
+    void (*alltoallv)(void *u, const void *send, const uint64_t *scount, size_t size,
+                     void **recv, uint64_t *rcount);
+    /* v[0..n) reduced element-wise over the parts, in place; for WS_MIN
+     * and WS_MAX every value is below 2^63. An exchange that fails ends
+     * the analysis (it cannot stay in step otherwise). */
+    void (*allreduce)(void *u, uint64_t *v, size_t n, ws_reduce_t op);
+    /* Part 0 receives the `len` bytes of every part: *all (malloc'd) holds
+     * them in part order, lens[q] (nparts entries, malloc'd) their sizes;
+     * on the other parts *all is NULL. */
+    void (*gather)(void *u, const void *p, size_t len, void **all, uint64_t **lens);
+} ws_net_t;
 ws_ctx_t *ws_read(const char *anchor, int part, int nparts, bool progress, char *err,
                   size_t errlen);
 bool ws_part_owns(const ws_ctx_t *c, size_t loc, int part, int nparts);
-size_t ws_ctx_locations(const ws_ctx_t *c);
 uint64_t ws_ctx_events(const ws_ctx_t *c);
-int ws_part_export(ws_ctx_t *c, const bool *mine, void **header, size_t *hlen, ws_seg_t **segs,
-                   size_t *nsegs);
-int ws_merge_begin(ws_ctx_t *c, const void *header, size_t hlen, ws_seg_t **segs,
-                   size_t *nsegs, char *err, size_t errlen);
-int ws_merge_end(ws_ctx_t *c, char *err, size_t errlen);
-ws_result_t *ws_finish(ws_ctx_t *c, int processes);
+ws_result_t *ws_finish(ws_ctx_t *c, const ws_net_t *net);
 void ws_ctx_free(ws_ctx_t *c);
 
 /* waitstates.json (schema in docs/report.md). Returns 0 or -1. */

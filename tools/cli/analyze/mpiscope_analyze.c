@@ -3,26 +3,23 @@
  * by `mpiscope report --np N` (waitstate_par.c) as
  *     mpirun -np N mpiscope-analyze ANCHOR OUT.json TRACE_REL
  *
- * Design. Reading the trace is most of the analysis (docs/report.md), and
- * it is per location, so it is what is split: process p of P reads the
- * locations of world ranks [R*p/P, R*(p+1)/P) of the trace (whole ranks,
- * so a rank's sends on a channel keep their serial order) with the same
- * code as the serial analysis (ws_read). Each process sends its records to
- * process 0: a header (call-site nodes and their sums, array lengths) and
- * then the arrays of calls, message ends and collectives straight from
- * memory (ws_part_export), received straight into their final place
- * (ws_merge_begin); process 0 takes the parts in process order, renumbers
- * the call-site nodes (ws_merge_end) and runs phase 2 (ws_finish) on
- * exactly the records the serial analysis would have had: the result is
- * identical to it but for the timings. Process 0 writes OUT.json through
- * a temporary file and a rename. Matching and classifying stay on process
- * 0 (about a tenth of the serial time); Scalasca's replay distributes them
- * too, see docs/report.md.
+ * Design. Process p of P reads the locations of world ranks
+ * [R*p/P, R*(p+1)/P) of the trace (whole ranks) with the code of the
+ * serial analysis (ws_read), and matches and classifies them (ws_finish):
+ * the sends travel to the process of their receiver and the answers back
+ * by all-to-alls, collective instances meet in reductions, the call sites
+ * on process 0 (waitstate_match.c). This file gives ws_finish those
+ * exchanges over MPI_COMM_WORLD. Every exchange is nonblocking and waited
+ * for gently: a process that is done must not spin on a core that another
+ * one still works on (both MPIs poll in blocking calls). Process 0 writes
+ * OUT.json through a temporary file and a rename; the result is identical
+ * to the serial analysis but for the timings.
  *
  * Exit codes: 0, 1 when the trace cannot be read or the output written
  * (message on stderr from the process that failed), 2 for usage.
  */
 #include <mpi.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -33,9 +30,6 @@
 
 #include "waitstate.h"
 
-/* Point-to-point messages carry at most this many bytes (int counts). */
-#define CHUNK ((size_t)1 << 30)
-
 static double now_s(void)
 {
     struct timespec ts;
@@ -43,9 +37,7 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Waits for r, sleeping between tests: a process that has finished reading
- * must not spin on the core another one still reads on (both MPIs poll in
- * blocking calls). */
+/* Waits for r, sleeping between tests. */
 static void wait_gently(MPI_Request *r)
 {
     int done = 0;
@@ -68,19 +60,101 @@ static bool all_ok(bool ok)
     return out == 1;
 }
 
-static void send_bytes(const void *p, size_t len)
+static void *alloc(size_t n)
 {
-    for (size_t off = 0; off < len; off += CHUNK) {
-        size_t k = len - off < CHUNK ? len - off : CHUNK;
-        MPI_Send((const char *)p + off, (int)k, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
+    void *p = malloc(n ? n : 1);
+    if (!p) {
+        fprintf(stderr, "mpiscope-analyze: out of memory (%zu bytes)\n", n);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    return p;
+}
+
+/* Counts and displacements of an exchange in units of `size`-byte records;
+ * MPI takes them as int. */
+static void int_counts(const uint64_t *n, int np, int *cnt, int *disp)
+{
+    uint64_t off = 0;
+    for (int q = 0; q < np; q++) {
+        if (n[q] > INT_MAX || off > INT_MAX) {
+            fprintf(stderr, "mpiscope-analyze: more than %d records in one exchange; "
+                            "give the analysis more processes\n", INT_MAX);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        cnt[q] = (int)n[q], disp[q] = (int)off;
+        off += n[q];
     }
 }
 
-static void recv_bytes(void *p, size_t len, int from)
+static void net_alltoallv(void *u, const void *send, const uint64_t *scount, size_t size,
+                          void **recv, uint64_t *rcount)
 {
-    for (size_t off = 0; off < len; off += CHUNK) {
-        size_t k = len - off < CHUNK ? len - off : CHUNK;
-        MPI_Recv((char *)p + off, (int)k, MPI_BYTE, from, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    (void)u;
+    int np = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    MPI_Request r;
+    MPI_Ialltoall(scount, 1, MPI_UINT64_T, rcount, 1, MPI_UINT64_T, MPI_COMM_WORLD, &r);
+    wait_gently(&r);
+    int *sc = alloc(4 * (size_t)np * sizeof *sc), *sd = sc + np, *rc = sd + np, *rd = rc + np;
+    int_counts(scount, np, sc, sd);
+    int_counts(rcount, np, rc, rd);
+    uint64_t total = 0;
+    for (int q = 0; q < np; q++) total += rcount[q];
+    *recv = alloc(total * size);
+    MPI_Datatype rec;
+    MPI_Type_contiguous((int)size, MPI_BYTE, &rec);
+    MPI_Type_commit(&rec);
+    MPI_Ialltoallv(send, sc, sd, rec, *recv, rc, rd, rec, MPI_COMM_WORLD, &r);
+    wait_gently(&r);
+    MPI_Type_free(&rec);
+    free(sc);
+}
+
+static void net_allreduce(void *u, uint64_t *v, size_t n, ws_reduce_t op)
+{
+    (void)u;
+    /* MPICH 4.0.2 compares MPI_UINT64_T as signed in MPI_MIN and MPI_MAX:
+     * those take values below 2^63 (waitstate.h), as MPI_INT64_T. */
+    MPI_Op o = op == WS_SUM ? MPI_SUM : op == WS_MIN ? MPI_MIN : MPI_MAX;
+    MPI_Datatype t = op == WS_SUM ? MPI_UINT64_T : MPI_INT64_T;
+    for (size_t off = 0; off < n; off += INT_MAX / 2) {
+        int k = (int)(n - off < INT_MAX / 2 ? n - off : INT_MAX / 2);
+        MPI_Request r;
+        MPI_Iallreduce(MPI_IN_PLACE, v + off, k, t, o, MPI_COMM_WORLD, &r);
+        wait_gently(&r);
+    }
+}
+
+static void net_gather(void *u, const void *p, size_t len, void **all, uint64_t **lens)
+{
+    (void)u;
+    int me = 0, np = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    uint64_t n = len;
+    *lens = alloc((size_t)np * sizeof **lens);
+    MPI_Request r;
+    MPI_Igather(&n, 1, MPI_UINT64_T, *lens, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD, &r);
+    wait_gently(&r);
+    int *cnt = NULL, *disp = NULL;
+    *all = NULL;
+    if (me == 0) {
+        cnt = alloc(2 * (size_t)np * sizeof *cnt), disp = cnt + np;
+        int_counts(*lens, np, cnt, disp);
+        uint64_t total = 0;
+        for (int q = 0; q < np; q++) total += (*lens)[q];
+        *all = alloc(total);
+    }
+    if (len > INT_MAX) {
+        fprintf(stderr, "mpiscope-analyze: %zu bytes of call sites are too many\n", len);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    MPI_Igatherv(p, (int)len, MPI_BYTE, *all, cnt, disp, MPI_BYTE, 0, MPI_COMM_WORLD, &r);
+    wait_gently(&r);
+    free(cnt);
+    if (me != 0) {
+        free(*lens);
+        *lens = NULL;
     }
 }
 
@@ -109,92 +183,29 @@ int main(int argc, char **argv)
         ws_ctx_free(c);
         return finish(1);
     }
-    void *hdr = NULL;
-    size_t hlen = 0, nseg = 0;
-    ws_seg_t *seg = NULL;
-    bool ok = true;
-    if (me != 0) {
-        size_t n = ws_ctx_locations(c);
-        bool *mine = malloc(n ? n : 1);
-        for (size_t i = 0; mine && i < n; i++) mine[i] = ws_part_owns(c, i, me, np);
-        ok = mine && ws_part_export(c, mine, &hdr, &hlen, &seg, &nseg) == 0;
-        if (!ok) fprintf(stderr, "mpiscope-analyze: process %d: out of memory\n", me);
-        free(mine);
-    }
-    if (!all_ok(ok)) {
-        free(hdr), free(seg);
-        ws_ctx_free(c);
-        return finish(1);
-    }
-    double read_s = now_s() - t0, read_max = 0;
-    MPI_Reduce(&read_s, &read_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    /* Parts go to process 0 one after the other, in process order, each
-     * when process 0 asks for it; the transfer itself is blocking. */
-    if (me != 0) {
-        int go = 0;
-        MPI_Request r;
-        MPI_Irecv(&go, 1, MPI_INT, 0, 2, MPI_COMM_WORLD, &r);
-        wait_gently(&r);
-        uint64_t n = hlen;
-        MPI_Send(&n, 1, MPI_UINT64_T, 0, 0, MPI_COMM_WORLD);
-        send_bytes(hdr, hlen);
-        for (size_t i = 0; i < nseg; i++) send_bytes(seg[i].p, seg[i].len);
-        free(hdr), free(seg);
-        ws_ctx_free(c);
-        c = NULL;
-    } else {
-        for (int p = 1; p < np; p++) {
-            uint64_t n = 0;
-            int go = 1;
-            MPI_Send(&go, 1, MPI_INT, p, 2, MPI_COMM_WORLD);
-            MPI_Recv(&n, 1, MPI_UINT64_T, p, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            char *h = malloc(n ? n : 1);
-            if (!h) {
-                fprintf(stderr, "mpiscope-analyze: out of memory for the part of process %d\n", p);
-                MPI_Abort(MPI_COMM_WORLD, 1);
-            }
-            recv_bytes(h, n, p);
-            /* A part that does not fit leaves no way to stay in step with
-             * its sender: the analysis ends. */
-            if (ws_merge_begin(c, h, n, &seg, &nseg, err, sizeof err) != 0) {
-                fprintf(stderr, "mpiscope-analyze: process %d's part: %s\n", p, err);
-                MPI_Abort(MPI_COMM_WORLD, 1);
-            }
-            free(h);
-            for (size_t i = 0; i < nseg; i++) recv_bytes(seg[i].p, seg[i].len, p);
-            free(seg);
-            if (ws_merge_end(c, err, sizeof err) != 0) {
-                fprintf(stderr, "mpiscope-analyze: process %d's part: %s\n", p, err);
-                ok = false;
-            }
-        }
-    }
-    double merged_s = now_s() - t0;
+    double read_s = now_s() - t0, read_max = read_s;
+    MPI_Request rq;
+    MPI_Iallreduce(&read_s, &read_max, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD, &rq);
+    wait_gently(&rq);
+    ws_net_t net = {.part = me, .nparts = np, .alltoallv = net_alltoallv,
+                    .allreduce = net_allreduce, .gather = net_gather};
+    ws_result_t *r = ws_finish(c, &net);
     int rc = 0;
     if (me == 0) {
-        ws_result_t *r = ok ? ws_finish(c, np) : NULL;
-        if (!ok) ws_ctx_free(c);
-        if (ok && !r) fprintf(stderr, "mpiscope-analyze: out of memory\n");
-        if (r) {
-            /* Reading: from the start to the last part merged. */
-            r->read_s = merged_s > read_max ? merged_s : read_max;
-            char tmp[4200];
-            snprintf(tmp, sizeof tmp, "%s.tmp.%ld", out, (long)getpid());
-            FILE *f = fopen(tmp, "w");
-            bool wrote = f && ws_write_json(f, r, rel) == 0;
-            if (f && fclose(f) != 0) wrote = false;
-            if (!wrote || rename(tmp, out) != 0) {
-                fprintf(stderr, "mpiscope-analyze: cannot write %s\n", out);
-                unlink(tmp);
-                rc = 1;
-            }
-            ws_free(r);
-        } else {
+        r->read_s = read_max;
+        char tmp[4200];
+        snprintf(tmp, sizeof tmp, "%s.tmp.%ld", out, (long)getpid());
+        FILE *f = fopen(tmp, "w");
+        bool wrote = f && ws_write_json(f, r, rel) == 0;
+        if (f && fclose(f) != 0) wrote = false;
+        if (!wrote || rename(tmp, out) != 0) {
+            fprintf(stderr, "mpiscope-analyze: cannot write %s\n", out);
+            unlink(tmp);
             rc = 1;
         }
     }
-    MPI_Request r;
-    MPI_Ibcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD, &r);
-    wait_gently(&r);
+    ws_free(r);
+    MPI_Ibcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD, &rq);
+    wait_gently(&rq);
     return finish(rc);
 }
