@@ -2,8 +2,13 @@
  * ns per call over the blocks (medians resist the noise of shared cores).
  * Run once without the tool and once with it; run.sh takes the difference.
  *   overhead <calls per block> <blocks>
- * Calls: MPI_Comm_rank (kind OTHER: count, time and call site only) and
- * MPI_Sendrecv of 8 bytes with itself (sizes, status, matrix cell too). */
+ * Calls: MPI_Comm_rank (kind OTHER: count, time and call site only),
+ * MPI_Sendrecv of 8 bytes with itself (sizes, status, matrix cell too) and
+ * MPI_Barrier on MPI_COMM_WORLD (a collective; with 1 rank no edges).
+ * Each line: name, median of MPI_X, median of PMPI_X timed in blocks
+ * interleaved with MPI_X's in the same process. Their difference is the
+ * tool's cost without the process-to-process noise, which for MPI_Sendrecv
+ * (where the library's buffers land in memory) is larger than the tool's. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,23 +33,38 @@ int main(int argc, char **argv)
     int n = argc > 1 ? atoi(argv[1]) : 10000, blocks = argc > 2 ? atoi(argv[2]) : 200;
     int r;
     MPI_Comm_rank(MPI_COMM_WORLD, &r);
-    double *t = malloc(sizeof *t * (size_t)blocks);
+    double *t = malloc(sizeof *t * (size_t)blocks), *tp = malloc(sizeof *tp * (size_t)blocks);
     long sbuf = 1, rbuf;
-    for (int kind = 0; kind < 2; kind++) {
+    static const char *const name[] = {"comm_rank", "sendrecv_self", "barrier"};
+    for (int kind = 0; kind < 3; kind++) {
         for (int b = -5; b < blocks; b++) { /* 5 warm-up blocks */
-            double t0 = now_ns();
-            int x;
-            if (kind == 0)
-                for (int i = 0; i < n; i++) MPI_Comm_rank(MPI_COMM_WORLD, &x);
-            else
-                for (int i = 0; i < n; i++)
-                    MPI_Sendrecv(&sbuf, 1, MPI_LONG, r, 0, &rbuf, 1, MPI_LONG, r, 0, MPI_COMM_WORLD,
-                                 MPI_STATUS_IGNORE);
-            if (b >= 0) t[b] = (now_ns() - t0) / n;
+            for (int pm = 0; pm < 2; pm++) {
+                double t0 = now_ns();
+                int x;
+                if (kind == 0 && !pm)
+                    for (int i = 0; i < n; i++) MPI_Comm_rank(MPI_COMM_WORLD, &x);
+                else if (kind == 0)
+                    for (int i = 0; i < n; i++) PMPI_Comm_rank(MPI_COMM_WORLD, &x);
+                else if (kind == 1 && !pm)
+                    for (int i = 0; i < n; i++)
+                        MPI_Sendrecv(&sbuf, 1, MPI_LONG, r, 0, &rbuf, 1, MPI_LONG, r, 0,
+                                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                else if (kind == 1)
+                    for (int i = 0; i < n; i++)
+                        PMPI_Sendrecv(&sbuf, 1, MPI_LONG, r, 0, &rbuf, 1, MPI_LONG, r, 0,
+                                      MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                else if (!pm)
+                    for (int i = 0; i < n; i++) MPI_Barrier(MPI_COMM_WORLD);
+                else
+                    for (int i = 0; i < n; i++) PMPI_Barrier(MPI_COMM_WORLD);
+                if (b >= 0) (pm ? tp : t)[b] = (now_ns() - t0) / n;
+            }
         }
         qsort(t, (size_t)blocks, sizeof *t, cmp);
-        if (r == 0) printf("%s %.2f\n", kind == 0 ? "comm_rank" : "sendrecv_self", t[blocks / 2]);
+        qsort(tp, (size_t)blocks, sizeof *tp, cmp);
+        if (r == 0) printf("%s %.2f %.2f\n", name[kind], t[blocks / 2], tp[blocks / 2]);
     }
+    free(tp);
     free(t);
     MPI_Finalize();
     return 0;

@@ -44,13 +44,19 @@ typedef struct msc_module {
     /* Optional, for hooks whose work is wanted only at times (a started
      * MPI_T handle, a defined user region): the core calls enter (leave)
      * only while *enter_wanted (*leave_wanted) is nonzero; NULL: always.
-     * A call that is not wanted costs one load and one test instead of an
-     * indirect call. A hook may still run once just after its word drops to
-     * zero, so it keeps its own checks. */
+     * A call that is not wanted costs nothing (the core keeps a mask of the
+     * wanted hooks; after changing its word a module calls
+     * msc_hooks_refresh). A hook may still run once just after its word
+     * drops to zero, so it keeps its own checks. */
     const _Atomic int *enter_wanted, *leave_wanted;
 } msc_module_t;
 
 /* Called from a constructor. Returns the module's slot, or -1 if full. */
 int msc_module_register(const msc_module_t *m);
+
+/* A module calls this after it changed its enter_wanted or leave_wanted word
+ * (after MPI_Init; the core reads the words then): wrappers test one mask of
+ * all hooks, which this recomputes from the words. */
+void msc_hooks_refresh(void);
 
 #endif

@@ -8,6 +8,7 @@
  */
 #include "runtime.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,16 +20,22 @@
 
 msc_hooks_t msc_hooks;
 
-const unsigned char msc_kind_has_requests[MSC_KIND_COUNT] = {
-    [MSC_KIND_ISEND] = 1,   [MSC_KIND_IRECV] = 1,    [MSC_KIND_SEND_INIT] = 1,
-    [MSC_KIND_RECV_INIT] = 1, [MSC_KIND_IMRECV] = 1, [MSC_KIND_ICOLL] = 1,
-    [MSC_KIND_WAIT] = 1,    [MSC_KIND_TEST] = 1,     [MSC_KIND_WAITANY] = 1,
-    [MSC_KIND_TESTANY] = 1, [MSC_KIND_WAITALL] = 1,  [MSC_KIND_TESTALL] = 1,
-    [MSC_KIND_WAITSOME] = 1, [MSC_KIND_TESTSOME] = 1, [MSC_KIND_START] = 1,
-    [MSC_KIND_STARTALL] = 1, [MSC_KIND_REQUEST_FREE] = 1, [MSC_KIND_IO_IREAD] = 1,
-    [MSC_KIND_IO_IWRITE] = 1, [MSC_KIND_RMA_RPUT] = 1, [MSC_KIND_RMA_RGET] = 1,
-    [MSC_KIND_RMA_RACC] = 1,
-};
+static pthread_mutex_t hooks_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Serialized, so that the last refresh, which starts after the last change
+ * of any word, leaves the masks as the words say. */
+void msc_hooks_refresh(void)
+{
+    pthread_mutex_lock(&hooks_lock);
+    unsigned enter = 0, leave = 0;
+    for (int i = 0; i < msc_hooks.n_enter; i++)
+        if (atomic_load(msc_hooks.enter_wanted[i])) enter |= 1u << i;
+    for (int i = 0; i < msc_hooks.n_leave; i++)
+        if (atomic_load(msc_hooks.leave_wanted[i])) leave |= 1u << i;
+    atomic_store(&msc_hooks.enter_mask, enter);
+    atomic_store(&msc_hooks.leave_mask, leave);
+    pthread_mutex_unlock(&hooks_lock);
+}
 
 static const msc_module_t *modules[MSC_MODULES_MAX];
 static bool module_active[MSC_MODULES_MAX];
@@ -136,6 +143,7 @@ void msc_runtime_init(int thread_provided)
             msc_hooks.leave[msc_hooks.n_leave++] = m->leave;
         }
     }
+    msc_hooks_refresh();
     atomic_store(&msc_g.level, none ? 0 : 1);
     atomic_store(&msc_g.phase, MSC_PHASE_RUNNING);
     msc_gates_update();

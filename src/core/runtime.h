@@ -10,8 +10,11 @@
 
 /* The active modules' hooks, each with the word that says whether it is
  * wanted now (msc_module_t.enter_wanted; a word that is always 1 when the
- * module gave none). */
+ * module gave none). A wrapper reads only the masks: bit i is set while
+ * hook i's word is nonzero (msc_hooks_refresh), so that hooks not wanted
+ * cost nothing per call, however many there are. */
 typedef struct {
+    _Atomic unsigned enter_mask, leave_mask;
     int n_enter, n_leave;
     void (*enter[MSC_MODULES_MAX])(msc_call_t *c);
     void (*leave[MSC_MODULES_MAX])(msc_call_t *c);
@@ -21,8 +24,22 @@ typedef struct {
 
 extern msc_hooks_t msc_hooks MSC_INTERNAL;
 
-/* Kinds whose calls create, start, free or complete requests. */
-extern const unsigned char msc_kind_has_requests[MSC_KIND_COUNT] MSC_INTERNAL;
+/* Kinds whose calls create, start, free or complete requests. Inline, so
+ * that a wrapper (whose kind is a constant) tests nothing at run time. */
+static inline bool msc_kind_has_requests(msc_kind_t kind)
+{
+    switch (kind) {
+    case MSC_KIND_ISEND: case MSC_KIND_IRECV: case MSC_KIND_SEND_INIT: case MSC_KIND_RECV_INIT:
+    case MSC_KIND_IMRECV: case MSC_KIND_ICOLL: case MSC_KIND_WAIT: case MSC_KIND_TEST:
+    case MSC_KIND_WAITANY: case MSC_KIND_TESTANY: case MSC_KIND_WAITALL: case MSC_KIND_TESTALL:
+    case MSC_KIND_WAITSOME: case MSC_KIND_TESTSOME: case MSC_KIND_START: case MSC_KIND_STARTALL:
+    case MSC_KIND_REQUEST_FREE: case MSC_KIND_IO_IREAD: case MSC_KIND_IO_IWRITE:
+    case MSC_KIND_RMA_RPUT: case MSC_KIND_RMA_RGET: case MSC_KIND_RMA_RACC:
+        return true;
+    default:
+        return false;
+    }
+}
 
 /* At entry of MPI_Init*: settings and clock, once per process. */
 void msc_runtime_preinit(void) MSC_INTERNAL;

@@ -38,6 +38,9 @@
 #define MSC_LIKELY(x) __builtin_expect(!!(x), 1)
 #define MSC_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define MSC_INTERNAL __attribute__((visibility("hidden")))
+/* The recording path's helpers: inlined into every wrapper, whatever the
+ * compiler's size limits say (calls and register saves cost more than they). */
+#define MSC_HOT inline __attribute__((always_inline))
 
 enum { MSC_GATE_BUSY = 1u, MSC_GATE_OFF = 2u };
 enum { MSC_MODULES_MAX = 8 };
@@ -58,6 +61,7 @@ typedef struct msc_thread {
 typedef struct {
     _Atomic unsigned gate;
     msc_thread_t *thread;
+    void *site;                  /* return address of the C wrapper being entered (wrap.h) */
 } msc_tls_t;
 
 extern _Thread_local msc_tls_t msc_tls __attribute__((tls_model("initial-exec")));
@@ -101,7 +105,7 @@ static inline void msc_recording_update(void)
 
 /* Leaving a wrapper: drops BUSY and sets OFF as the level says, read again
  * after the store until it is stable (see the handshake above). */
-static inline void msc_gate_release(void)
+static MSC_HOT void msc_gate_release(void)
 {
     bool on = msc_recording_on();
     for (;;) {

@@ -2,13 +2,19 @@
  *
  * A wrapper reads:
  *     if (msc_gate_closed()) return PMPI_X(args);          // off: one TLS load, one test
+ *     msc_tls.site = return address;
+ *     return msc_rec_X(args);                              // same parameters: a jump
+ * (MSC_THUNK below on x86-64) and its recording path msc_rec_X:
  *     msc_call_t c;
- *     if (!msc_call_begin(&c, FN, KIND, LANG, site)) return PMPI_X(args);
+ *     if (!msc_call_begin(&c, FN, KIND, LANG, msc_tls.site)) return PMPI_X(args);
  *     ... role assignments from functions.txt ...
  *     msc_call_enter(&c);
  *     rc = PMPI_X(args);
  *     msc_call_leave(&c, rc);
  *     return rc;
+ * The helpers are always inlined into the recording path: per recorded call
+ * the core costs stores into the record, two clock reads and one indirect
+ * call per wanted hook (a mask, runtime.h), nothing else.
  * msc_call_begin registers a thread on its first call and marks it busy, so
  * that MPI calls made inside the MPI library or by the modules pass straight
  * through. msc_call_leave clears busy and re-reads the process-wide level
@@ -20,6 +26,8 @@
  */
 #ifndef MSC_INTERCEPT_WRAP_H
 #define MSC_INTERCEPT_WRAP_H
+
+#include <stddef.h>
 
 #include "../core/call.h"
 #include "../core/clock.h"
@@ -34,8 +42,36 @@ static inline int msc_gate_closed(void)
     return atomic_load_explicit(&msc_tls.gate, memory_order_relaxed) != 0;
 }
 
-static inline int msc_call_begin(msc_call_t *c, msc_fn_t fn, msc_kind_t kind, msc_lang_t lang,
-                                 void *site)
+/* The exported C wrapper of `name` on x86-64 (ELF, SysV ABI): the gate test
+ * and two jumps, with every argument left where the caller put it (registers
+ * and stack), which GCC does not manage in C for functions with more than six
+ * parameters. Gate clear: the return address goes to msc_tls.site and the
+ * recording path msc_rec_<name> (same parameters) takes over; gate set:
+ * P<name>. It uses only %rax and %r11, which carry no argument. Under
+ * ThreadSanitizer the C form (wrapgen.py) is used, so that the gate load is
+ * seen as the atomic it is. */
+#if defined(__x86_64__) && defined(__ELF__) && !defined(__SANITIZE_THREAD__)
+#define MSC_ASM_THUNKS 1
+_Static_assert(offsetof(msc_tls_t, gate) == 0 && sizeof(unsigned) == 4 &&
+                   offsetof(msc_tls_t, site) == 16,
+               "MSC_THUNK's offsets into msc_tls");
+#define MSC_THUNK(name)                                                                 \
+    __asm__(".pushsection .text\n\t.p2align 4\n\t.globl " #name "\n\t"                 \
+            ".type " #name ", @function\n" #name ":\n\t"                                \
+            "movq msc_tls@gottpoff(%rip), %rax\n\t"                                    \
+            "cmpl $0, %fs:(%rax)\n\t"                                                  \
+            "jne 1f\n\t"                                                               \
+            "movq (%rsp), %r11\n\t"                                                    \
+            "movq %r11, %fs:16(%rax)\n\t"                                              \
+            "jmp msc_rec_" #name "\n"                                                  \
+            "1:\tjmp *P" #name "@GOTPCREL(%rip)\n\t"                                   \
+            ".size " #name ", .-" #name "\n\t.popsection")
+#else
+#define MSC_ASM_THUNKS 0
+#endif
+
+static MSC_HOT int msc_call_begin(msc_call_t *c, msc_fn_t fn, msc_kind_t kind, msc_lang_t lang,
+                                  void *site)
 {
     msc_thread_t *t = msc_tls.thread;
     if (MSC_UNLIKELY(!t)) {
@@ -61,23 +97,23 @@ static inline int msc_call_begin(msc_call_t *c, msc_fn_t fn, msc_kind_t kind, ms
     return 1;
 }
 
-static inline void msc_call_enter(msc_call_t *c)
+static MSC_HOT void msc_call_enter(msc_call_t *c)
 {
-    for (int i = 0; i < msc_hooks.n_enter; i++)
-        if (atomic_load_explicit(msc_hooks.enter_wanted[i], memory_order_relaxed))
-            msc_hooks.enter[i](c);
+    for (unsigned m = atomic_load_explicit(&msc_hooks.enter_mask, memory_order_relaxed); m;
+         m &= m - 1)
+        msc_hooks.enter[__builtin_ctz(m)](c);
     c->t_enter = msc_now_ns();
 }
 
-static inline void msc_call_leave(msc_call_t *c, int rc)
+static MSC_HOT void msc_call_leave(msc_call_t *c, int rc)
 {
     c->t_leave = msc_now_ns();
     c->rc = rc;
     c->thread->calls[c->fn]++;
-    if (msc_kind_has_requests[c->kind]) msc_requests_leave(c);
-    for (int i = 0; i < msc_hooks.n_leave; i++)
-        if (atomic_load_explicit(msc_hooks.leave_wanted[i], memory_order_relaxed))
-            msc_hooks.leave[i](c);
+    if (msc_kind_has_requests(c->kind)) msc_requests_leave(c);
+    for (unsigned m = atomic_load_explicit(&msc_hooks.leave_mask, memory_order_relaxed); m;
+         m &= m - 1)
+        msc_hooks.leave[__builtin_ctz(m)](c);
     msc_gate_release();
 }
 

@@ -211,7 +211,7 @@ static __attribute__((noinline)) void mod_count(msc_call_t *c)
 static void mod_leave(msc_call_t *c)
 {
     if (MSC_UNLIKELY(atomic_load_explicit(&hwm_mask, memory_order_relaxed) != 0) &&
-        msc_kind_has_requests[c->kind])
+        msc_kind_has_requests(c->kind))
         hwm_update();
     if (MSC_UNLIKELY(atomic_load_explicit(&counting, memory_order_relaxed) != 0)) mod_count(c);
 }
@@ -250,6 +250,7 @@ static int counting_notify(const msc_pvar_desc_t *pv, msc_pvar_event_t ev, void 
     (void)hctx;
     if (ev == MSC_PVAR_START) atomic_fetch_add(&counting, 1), atomic_fetch_add(&leave_wanted, 1);
     if (ev == MSC_PVAR_STOP) atomic_fetch_sub(&counting, 1), atomic_fetch_sub(&leave_wanted, 1);
+    if (ev == MSC_PVAR_START || ev == MSC_PVAR_STOP) msc_hooks_refresh();
     return ev == MSC_PVAR_BOUND ? 1 : MPI_SUCCESS;
 }
 
@@ -323,6 +324,7 @@ static int probe_notify(const msc_pvar_desc_t *pv, msc_pvar_event_t ev, void *ob
     (void)hctx;
     if (ev == MSC_PVAR_START) atomic_fetch_add(&probe_interest, 1);
     if (ev == MSC_PVAR_STOP) atomic_fetch_sub(&probe_interest, 1);
+    if (ev == MSC_PVAR_START || ev == MSC_PVAR_STOP) msc_hooks_refresh();
     return ev == MSC_PVAR_BOUND ? 1 : MPI_SUCCESS;
 }
 
@@ -342,6 +344,7 @@ static int hwm_notify(const msc_pvar_desc_t *pv, msc_pvar_event_t ev, void *obj,
         atomic_store(&hwm_value[i], cur);
         atomic_fetch_or(&hwm_mask, 1ull << i);
         atomic_fetch_add(&leave_wanted, 1);
+        msc_hooks_refresh();
         *hctx = (void *)(intptr_t)(i + 1);
         return 1;
     }
@@ -357,6 +360,7 @@ static int hwm_notify(const msc_pvar_desc_t *pv, msc_pvar_event_t ev, void *obj,
     if (ev == MSC_PVAR_FREED) {
         atomic_fetch_and(&hwm_mask, ~(1ull << i));
         atomic_fetch_sub(&leave_wanted, 1);
+        msc_hooks_refresh();
     }
     return MPI_SUCCESS;
 }

@@ -4,7 +4,11 @@
  * The leave hook does a fixed amount of work for most calls: a dense
  * per-function update, one probe of the call-site table (hash of the return
  * address the wrapper already captured) and, for calls that move data, the
- * size and one matrix cell. Everything that is not that goes out of line:
+ * size and one matrix cell. The common case of that is a leaf function
+ * without a register save: a call from the site seen last (a one-entry
+ * cache), and for sends the datatype's size and the peer's matrix cell from
+ * one-entry memos; everything else tail-calls the general paths, which
+ * compute the same numbers. Everything that is not that goes out of line:
  * the first call of a thread (table allocation), the first use of a
  * communicator (world-rank translation through PMPI_Group_translate_ranks,
  * cached per thread and dropped when any communicator is freed), deeper
@@ -95,6 +99,7 @@ static msc_ptab_t *table_new(msc_thread_t *t)
     }
     for (int f = 0; f < MSC_FN_COUNT; f++) p->fn[f].s.tmin_ns = UINT64_MAX;
     p->comm_epoch = atomic_load(&msc_prof.comm_epoch);
+    p->edge_epoch = UINT64_MAX;
     t->module_data[msc_prof.slot] = p;
     return p;
 }
@@ -221,21 +226,53 @@ static inline msc_pcomm_t *comm_get(msc_ptab_t *p, MPI_Comm comm, bool add)
     return comm_fill(p, comm, add);
 }
 
+/* The matrix cell of `peer` (a rank of cm) in class cls; NULL: none. */
+static inline msc_pcell_t *edge_cell(msc_ptab_t *p, int cls, const msc_pcomm_t *cm, int peer)
+{
+    if (!p->row || peer < 0 || peer >= cm->size) return NULL;
+    int w = cm->world ? cm->world[peer] : peer;
+    if (w < 0 || w >= msc_g.world_size) return NULL;
+    return &p->row[(size_t)cls * (size_t)msc_g.world_size + (size_t)w];
+}
+
 static inline void edge(msc_ptab_t *p, int cls, const msc_pcomm_t *cm, int peer, uint64_t bytes)
 {
-    if (!p->row || peer < 0 || peer >= cm->size) return;
-    int w = cm->world ? cm->world[peer] : peer;
-    if (w < 0 || w >= msc_g.world_size) return;
-    msc_pcell_t *cell = &p->row[(size_t)cls * (size_t)msc_g.world_size + (size_t)w];
+    msc_pcell_t *cell = edge_cell(p, cls, cm, peer);
+    if (!cell) return;
     cell->msgs++;
     cell->bytes += bytes;
 }
 
+/* The point-to-point cell of (comm, peer) past the memo; remembers it. */
+static __attribute__((noinline)) msc_pcell_t *p2p_cell(msc_ptab_t *p, MPI_Comm comm, int peer)
+{
+    uint64_t epoch = atomic_load_explicit(&msc_prof.comm_epoch, memory_order_relaxed);
+    if (!p->row || peer < 0) return NULL; /* MPI_PROC_NULL, MPI_ANY_SOURCE */
+    msc_pcomm_t *cm = comm_get(p, comm, true);
+    msc_pcell_t *cell = cm ? edge_cell(p, MSC_PROF_P2P, cm, peer) : NULL;
+    if (cell) {
+        p->edge_comm = comm;
+        p->edge_peer = peer;
+        p->edge_epoch = epoch;
+        p->edge_cell = cell;
+    }
+    return cell;
+}
+
+/* Sends go to few peers, mostly the same one again: the memo saves the
+ * communicator lookup and the world-rank translation. A freed communicator
+ * (comm_epoch) empties it, as it does the communicator cache. */
 static inline void p2p_edge(msc_ptab_t *p, MPI_Comm comm, int peer, uint64_t bytes)
 {
-    if (!p->row || peer < 0) return; /* MPI_PROC_NULL, MPI_ANY_SOURCE */
-    msc_pcomm_t *cm = comm_get(p, comm, true);
-    if (cm) edge(p, MSC_PROF_P2P, cm, peer, bytes);
+    msc_pcell_t *cell;
+    if (MSC_LIKELY(peer == p->edge_peer && same_comm(comm, p->edge_comm) &&
+                   p->edge_epoch ==
+                       atomic_load_explicit(&msc_prof.comm_epoch, memory_order_relaxed)))
+        cell = p->edge_cell;
+    else if (!(cell = p2p_cell(p, comm, peer)))
+        return;
+    cell->msgs++;
+    cell->bytes += bytes;
 }
 
 /* ---- collectives -------------------------------------------------------- */
@@ -258,12 +295,25 @@ static MPI_Count count_sum(const msc_call_t *c, const void *counts, int n)
     return s;
 }
 
+/* Bytes of a call that moves data: into its stats, and one count into the
+ * function's histogram (by what it sent, or else what it received). */
+static inline void add_sized(msc_pfn_t *f, msc_pstat_t *st, uint64_t sent, uint64_t recv)
+{
+    st->bytes_sent += sent;
+    st->bytes_recv += recv;
+    f->hist[size_bin(sent ? sent : recv)]++;
+}
+
+/* A collective other than a barrier (which moves nothing and is not sized). */
 static __attribute__((noinline)) void collective(msc_ptab_t *p, msc_call_t *c, msc_pfn_t *f,
-                                                 uint64_t *sent_out, uint64_t *recv_out)
+                                                 msc_pstat_t *st)
 {
     shape_t sh = (shape_t)msc_prof.shape[c->fn];
-    msc_pcomm_t *cm = comm_get(p, c->comm, true);
-    if (!cm || sh == SH_NONE || sh == SH_BARRIER || sh == SH_OTHER_COLL) return;
+    msc_pcomm_t *cm = sh == SH_NONE || sh == SH_OTHER_COLL ? NULL : comm_get(p, c->comm, true);
+    if (!cm) {
+        add_sized(f, st, 0, 0);
+        return;
+    }
     int n = cm->size, me = cm->me;
     bool in_place = c->buf == MPI_IN_PLACE;
     bool root = !cm->inter && c->root == me;
@@ -339,9 +389,7 @@ static __attribute__((noinline)) void collective(msc_ptab_t *p, msc_call_t *c, m
     default:
         break;
     }
-    *sent_out = (uint64_t)sent;
-    *recv_out = (uint64_t)recv;
-    (void)f;
+    add_sized(f, st, (uint64_t)sent, (uint64_t)recv);
     if (!p->row || cm->inter) return;
     for (int j = 0; j < n; j++) {
         if (j == me) continue;
@@ -440,45 +488,37 @@ static __attribute__((noinline)) msc_psite_t *site_lookup(msc_ptab_t *p, msc_cal
     return s;
 }
 
-static void profile_leave(msc_call_t *c)
+/* What a call adds beyond its time: bytes, histogram, matrix, epochs and
+ * the operations it completed, for every kind. */
+static __attribute__((noinline)) void leave_kind(msc_ptab_t *p, msc_call_t *c, msc_pfn_t *f,
+                                                 msc_pstat_t *st)
 {
-    msc_ptab_t *p = c->thread->module_data[msc_prof.slot];
-    if (MSC_UNLIKELY(!p) && !(p = table_first(c->thread))) return;
-    uint64_t dt = c->t_leave - c->t_enter;
-    msc_pfn_t *f = &p->fn[c->fn];
-    msc_psite_t *s;
-    if (MSC_LIKELY(c->site == p->last_pc && (int32_t)c->fn == p->last_fn && c->site))
-        s = p->last_site;
-    else
-        s = site_lookup(p, c);
-    msc_pstat_t *st = s ? &s->s : &f->s;
-    stat_time(st, dt);
-
-    uint64_t sent = 0, recv = 0;
-    bool sized = false;
     bool ok = c->rc == MPI_SUCCESS;
     switch (c->kind) {
     case MSC_KIND_SEND:
     case MSC_KIND_ISEND:
         if (!ok || c->peer == MPI_PROC_NULL) break;
-        sent = type_bytes(p, c->type, c->count);
-        sized = true;
-        p2p_edge(p, c->comm, c->peer, sent);
+        {
+            uint64_t sent = type_bytes(p, c->type, c->count);
+            p2p_edge(p, c->comm, c->peer, sent);
+            add_sized(f, st, sent, 0);
+        }
         break;
     case MSC_KIND_RECV:
     case MSC_KIND_MRECV:
         if (!ok || (c->kind == MSC_KIND_RECV && c->peer == MPI_PROC_NULL)) break;
-        recv = status_bytes(c->status);
-        sized = true;
+        add_sized(f, st, 0, status_bytes(c->status));
         break;
     case MSC_KIND_SENDRECV:
         if (!ok && c->rc != MPI_ERR_IN_STATUS) break;
-        if (c->peer != MPI_PROC_NULL) {
-            sent = type_bytes(p, c->type, c->count);
-            p2p_edge(p, c->comm, c->peer, sent);
+        {
+            uint64_t sent = 0;
+            if (c->peer != MPI_PROC_NULL) {
+                sent = type_bytes(p, c->type, c->count);
+                p2p_edge(p, c->comm, c->peer, sent);
+            }
+            add_sized(f, st, sent, status_bytes(c->status));
         }
-        recv = status_bytes(c->status);
-        sized = true;
         break;
     case MSC_KIND_IRECV:
     case MSC_KIND_SEND_INIT:
@@ -488,9 +528,7 @@ static void profile_leave(msc_call_t *c)
         break;
     case MSC_KIND_COLL:
     case MSC_KIND_ICOLL:
-        if (!ok) break;
-        collective(p, c, f, &sent, &recv);
-        sized = msc_prof.shape[c->fn] != SH_BARRIER;
+        if (ok && msc_prof.shape[c->fn] != SH_BARRIER) collective(p, c, f, st);
         break;
     case MSC_KIND_COMM_FREE:
         atomic_fetch_add_explicit(&msc_prof.comm_epoch, 1, memory_order_release);
@@ -500,12 +538,71 @@ static void profile_leave(msc_call_t *c)
             atomic_fetch_add_explicit(&msc_prof.type_epoch, 1, memory_order_release);
         break;
     }
-    if (c->ndone) completions(p, c);
-    if (sized) {
-        st->bytes_sent += sent;
-        st->bytes_recv += recv;
-        f->hist[size_bin(sent ? sent : recv)]++;
+    if (MSC_UNLIKELY(c->ndone)) completions(p, c);
+}
+
+/* The first call of a thread, and calls past the site cache. */
+static __attribute__((noinline)) void leave_slow(msc_call_t *c)
+{
+    msc_ptab_t *p = c->thread->module_data[msc_prof.slot];
+    if (!p && !(p = table_first(c->thread))) return;
+    msc_pfn_t *f = &p->fn[c->fn];
+    msc_psite_t *s = site_lookup(p, c);
+    msc_pstat_t *st = s ? &s->s : &f->s;
+    stat_time(st, c->t_leave - c->t_enter);
+    leave_kind(p, c, f, st);
+}
+
+/* Bytes of a successful send of c->count elements of c->type to c->peer when
+ * both memos know the answer (the datatype's size and the matrix cell), with
+ * the cell counted; false: nothing done, take leave_kind. */
+static inline bool send_memo(msc_ptab_t *p, const msc_call_t *c, uint64_t *sent)
+{
+    if (!(c->count > 0 && memcmp(&c->type, &p->last_type, sizeof c->type) == 0 &&
+          p->type_epoch == atomic_load_explicit(&msc_prof.type_epoch, memory_order_relaxed) &&
+          c->peer == p->edge_peer && same_comm(c->comm, p->edge_comm) &&
+          p->edge_epoch == atomic_load_explicit(&msc_prof.comm_epoch, memory_order_relaxed)))
+        return false;
+    *sent = p->last_type_size * (uint64_t)c->count;
+    p->edge_cell->msgs++;
+    p->edge_cell->bytes += *sent;
+    return true;
+}
+
+/* The hot path: a call from the site seen last, whose kind's work the memos
+ * answer, is done without a call of its own and without saving registers;
+ * anything else tail-calls the general paths. The numbers are the same. */
+static void profile_leave(msc_call_t *c)
+{
+    msc_ptab_t *p = c->thread->module_data[msc_prof.slot];
+    if (MSC_UNLIKELY(!p || c->site != p->last_pc || (int32_t)c->fn != p->last_fn || !c->site)) {
+        leave_slow(c);
+        return;
     }
+    msc_pfn_t *f = &p->fn[c->fn];
+    msc_pstat_t *st = &p->last_site->s;
+    stat_time(st, c->t_leave - c->t_enter);
+    uint64_t sent;
+    switch (c->kind) {
+    case MSC_KIND_OTHER:
+        if (MSC_LIKELY((int)c->fn != msc_prof.fn_type_free && !c->ndone)) return;
+        break;
+    case MSC_KIND_SEND:
+    case MSC_KIND_ISEND:
+        if (c->rc != MPI_SUCCESS || c->ndone || !send_memo(p, c, &sent)) break;
+        add_sized(f, st, sent, 0);
+        return;
+    case MSC_KIND_SENDRECV:
+        if (c->rc != MPI_SUCCESS || c->ndone || !send_memo(p, c, &sent)) break;
+        add_sized(f, st, sent, status_bytes(c->status));
+        return;
+    case MSC_KIND_COLL:
+        if (msc_prof.shape[c->fn] == SH_BARRIER && !c->ndone) return; /* moves nothing */
+        break;
+    default:
+        break;
+    }
+    leave_kind(p, c, f, st);
 }
 
 /* ---- life cycle ------------------------------------------------------------ */

@@ -82,6 +82,10 @@ typedef struct {
     MPI_Datatype last_type;  /* last datatype sized on this thread */
     uint64_t last_type_size; /* bytes per element of last_type */
     uint64_t type_epoch;     /* msc_prof.type_epoch when last_type was sized */
+    MPI_Comm edge_comm;      /* the last point-to-point edge, a one-entry memo: */
+    int edge_peer;           /*   (communicator, peer rank) ... */
+    uint64_t edge_epoch;     /*   msc_prof.comm_epoch when made (UINT64_MAX: empty) */
+    msc_pcell_t *edge_cell;  /*   ... its matrix cell */
     msc_pcomm_t comms[MSC_PROF_COMM_CACHE];
 } msc_ptab_t;
 

@@ -327,6 +327,7 @@ VT_API int VT_funcdef(const char *symname, int classhandle, int *statehandle)
         h = n + 1;
     }
     pthread_mutex_unlock(&lock);
+    msc_hooks_refresh(); /* the first region wants the profile split (vt/profile.c) */
     if (!h) return full("functions", MAX_FUNCS, "VT_funcdef");
     *statehandle = h;
     return VT_OK;

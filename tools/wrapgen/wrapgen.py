@@ -235,21 +235,25 @@ def role_lines(fn):
 def c_wrapper(fn):
     """The exported wrapper tests the gate and tail-calls either PMPI or the
     recording path, which lives in its own function so that the path taken
-    when recording is off has no stack frame to set up."""
+    when recording is off has no stack frame to set up. The recording path
+    takes exactly the wrapper's parameters, so that both calls are jumps
+    that leave the caller's arguments where they are; the call site (the
+    wrapper's return address) travels in the thread's msc_tls.site. On
+    x86-64 the wrapper is MSC_THUNK (wrap.h), those three steps in six
+    instructions whatever the number of parameters: in C, GCC copies every
+    argument passed on the stack before either jump."""
     p = fn.proto
     decl = ", ".join(x.text for x in p.params) or "void"
     args = ", ".join(x.name for x in p.params)
     call = f"P{p.name}({args})"
     rec = f"msc_rec_{p.name}"
-    rdecl = ", ".join([x.text for x in p.params] + ["void *msc_site"])
-    rargs = ", ".join([x.name for x in p.params] + ["MSC_CALLER()"])
     is_int = p.ret == "int"
     lines = [f"#ifndef {p.name}",
-             f"static __attribute__((noinline)) {p.ret} {rec}({rdecl})",
+             f"static __attribute__((noinline, used)) {p.ret} {rec}({decl})",
              "{",
              "    msc_call_t msc_c;",
              f"    if (!msc_call_begin(&msc_c, MSC_FN_{p.name}, MSC_KIND_{fn.kind}, MSC_LANG_C, "
-             "msc_site))",
+             "msc_tls.site))",
              f"        return {call};"]
     if "status" in fn.roles:
         lines.append("    MPI_Status msc_status;")
@@ -259,17 +263,21 @@ def c_wrapper(fn):
               f"    msc_call_leave(&msc_c, {'msc_rc' if is_int else 'MPI_SUCCESS'});",
               "    return msc_rc;",
               "}",
-              "",
-              f"MSC_API {p.ret} {p.name}({decl})",
-              "{"]
+              ""]
+    thunk = fn.kind != "ABORT"
+    if thunk:
+        lines += ["#if MSC_ASM_THUNKS", f"MSC_THUNK({p.name});", "#else"]
+    lines += [f"MSC_API {p.ret} {p.name}({decl})", "{"]
     if fn.kind == "ABORT":
         # Whatever the recording state: the rank is about to go down.
         lines.append("    msc_fatal_emergency(0);")
     lines += [f"    if (msc_gate_closed()) return {call};",
-              f"    return {rec}({rargs});",
-              "}",
-              "#endif",
-              ""]
+              "    msc_tls.site = MSC_CALLER();",
+              f"    return {rec}({args});",
+              "}"]
+    if thunk:
+        lines.append("#endif")
+    lines += ["#endif", ""]
     return "\n".join(lines)
 
 
