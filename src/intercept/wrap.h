@@ -10,7 +10,7 @@
  *     ... role assignments from functions.txt ...
  *     msc_call_enter(&c);
  *     rc = PMPI_X(args);
- *     msc_call_leave(&c, rc);
+ *     msc_call_leave(&c, rc);                              // msc_call_done(&c, rc, FN, KIND)
  *     return rc;
  * The helpers are always inlined into the recording path: per recorded call
  * the core costs stores into the record, two clock reads and one indirect
@@ -123,15 +123,23 @@ static MSC_HOT void msc_call_enter(msc_call_t *c)
     c->t_enter = msc_now_ns();
 }
 
-static MSC_HOT void msc_call_leave(msc_call_t *c, int rc)
+/* msc_call_leave with the function and kind as constants (generated C
+ * wrappers), so that the compiler folds what depends on them instead of
+ * reading them back from the record after the hooks had it. */
+static MSC_HOT void msc_call_done(msc_call_t *c, int rc, msc_fn_t fn, msc_kind_t kind)
 {
     c->t_leave = msc_now_ns();
     c->rc = rc;
-    c->thread->calls[c->fn]++;
-    if (msc_kind_has_requests(c->kind)) msc_requests_leave(c);
+    c->thread->calls[fn]++;
+    if (msc_kind_has_requests(kind)) msc_requests_leave(c);
     unsigned m = atomic_load_explicit(&msc_hooks.leave_mask, memory_order_relaxed);
     if (m) msc_hooks_call(msc_hooks.leave, m, c);
     msc_gate_release();
+}
+
+static MSC_HOT void msc_call_leave(msc_call_t *c, int rc)
+{
+    msc_call_done(c, rc, c->fn, c->kind);
 }
 
 /* Stand-in status when the caller passed MPI_STATUS_IGNORE. */

@@ -260,7 +260,8 @@ def c_wrapper(fn):
     lines += ["    " + s for s in role_lines(fn)]
     lines += ["    msc_call_enter(&msc_c);",
               f"    {p.ret} msc_rc = {call};",
-              f"    msc_call_leave(&msc_c, {'msc_rc' if is_int else 'MPI_SUCCESS'});",
+              f"    msc_call_done(&msc_c, {'msc_rc' if is_int else 'MPI_SUCCESS'}, "
+              f"MSC_FN_{p.name}, MSC_KIND_{fn.kind});",
               "    return msc_rc;",
               "}",
               ""]
