@@ -16,6 +16,13 @@
  * (creation is collective), so the pair names the same communicator on every
  * member. MPI functions are regions with their function id as reference:
  * every rank has the same function table.
+ *
+ * MPI call sites (the return addresses the wrappers capture) get local
+ * source code location references from a bounded lock-free table while the
+ * program runs; only at finalize does each rank turn its addresses into
+ * file and line (src/profile/callsite.h: reading DWARF takes milliseconds,
+ * and load addresses differ between ranks), and they are unified by file
+ * and line with the VT_ API's locations.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -24,6 +31,7 @@
 
 #include "../core/log.h"
 #include "../core/output.h"
+#include "../profile/callsite.h"
 #include "impl.h"
 #include "msc_functions.h"
 #include "trace.h"
@@ -54,7 +62,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static trc_comm_t slots[SLOTS];
 static comm_def_t *comms;
 static int ncomms, capcomms;
-static named_def_t regions[1024], metrics[256], scls[1024];
+static named_def_t regions[1024], metrics[256], scls[TRC_SCL_SITES];
 static _Atomic int nregions, nmetrics, nscls;
 static char **comments;  /* texts of VT_log_comment, local string references */
 static int ncomments, capcomments;
@@ -428,7 +436,29 @@ void msc_trace_region_scl(uint32_t region, uint32_t scl)
 
 uint32_t msc_trace_scl_def(const char *file, int line)
 {
-    return named_def(scls, &nscls, 1024, file, NULL, line, 0, NULL);
+    return named_def(scls, &nscls, TRC_SCL_SITES, file, NULL, line, 0, NULL);
+}
+
+/* MPI call sites: slot i holds a return address (0: free); its local
+ * reference is TRC_SCL_SITES + i. Lookups and inserts take no lock; an
+ * address probes at most SITE_PROBES slots, so the table may refuse one
+ * before it is quite full. */
+enum { SITE_PROBES = 128 };
+static _Atomic uintptr_t sites[TRC_SITES];
+static _Atomic uint64_t sites_dropped;
+
+uint32_t trc_site_scl(const void *site)
+{
+    uintptr_t a = (uintptr_t)site;
+    if (!a) return OTF2_UNDEFINED_SOURCE_CODE_LOCATION;
+    size_t i = hash((uint64_t)a) & (TRC_SITES - 1);
+    for (int n = 0; n < SITE_PROBES; n++, i = (i + 1) & (TRC_SITES - 1)) {
+        uintptr_t k = atomic_load_explicit(&sites[i], memory_order_relaxed);
+        if (k == 0 && atomic_compare_exchange_strong(&sites[i], &k, a)) k = a;
+        if (k == a) return (uint32_t)(TRC_SCL_SITES + i);
+    }
+    atomic_fetch_add_explicit(&sites_dropped, 1, memory_order_relaxed);
+    return OTF2_UNDEFINED_SOURCE_CODE_LOCATION;
 }
 
 /* Names given to locations (VT_registernamed): the last one per location. */
@@ -781,6 +811,37 @@ static void write_map(OTF2_DefWriter *dw, OTF2_MappingType type, const uint64_t 
     OTF2_IdMap_Free(m);
 }
 
+/* This rank's call sites, resolved now, as rank 0 reads source code
+ * locations (line, file); their slots in that order go to *slots. An
+ * address without a line table is "<object>+0x<offset>" at line 0 (the
+ * offset is the same on every rank); one that no object maps is "?". */
+static int put_sites(buf_t *b, uint32_t **slots)
+{
+    int n = 0;
+    uint32_t *slot = malloc(TRC_SITES * sizeof *slot);
+    for (uint32_t i = 0; slot && i < TRC_SITES; i++)
+        if (atomic_load_explicit(&sites[i], memory_order_relaxed)) slot[n++] = i;
+    msc_callsite_resolver_t *res = n ? msc_callsite_open() : NULL;
+    for (int k = 0; k < n; k++) {
+        msc_frame_t fr;
+        char file[1100];
+        bool mapped = msc_callsite_resolve(res, (const void *)sites[slot[k]], &fr);
+        bool line = fr.file && fr.line > 0;
+        if (line) snprintf(file, sizeof file, "%s", fr.file);
+        else if (mapped) snprintf(file, sizeof file, "%s+0x%lx", fr.module, (unsigned long)fr.offset);
+        else snprintf(file, sizeof file, "?");
+        /* The merged definitions keep 127 bytes of a name: a long path
+         * keeps its end, the file's own name. */
+        size_t len = strlen(file), keep = sizeof scls[0].name - 4;
+        if (len > keep + 3) memcpy(file + len - keep - 3, "...", 3);
+        put(b, line ? fr.line : 0);
+        put_str(b, len > keep + 3 ? file + len - keep - 3 : file);
+    }
+    msc_callsite_close(res);
+    *slots = slot;
+    return n;
+}
+
 void trc_defs_write(OTF2_Archive *archive, const trc_loc_t *locs, int nlocs,
                     const int64_t sync_time[2], const int64_t sync_offset[2],
                     const double sync_dev[2], bool complete)
@@ -791,6 +852,14 @@ void trc_defs_write(OTF2_Archive *archive, const trc_loc_t *locs, int nlocs,
      * allow this much. */
     double sync_err = sync_dev[0] > sync_dev[1] ? sync_dev[0] : sync_dev[1], sync_err_max = 0;
     PMPI_Reduce(&sync_err, &sync_err_max, 1, MPI_DOUBLE, MPI_MAX, 0, msc_g.comm);
+    unsigned long long dropped = atomic_load(&sites_dropped), dropped_all = 0;
+    PMPI_Reduce(&dropped, &dropped_all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, msc_g.comm);
+    if (rank == 0 && dropped_all)
+        msc_warn("trace: the table of %d call sites per rank was full for %llu MPI calls, whose "
+                 "Enter events have no source code location", TRC_SITES, dropped_all);
+    uint32_t *site_slot = NULL;
+    buf_t sb = {0};
+    int nsite = put_sites(&sb, &site_slot);
     buf_t b = {0};
     pthread_mutex_lock(&lock);
     int nc = ncomms, nr = atomic_load(&nregions), nm = atomic_load(&nmetrics);
@@ -815,8 +884,10 @@ void trc_defs_write(OTF2_Archive *archive, const trc_loc_t *locs, int nlocs,
         put(&b, metrics[i].a), put(&b, metrics[i].b);
         put_str(&b, metrics[i].name), put_str(&b, metrics[i].unit);
     }
-    put(&b, ns);
+    put(&b, ns + nsite); /* the VT_ API's source code locations, then the call sites */
     for (int i = 0; i < ns; i++) put(&b, scls[i].a), put_str(&b, scls[i].name);
+    for (size_t i = 0; i < sb.n; i++) put(&b, sb.w[i]);
+    free(sb.w);
     put(&b, nk);
     for (int i = 0; i < nk; i++) put_str(&b, comments[i]);
     int nw = nwins;
@@ -988,7 +1059,8 @@ void trc_defs_write(OTF2_Archive *archive, const trc_loc_t *locs, int nlocs,
         free(mg.c), free(mg.r), free(mg.m), free(mg.s), free(mg.k), free(mg.w), free(mg.f), free(mg.h);
         free(mg.ln);
     }
-    int mine = nc + nr + nm + ns + nk + nw + nf + nh;
+    int nsl = ns + nsite;
+    int mine = nc + nr + nm + nsl + nk + nw + nf + nh;
     uint64_t *map = calloc((size_t)mine + 1, sizeof *map);
     PMPI_Scatterv(maps, mcounts, mdispls, MPI_UINT64_T, map, mine, MPI_UINT64_T, 0, msc_g.comm);
 
@@ -996,6 +1068,14 @@ void trc_defs_write(OTF2_Archive *archive, const trc_loc_t *locs, int nlocs,
     uint64_t *rmap = malloc(((size_t)MSC_FN_COUNT + (size_t)nr) * sizeof *rmap);
     for (int i = 0; i < MSC_FN_COUNT; i++) rmap[i] = (uint64_t)i;
     for (int i = 0; i < nr; i++) rmap[MSC_FN_COUNT + i] = map[nc + i];
+    /* Source code location map: the VT_ API's references, then a call
+     * site's TRC_SCL_SITES + slot (unused references: identity). */
+    size_t nsm = nsite ? TRC_SCL_SITES + (size_t)site_slot[nsite - 1] + 1 : (size_t)ns;
+    uint64_t *smap = malloc((nsm + 1) * sizeof *smap);
+    for (size_t i = 0; smap && i < nsm; i++) smap[i] = i;
+    for (int i = 0; smap && i < ns; i++) smap[i] = map[nc + nr + nm + i];
+    for (int k = 0; smap && k < nsite; k++)
+        smap[TRC_SCL_SITES + site_slot[k]] = map[nc + nr + nm + ns + k];
     OTF2_Archive_OpenDefFiles(archive);
     for (int i = 0; i < nlocs; i++) {
         OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(archive, locs[i].id);
@@ -1003,17 +1083,17 @@ void trc_defs_write(OTF2_Archive *archive, const trc_loc_t *locs, int nlocs,
         write_map(dw, OTF2_MAPPING_COMM, map, (size_t)nc);
         if (nr) write_map(dw, OTF2_MAPPING_REGION, rmap, (size_t)MSC_FN_COUNT + (size_t)nr);
         write_map(dw, OTF2_MAPPING_METRIC, map + nc + nr, (size_t)nm);
-        write_map(dw, OTF2_MAPPING_SOURCE_CODE_LOCATION, map + nc + nr + nm, (size_t)ns);
-        write_map(dw, OTF2_MAPPING_STRING, map + nc + nr + nm + ns, (size_t)nk);
-        write_map(dw, OTF2_MAPPING_RMA_WIN, map + nc + nr + nm + ns + nk, (size_t)nw);
-        write_map(dw, OTF2_MAPPING_IO_FILE, map + nc + nr + nm + ns + nk + nw, (size_t)nf);
-        write_map(dw, OTF2_MAPPING_IO_HANDLE, map + nc + nr + nm + ns + nk + nw + nf, (size_t)nh);
+        if (smap) write_map(dw, OTF2_MAPPING_SOURCE_CODE_LOCATION, smap, nsm);
+        write_map(dw, OTF2_MAPPING_STRING, map + nc + nr + nm + nsl, (size_t)nk);
+        write_map(dw, OTF2_MAPPING_RMA_WIN, map + nc + nr + nm + nsl + nk, (size_t)nw);
+        write_map(dw, OTF2_MAPPING_IO_FILE, map + nc + nr + nm + nsl + nk + nw, (size_t)nf);
+        write_map(dw, OTF2_MAPPING_IO_HANDLE, map + nc + nr + nm + nsl + nk + nw + nf, (size_t)nh);
         for (int k = 0; k < 2; k++)
             OTF2_DefWriter_WriteClockOffset(dw, (uint64_t)sync_time[k], sync_offset[k],
                                             sync_dev[k]);
         OTF2_Archive_CloseDefWriter(archive, dw);
     }
     OTF2_Archive_CloseDefFiles(archive);
-    free(rmap), free(map), free(maps), free(mcounts), free(mdispls);
+    free(rmap), free(smap), free(site_slot), free(map), free(maps), free(mcounts), free(mdispls);
     free(all), free(counts), free(displs), free(b.w);
 }

@@ -74,6 +74,16 @@ enum {
     TRC_PARAM_COMMENT = 0,  /* parameter "comment" of VT_log_comment's ParameterString */
 };
 
+/* MPI call sites as source code locations. Each return address into the
+ * application gets a local reference from a bounded per-rank table of
+ * TRC_SITES addresses (lock-free, hashed): TRC_SCL_SITES + its slot, above
+ * the VT_ API's references (msc_trace_scl_def, fewer than TRC_SCL_SITES).
+ * The addresses become file and line only at MPI_Finalize (trc_defs_write).
+ * Returns OTF2_UNDEFINED_SOURCE_CODE_LOCATION for a NULL address or when
+ * the table is full (counted, and reported by rank 0 at finalize). */
+enum { TRC_SCL_SITES = 1024, TRC_SITES = 4096 };
+uint32_t trc_site_scl(const void *site) TRC_HIDDEN;
+
 /* Thread-index part (bits 32..63) of the extra location that holds the
  * records other ranks logged for this one (VT_log_msgevent, VT_log_opevent). */
 #define TRC_LOC_FOREIGN 0xFFFFull

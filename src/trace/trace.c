@@ -10,6 +10,13 @@
  * are unified at MPI_Finalize, when clock offsets against rank 0 (sync.c) are
  * written for readers to correct the timestamps.
  *
+ * The Enter of an MPI call carries the call site (the return address into
+ * the application) as a SOURCE_CODE_LOCATION attribute, delta-encoded: only
+ * when the site differs from the last one written for that function on the
+ * location, so that a loop costs one compare per call and no bytes. The
+ * addresses get local references from a table in defs.c and become file and
+ * line at MPI_Finalize.
+ *
  * Memory is bounded: each location's event buffer may hold MPISCOPE_TRACE_BUFFER
  * bytes in chunks; when the memory callback refuses a new chunk, OTF2 writes
  * the full chunks to disk and records a BufferFlush event around the time it
@@ -49,7 +56,8 @@ typedef enum {
     R_NBC_COMPLETE, R_ONOFF, R_METRIC, R_COMMENT, R_RMA_WIN_CREATE, R_RMA_WIN_DESTROY, R_RMA_PUT,
     R_RMA_GET, R_RMA_ATOMIC, R_RMA_OP_COMPLETE, R_RMA_COLL_BEGIN, R_RMA_COLL_END,
     R_RMA_GROUP_SYNC, R_RMA_REQUEST_LOCK, R_RMA_RELEASE_LOCK, R_IO_CREATE, R_IO_DESTROY,
-    R_IO_BEGIN, R_IO_ISSUED, R_IO_COMPLETE, R_RMA_OP_COMPLETE_NB, R_RMA_OP_TEST, R_RMA_SYNC
+    R_IO_BEGIN, R_IO_ISSUED, R_IO_COMPLETE, R_RMA_OP_COMPLETE_NB, R_RMA_OP_TEST, R_RMA_SYNC,
+    R_MPI_ENTER /* an MPI call's Enter: a = function, x = call site */
 } rec_kind_t;
 
 typedef struct {
@@ -78,7 +86,14 @@ typedef struct {
     MPI_Datatype last_type;  /* the last datatype sent, its size and the type generation */
     MPI_Count last_size;
     unsigned last_gen;
+    /* Per MPI function, the call site of its last Enter written with an
+     * attribute (NULL: none yet, which readers also assume; SITE_RESET:
+     * unknown to readers, so the next Enter says it). */
+    const void *last_site[MSC_FN_COUNT];
 } trc_thread_t;
+
+static const char site_reset; /* its address is no return address */
+#define SITE_RESET ((const void *)&site_reset)
 
 typedef struct {
     void **chunks;
@@ -250,18 +265,45 @@ static inline trc_thread_t *thread_of(msc_thread_t *th)
 /* Synchronization level of fences and PSCW calls: processes and memory. */
 #define RMA_SYNC (OTF2_RMA_SYNC_LEVEL_PROCESS | OTF2_RMA_SYNC_LEVEL_MEMORY)
 
+/* The location's attribute list holding SOURCE_CODE_LOCATION `scl` (a local
+ * reference); the writer empties it again. */
+static OTF2_AttributeList *scl_attr(trc_thread_t *t, uint32_t scl)
+{
+    OTF2_AttributeValue v;
+    v.sourceCodeLocationRef = scl;
+    OTF2_AttributeList_AddAttribute(t->attrs, TRC_ATTR_SCL, OTF2_TYPE_SOURCE_CODE_LOCATION, v);
+    return t->attrs;
+}
+
+/* The Enter of MPI function `fn` called from `site`, with the attribute
+ * only when the site is not the last one written for `fn` here: readers
+ * take an Enter of an MPI region without one to be at the last location
+ * given for that region on the location (docs/trace.md). */
+static __attribute__((noinline)) void enter_at(trc_thread_t *t, uint32_t fn, const void *site,
+                                               uint64_t te)
+{
+    OTF2_AttributeList *al = NULL;
+    if (t->last_site[fn] != site && t->attrs) {
+        t->last_site[fn] = site;
+        al = scl_attr(t, trc_site_scl(site));
+    }
+    OTF2_EvtWriter_Enter(t->w, al, te, fn);
+}
+
 static void write_rec(trc_thread_t *t, const trc_rec_t *r)
 {
     OTF2_EvtWriter *w = t->w;
     OTF2_AttributeList *al = NULL;
-    if (r->scl && t->attrs) {
-        OTF2_AttributeValue v;
-        v.sourceCodeLocationRef = r->scl - 1;
-        OTF2_AttributeList_AddAttribute(t->attrs, TRC_ATTR_SCL, OTF2_TYPE_SOURCE_CODE_LOCATION, v);
-        al = t->attrs;
+    if (r->scl && t->attrs) al = scl_attr(t, r->scl - 1);
+    /* An MPI region entered through the API (VT_log_op) gives its location,
+     * or none, explicitly, and the next MPI call's Enter gives its own. */
+    if (r->kind == R_ENTER && r->a < (uint32_t)MSC_FN_COUNT && t->attrs) {
+        if (!al) al = scl_attr(t, OTF2_UNDEFINED_SOURCE_CODE_LOCATION);
+        t->last_site[r->a] = SITE_RESET;
     }
     switch ((rec_kind_t)r->kind) {
     case R_ENTER: OTF2_EvtWriter_Enter(w, al, r->t, r->a); break;
+    case R_MPI_ENTER: enter_at(t, r->a, (const void *)(uintptr_t)r->x, r->t); break;
     case R_LEAVE: OTF2_EvtWriter_Leave(w, al, r->t, r->a); break;
     case R_SEND: OTF2_EvtWriter_MpiSend(w, al, r->t, r->a, r->b, r->c, r->x); break;
     case R_RECV: OTF2_EvtWriter_MpiRecv(w, al, r->t, r->a, r->b, r->c, r->x); break;
@@ -967,6 +1009,9 @@ static void thread_flush(trc_thread_t *t)
         fail("cannot flush the event buffer to disk");
     t->w = OTF2_Archive_GetEvtWriter(archive, t->loc);
     if (!t->w) fail("cannot open the event writer again after a flush");
+    /* A reader may start at this piece: each MPI function's next Enter
+     * gives its call site again. */
+    for (int fn = 0; fn < MSC_FN_COUNT; fn++) t->last_site[fn] = SITE_RESET;
 }
 
 static void on_leave(msc_call_t *c)
@@ -979,9 +1024,18 @@ static void on_leave(msc_call_t *c)
     uint64_t te = trc_ts(c->t_enter), tl = trc_ts(c->t_leave);
     /* Enter and Leave straight to the writer outside unordered periods (the
      * record is passed by address: a by-value copy cost store-forwarding
-     * stalls on every call). */
-    if (MSC_LIKELY(t->unordered == 0)) OTF2_EvtWriter_Enter(t->w, NULL, te, (uint32_t)c->fn);
-    else emit(t, &(trc_rec_t){.kind = R_ENTER, .t = te, .a = (uint32_t)c->fn});
+     * stalls on every call). The Enter has an attribute only when the call
+     * site changed (enter_at). Held Enters keep their site: the delta is
+     * taken in the order they are written. */
+    if (MSC_LIKELY(t->unordered == 0)) {
+        if (MSC_LIKELY(t->last_site[c->fn] == c->site))
+            OTF2_EvtWriter_Enter(t->w, NULL, te, (uint32_t)c->fn);
+        else
+            enter_at(t, (uint32_t)c->fn, c->site, te);
+    } else {
+        emit(t, &(trc_rec_t){.kind = R_MPI_ENTER, .t = te, .a = (uint32_t)c->fn,
+                            .x = (uint64_t)(uintptr_t)c->site});
+    }
     if (c->rc == MPI_SUCCESS || c->rc == MPI_ERR_IN_STATUS) records(t, c, te, tl);
     if (MSC_LIKELY(t->unordered == 0)) OTF2_EvtWriter_Leave(t->w, NULL, tl, (uint32_t)c->fn);
     else emit(t, &(trc_rec_t){.kind = R_LEAVE, .t = tl, .a = (uint32_t)c->fn});

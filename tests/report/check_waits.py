@@ -9,6 +9,9 @@ expected times) through `mpiscope report`.
   is not a terminal: no progress lines);
 - every pattern's total (completions: under 10 % of D per call), rank 0's and the call sites' times match the
   program's known delays within the tolerance below;
+- the call sites are per source line: the site that waits in each pattern
+  is at the line waits.c marks for it ("site:<name>"), and the site's name
+  says so ("MPI_Ssend @ .../waits.c:65");
 - a second run reuses waitstates.json (same bytes, file not rewritten).
 
 Tolerance: |measured - expected| <= 15 % of the delay D + 10 % of the
@@ -18,6 +21,7 @@ barrier that ends a phase costs a few ms of real, unplanned waiting.
 """
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -93,14 +97,30 @@ def main():
     last = ws["per_rank"][n - 1]
     near(f"rank {n - 1} Wait at Barrier", last["wait_barrier"], 0)
     near(f"rank {n - 1} Wait at NxN", last["wait_nxn"], 0)
-    sites = {s["site"]: s for s in ws["callsites"]}
-    for fn, pid, want in (("MPI_Recv", "late_sender", 2 * d), ("MPI_Ssend", "late_receiver", d),
-                          ("MPI_Bcast", "late_broadcast", (n - 1) * d),
-                          ("MPI_Reduce", "early_reduce", d), ("MPI_Allreduce", "wait_nxn", (n - 1) * d)):
-        if fn not in sites:
+    marks = {}
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "waits.c")) as f:
+        for i, src in enumerate(f, 1):
+            m = re.search(r"site:(\w+) \*/", src)
+            if m:
+                marks[m.group(1)] = i
+    for fn, pid, want, where in (("MPI_Recv", "late_sender", 2 * d, ("recv1", "recv2")),
+                                 ("MPI_Ssend", "late_receiver", d, ("ssend",)),
+                                 ("MPI_Bcast", "late_broadcast", (n - 1) * d, ("bcast",)),
+                                 ("MPI_Reduce", "early_reduce", d, ("reduce",)),
+                                 ("MPI_Allreduce", "wait_nxn", (n - 1) * d, ("allreduce",))):
+        sites = [s for s in ws["callsites"] if s["function"] == fn]
+        if not sites:
             fail(f"no call site {fn} in waitstates.json")
-        else:
-            near(f"site {fn} {pid}", sites[fn][pid], want)
+            continue
+        near(f"sites of {fn} {pid}", sum(s[pid] for s in sites), want)
+        waiting = sorted(s["line"] for s in sites if s[pid] > want / len(where) / 2 * 1e6)
+        lines = sorted(marks[w] for w in where)
+        if waiting != lines:
+            fail(f"{fn} {pid}: waiting at lines {waiting}, expected {lines}")
+        for s in sites:
+            if os.path.basename(s["file"]) != "waits.c" or \
+                    not s["site"].startswith(f"{fn} @ {s['file']}:{s['line']}"):
+                fail(f"{fn}: call site {s['site']!r} at {s['file']!r}:{s['line']}")
     # The analysis is saved: a second report reads it back.
     st = os.stat(path)
     p2 = subprocess.run([cli, "report", out], capture_output=True, text=True, timeout=120)

@@ -9,7 +9,8 @@
  *   Wait at NxN      (N-1) D  (MPI_Allreduce, every rank but N-1)
  *   Late Broadcast   (N-1) D  (MPI_Bcast, every rank but the root 0)
  *   Early Reduce         D  (MPI_Reduce, the root 0)
- * Any number of ranks >= 2. */
+ * Any number of ranks >= 2. The calls that wait are marked "site:<name>":
+ * check_waits.py finds the call sites there. */
 #include <mpi.h>
 #include <stdlib.h>
 #include <time.h>
@@ -39,7 +40,7 @@ int main(int argc, char **argv)
 
     /* 1. Late Sender: rank 1 sends D late. */
     if (rank == 0)
-        MPI_Recv(&y, 1, MPI_INT, 1, 10, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Recv(&y, 1, MPI_INT, 1, 10, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* site:recv1 */
     else if (rank == 1) {
         sleep_ms(d);
         MPI_Send(&x, 1, MPI_INT, 0, 10, MPI_COMM_WORLD);
@@ -51,7 +52,7 @@ int main(int argc, char **argv)
     if (rank == 1) MPI_Send(&x, 1, MPI_INT, 0, 1, MPI_COMM_WORLD);
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) {
-        MPI_Recv(&y, 1, MPI_INT, 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Recv(&y, 1, MPI_INT, 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* site:recv2 */
         MPI_Recv(&y, 1, MPI_INT, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     } else if (rank == 1) {
         sleep_ms(d);
@@ -62,7 +63,7 @@ int main(int argc, char **argv)
 
     /* 3. Late Receiver: rank 1 posts its receive D late; rank 0's Ssend waits. */
     if (rank == 0)
-        MPI_Ssend(&x, 1, MPI_INT, 1, 30, MPI_COMM_WORLD);
+        MPI_Ssend(&x, 1, MPI_INT, 1, 30, MPI_COMM_WORLD); /* site:ssend */
     else if (rank == 1) {
         sleep_ms(d);
         MPI_Recv(&y, 1, MPI_INT, 0, 30, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -76,15 +77,15 @@ int main(int argc, char **argv)
 
     /* 5. Wait at NxN. */
     if (rank == size - 1) sleep_ms(d);
-    MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD); /* site:allreduce */
 
     /* 6. Late Broadcast: the root enters D late. */
     if (rank == 0) sleep_ms(d);
-    MPI_Bcast(&x, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Bcast(&x, 1, MPI_INT, 0, MPI_COMM_WORLD); /* site:bcast */
 
     /* 7. Early Reduce: the root enters D before the others. */
     if (rank != 0) sleep_ms(d);
-    MPI_Reduce(&x, &y, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&x, &y, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD); /* site:reduce */
     MPI_Barrier(MPI_COMM_WORLD);
 
     MPI_Finalize();

@@ -24,19 +24,10 @@ import sys
 import tempfile
 
 import otf2
-import otf2.definitions as D
 
-# python3-otf2 3.0.2 misreads InterComm definitions (see check_trace.py).
-_f = list(D.InterComm._fields)
-if len(_f) == 8:
-    D.InterComm._fields = tuple([_f[0]] + _f[4:])
+from otf2_check import Failures
 
-failures = []
-
-
-def fail(msg):
-    failures.append(msg)
-    print("check_flush: " + msg, file=sys.stderr)
+fail = failures = Failures("check_flush")
 
 
 def describe(ev):

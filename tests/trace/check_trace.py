@@ -45,19 +45,9 @@ import sys
 import otf2
 import otf2.definitions as D
 
-# python3-otf2 3.0.2 maps an InterComm definition's fields onto Comm's
-# (name, group, parent, flags) followed by its own; keep name and its own.
-_f = list(D.InterComm._fields)
-if len(_f) == 8:
-    D.InterComm._fields = tuple([_f[0]] + _f[4:])
+from otf2_check import Failures  # (also fixes python3-otf2's InterComm definitions)
 
-failures = []
-
-
-def fail(msg):
-    failures.append(msg)
-    if len(failures) < 30:
-        print("check_trace: " + msg, file=sys.stderr)
+fail = failures = Failures("check_trace", shown=29)
 
 
 def comm_groups(comm):

@@ -64,6 +64,20 @@ foreach(f IN LISTS MSC_FLAVORS)
   # Trace together with the profile.
   msc_mpi_test(${f} trace/with-profile NP 2 PROGRAM trace_mixed
                ENV MPISCOPE_MODE=profile,trace CHECK "${trc_check}" TIMEOUT 120)
+  # Call sites: each MPI call's Enter is at the file and line of the call
+  # (marked in the source), the attribute only where the site changes, and
+  # again after a flush; from C (also in an unordered period) and Fortran.
+  set(sites_check "/usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/check_sites.py $MSC_OUT")
+  msc_mpi_program(${f} trace_sites SOURCES sites.c)
+  msc_mpi_test(${f} trace/sites NP 2 PROGRAM trace_sites ENV MPISCOPE_MODE=trace
+               CHECK "${sites_check} ${CMAKE_CURRENT_LIST_DIR}/sites.c c" TIMEOUT 120)
+  msc_mpi_program(${f} trace_sites_vt SOURCES sites.c FLAGS -DUSE_VT LINK_MPISCOPE)
+  msc_mpi_test(${f} trace/sites-unordered NP 2 PROGRAM trace_sites_vt NO_TOOL
+               ENV MPISCOPE_MODE=trace
+               CHECK "${sites_check} ${CMAKE_CURRENT_LIST_DIR}/sites.c c" TIMEOUT 120)
+  msc_mpi_program(${f} trace_sites_f SOURCES sites.f90 LANG Fortran)
+  msc_mpi_test(${f} trace/sites-fortran NP 2 PROGRAM trace_sites_f ENV MPISCOPE_MODE=trace
+               CHECK "${sites_check} ${CMAKE_CURRENT_LIST_DIR}/sites.f90 fortran" TIMEOUT 120)
 endforeach()
 if(openmpi IN_LIST MSC_FLAVORS)
   # Eight ranks (oversubscribed), and an odd count with a rank left without partner.

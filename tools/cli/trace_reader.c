@@ -11,7 +11,10 @@
  * clock offsets. OTF2's callbacks are translated to a few narrow ones
  * (msc_trace_cbs_t): Isend and IrecvComplete become messages like Send and
  * Recv, and the source code location is taken from the Enter's attribute
- * list. A process that reads only some locations (the analysis under MPI)
+ * list. For MPI regions the attribute is delta-encoded (docs/trace.md): an
+ * Enter without one is at the location last given for its region on the
+ * location, which the reader keeps per region and forgets at each new
+ * location. A process that reads only some locations (the analysis under MPI)
  * selects just those, so it opens only their files.
  *
  * Errors. Everything read from the archive is untrusted: references are
@@ -57,6 +60,7 @@ typedef struct {
     size_t ncapfile, ncapline, ncapclass;
     const msc_trace_cbs_t *cb;
     void *u;
+    uint32_t *last_scl;  /* per region: the last source code location of an MPI Enter */
 } rstate_t;
 
 /* ---- global definitions -------------------------------------------------- */
@@ -289,10 +293,15 @@ static OTF2_CallbackCode e_enter(OTF2_LocationRef loc, OTF2_TimeStamp time, uint
     (void)loc, (void)pos;
     rstate_t *r = u;
     uint32_t scl = UINT32_MAX;
+    bool given = false;
     if (al && r->t->scl_attr != UINT32_MAX && OTF2_AttributeList_GetNumberOfElements(al)) {
         OTF2_SourceCodeLocationRef s;
         if (OTF2_AttributeList_GetSourceCodeLocationRef(al, r->t->scl_attr, &s) == OTF2_SUCCESS)
-            scl = s;
+            scl = s, given = true;
+    }
+    if (region < r->t->nregion && r->t->region_mpi[region]) {
+        if (given) r->last_scl[region] = scl;
+        else scl = r->last_scl[region];
     }
     r->cb->enter(r->u, time, region, scl);
     return OTF2_CALLBACK_SUCCESS;
@@ -406,10 +415,19 @@ int msc_trace_read(msc_trace_t *t, const bool *want, const msc_trace_cbs_t *cb, 
     if (cb->coll_end) OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(ecb, e_coll_end);
     if (cb->metric) OTF2_EvtReaderCallbacks_SetMetricCallback(ecb, e_metric);
     rstate_t r = {.t = t, .cb = cb, .u = u};
+    r.last_scl = malloc((t->nregion + 1) * sizeof *r.last_scl);
+    if (!r.last_scl) {
+        snprintf(err, errlen, "out of memory");
+        OTF2_EvtReaderCallbacks_Delete(ecb);
+        OTF2_Reader_CloseEvtFiles(rd);
+        if (def_files) OTF2_Reader_CloseDefFiles(rd);
+        return -1;
+    }
     int rc = 0;
     for (size_t i = 0; i < t->nloc && rc == 0; i++) {
         if (want && !want[i]) continue;
         if (cb->location) cb->location(u, i);
+        memset(r.last_scl, 0xff, t->nregion * sizeof *r.last_scl); /* UINT32_MAX: none */
         if (def_files) {
             /* Mapping tables and clock offsets are local definitions; the
              * event reader applies them once they have been read. */
@@ -433,6 +451,7 @@ int msc_trace_read(msc_trace_t *t, const bool *want, const msc_trace_cbs_t *cb, 
         OTF2_Reader_CloseEvtReader(rd, er);
     }
     OTF2_EvtReaderCallbacks_Delete(ecb);
+    free(r.last_scl);
     if (def_files) OTF2_Reader_CloseDefFiles(rd);
     OTF2_Reader_CloseEvtFiles(rd);
     return rc;

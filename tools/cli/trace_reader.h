@@ -55,7 +55,8 @@ typedef struct msc_trace {
  * msc_trace_read. Nonblocking sends and receive completions (Isend,
  * IrecvComplete) arrive as `msg` like their blocking forms; `peer` is the
  * rank in `comm` (see msc_trace_world). `scl` is the Enter's source code
- * location, UINT32_MAX if it has none. */
+ * location, UINT32_MAX if it has none; an MPI region's Enter without the
+ * attribute has the one last given for its region on the location. */
 typedef struct {
     void (*location)(void *u, size_t loc); /* before the events of loc (index in t->loc) */
     void (*enter)(void *u, uint64_t t, uint32_t region, uint32_t scl);
