@@ -12,10 +12,11 @@
 #define MSC_CORE_MODULE_H
 
 #include <stdatomic.h>
+#include <stdint.h>
 
 #include "call.h"
 
-#define MSC_MODULE_ABI 1
+#define MSC_MODULE_ABI 2 /* 2: due hooks */
 
 typedef struct msc_module {
     int abi;                          /* MSC_MODULE_ABI */
@@ -49,14 +50,22 @@ typedef struct msc_module {
      * msc_hooks_refresh). A hook may still run once just after its word
      * drops to zero, so it keeps its own checks. */
     const _Atomic int *enter_wanted, *leave_wanted;
+    /* Optional, for work due at a time (periodic sampling) rather than on
+     * every call: the core calls due(c) from the leave path of a call that
+     * ends (c->t_leave) at or after *due_ns (ns, msc_now_ns; UINT64_MAX:
+     * never), which costs the other calls one comparison. After moving its
+     * *due_ns a module calls msc_hooks_refresh. More than one call may find
+     * the same time due, so the hook keeps its own check. */
+    void (*due)(msc_call_t *c);
+    const _Atomic uint64_t *due_ns;
 } msc_module_t;
 
 /* Called from a constructor. Returns the module's slot, or -1 if full. */
 int msc_module_register(const msc_module_t *m);
 
 /* A module calls this after it changed its enter_wanted or leave_wanted word
- * (after MPI_Init; the core reads the words then): wrappers test one mask of
- * all hooks, which this recomputes from the words. */
+ * or its due_ns (after MPI_Init; the core reads them then): wrappers test one
+ * mask of all hooks and one time, which this recomputes from the words. */
 void msc_hooks_refresh(void);
 
 #endif

@@ -28,13 +28,26 @@ void msc_hooks_refresh(void)
 {
     pthread_mutex_lock(&hooks_lock);
     unsigned enter = 0, leave = 0;
+    uint64_t due = UINT64_MAX;
     for (int i = 0; i < msc_hooks.n_enter; i++)
         if (atomic_load(msc_hooks.enter_wanted[i])) enter |= 1u << i;
     for (int i = 0; i < msc_hooks.n_leave; i++)
         if (atomic_load(msc_hooks.leave_wanted[i])) leave |= 1u << i;
+    for (int i = 0; i < msc_hooks.n_due; i++) {
+        uint64_t t = atomic_load(msc_hooks.due_word[i]);
+        if (t < due) due = t;
+    }
     atomic_store(&msc_hooks.enter_mask, enter);
     atomic_store(&msc_hooks.leave_mask, leave);
+    atomic_store(&msc_hooks.due_ns, due);
     pthread_mutex_unlock(&hooks_lock);
+}
+
+void msc_hooks_due(msc_call_t *c)
+{
+    for (int i = 0; i < msc_hooks.n_due; i++)
+        if (c->t_leave >= atomic_load_explicit(msc_hooks.due_word[i], memory_order_relaxed))
+            msc_hooks.due[i](c);
 }
 
 static const msc_module_t *modules[MSC_MODULES_MAX];
@@ -141,6 +154,10 @@ void msc_runtime_init(int thread_provided)
         if (m->leave) {
             msc_hooks.leave_wanted[msc_hooks.n_leave] = m->leave_wanted ? m->leave_wanted : &always;
             msc_hooks.leave[msc_hooks.n_leave++] = m->leave;
+        }
+        if (m->due && m->due_ns) {
+            msc_hooks.due_word[msc_hooks.n_due] = m->due_ns;
+            msc_hooks.due[msc_hooks.n_due++] = m->due;
         }
     }
     msc_hooks_refresh();

@@ -15,14 +15,20 @@
  * cost nothing per call, however many there are. */
 typedef struct {
     _Atomic unsigned enter_mask, leave_mask;
-    int n_enter, n_leave;
+    _Atomic uint64_t due_ns;     /* ns, the earliest of the modules' *due_ns */
+    int n_enter, n_leave, n_due;
     void (*enter[MSC_MODULES_MAX])(msc_call_t *c);
     void (*leave[MSC_MODULES_MAX])(msc_call_t *c);
     const _Atomic int *enter_wanted[MSC_MODULES_MAX];
     const _Atomic int *leave_wanted[MSC_MODULES_MAX];
+    void (*due[MSC_MODULES_MAX])(msc_call_t *c);
+    const _Atomic uint64_t *due_word[MSC_MODULES_MAX];
 } msc_hooks_t;
 
 extern msc_hooks_t msc_hooks MSC_INTERNAL;
+
+/* The due hooks of the modules whose time has come (module.h: due). */
+void msc_hooks_due(msc_call_t *c) MSC_INTERNAL;
 
 /* Kinds whose calls create, start, free or complete requests. Inline, so
  * that a wrapper (whose kind is a constant) tests nothing at run time. */

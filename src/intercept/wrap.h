@@ -134,6 +134,8 @@ static MSC_HOT void msc_call_done(msc_call_t *c, int rc, msc_fn_t fn, msc_kind_t
     if (msc_kind_has_requests(kind)) msc_requests_leave(c);
     unsigned m = atomic_load_explicit(&msc_hooks.leave_mask, memory_order_relaxed);
     if (m) msc_hooks_call(msc_hooks.leave, m, c);
+    if (MSC_UNLIKELY(c->t_leave >= atomic_load_explicit(&msc_hooks.due_ns, memory_order_relaxed)))
+        msc_hooks_due(c);
     msc_gate_release();
 }
 

@@ -12,9 +12,9 @@
  * the handle's count (Open MPI's queue lengths have one value per peer).
  * Variables that cannot be read (Open MPI invalidates some at MPI_Init), are
  * bound to other objects or are not numbers are left out with a note. Samples
- * are taken in the leave hook of MPI calls, at most one per
- * MPISCOPE_PVAR_INTERVAL milliseconds (one thread at a time; the others do
- * not wait), and keep per variable the first value, the last, the minimum,
+ * are taken as MPI calls leave, at most one per MPISCOPE_PVAR_INTERVAL
+ * milliseconds (the module's due hook: other calls cost the core one time
+ * comparison; one thread at a time, the others do not wait), and keep per variable the first value, the last, the minimum,
  * the maximum and the number of samples (mpiscope's own communicator-bound
  * variables can only be bound once the run has started: at the first
  * sample); with the trace on, each sample is
@@ -119,7 +119,7 @@ static int npending; /* variables with pending set */
 static bool bind_var(sampled_t *v);
 
 static bool check_on;
-static _Atomic int enter_wanted, leave_wanted; /* the check; sampling (hooks on MPI calls) */
+static _Atomic int enter_wanted; /* the check (a hook on MPI calls); sampling is due at next_due */
 static uint64_t threshold;
 static int queue_index = -1; /* pml_ob1_unexpected_msgq_length, or -1: own measure */
 static site_t sites[MAX_SITES];
@@ -373,9 +373,8 @@ static int pv_init(int slot)
     }
     define_metrics();
     atomic_store(&enter_wanted, check_on);
-    atomic_store(&leave_wanted, nvars > 0);
     if (nvars) sample_now(0);
-    atomic_store(&next_due, msc_now_ns() + interval_ns);
+    atomic_store(&next_due, nvars ? msc_now_ns() + interval_ns : UINT64_MAX);
     return 0;
 }
 
@@ -464,7 +463,7 @@ static void pv_enter(msc_call_t *c)
     atomic_flag_clear_explicit(&checking, memory_order_release);
 }
 
-static void pv_leave(msc_call_t *c)
+static void pv_due(msc_call_t *c)
 {
     if (!nvars || c->t_leave < atomic_load_explicit(&next_due, memory_order_relaxed)) return;
     if (atomic_flag_test_and_set_explicit(&sampling, memory_order_acquire)) return;
@@ -472,6 +471,7 @@ static void pv_leave(msc_call_t *c)
     sample_now(c->t_leave);
     atomic_store_explicit(&next_due, c->t_leave + interval_ns, memory_order_relaxed);
     atomic_flag_clear_explicit(&sampling, memory_order_release);
+    msc_hooks_refresh();
 }
 
 /* ---- results ---- */
@@ -677,9 +677,9 @@ static const msc_module_t module = {
     .mode = NULL,
     .init = pv_init,
     .enter = pv_enter,
-    .leave = pv_leave,
+    .due = pv_due,
     .enter_wanted = &enter_wanted,
-    .leave_wanted = &leave_wanted,
+    .due_ns = &next_due,
     .finalize = pv_finalize,
 };
 
