@@ -106,6 +106,11 @@ struct ws_ctx {
  * of memory. */
 uint32_t ws_site_of(ws_ctx_t *c, uint32_t parent, uint32_t region, uint32_t scl);
 uint64_t ws_mix(uint64_t x);
+/* `bytes` of memory; from 4 MiB on aligned to 2 MiB and offered
+ * transparent huge pages: one page fault per 2 MiB instead of per 4 KiB
+ * (fresh memory is the dearest part of reading and matching). NULL when
+ * out of memory; free() frees it. */
+void *ws_alloc(size_t bytes);
 double ws_now_s(void);
 /* The progress line on stderr (only if `on`), erased at the end. */
 void ws_progress_line(bool on, const char *what, size_t a, size_t b, uint64_t ev);

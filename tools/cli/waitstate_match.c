@@ -202,7 +202,7 @@ static void reduce(const ws_net_t *n, uint64_t *v, size_t len, ws_reduce_t op)
 
 static void *xmalloc(size_t n)
 {
-    void *p = malloc(n ? n : 1);
+    void *p = ws_alloc(n);
     if (!p) {
         fprintf(stderr, "mpiscope: wait states: out of memory (%zu bytes)\n", n);
         abort();
@@ -210,8 +210,10 @@ static void *xmalloc(size_t n)
     return p;
 }
 
+/* Zeroed; small blocks from calloc, whose fresh pages are zero already. */
 static void *xcalloc(size_t n, size_t size)
 {
+    if (n * size >= ((size_t)4 << 20)) return memset(xmalloc(n * size), 0, n * size);
     void *p = calloc(n ? n : 1, size);
     if (!p) {
         fprintf(stderr, "mpiscope: wait states: out of memory (%zu bytes)\n", n * size);
