@@ -12,10 +12,12 @@
  *
  * The Enter of an MPI call carries the call site (the return address into
  * the application) as a SOURCE_CODE_LOCATION attribute, delta-encoded: only
- * when the site differs from the last one written for that function on the
- * location, so that a loop costs one compare per call and no bytes. The
- * addresses get local references from a table in defs.c and become file and
- * line at MPI_Finalize.
+ * when the site differs from the last one written for the same pair (the
+ * previous MPI region entered on the location, this region), so that a loop
+ * costs a few instructions per call and no bytes, even a loop that calls
+ * MPI_Isend to the left and to the right. The addresses get local
+ * references from a table in defs.c and become file and line at
+ * MPI_Finalize.
  *
  * Memory is bounded: each location's event buffer may hold MPISCOPE_TRACE_BUFFER
  * bytes in chunks; when the memory callback refuses a new chunk, OTF2 writes
@@ -60,6 +62,25 @@ typedef enum {
     R_MPI_ENTER /* an MPI call's Enter: a = function, x = call site */
 } rec_kind_t;
 
+enum { SITE_MEMO = 512 };
+#define NO_FN ((uint32_t)MSC_FN_COUNT)
+#define NO_KEY UINT32_MAX
+
+static inline uint32_t site_key(uint32_t prev, uint32_t fn)
+{
+    return prev * ((uint32_t)MSC_FN_COUNT + 1) + fn;
+}
+
+static inline uint32_t site_slot(uint32_t key)
+{
+    return (key * 2654435761u) >> 23; /* 9 bits: SITE_MEMO */
+}
+
+typedef struct {
+    uint32_t key;            /* site_key(prev, fn); NO_KEY: empty */
+    const void *site;
+} site_memo_t;
+
 typedef struct {
     uint64_t t;              /* ns, archive time (trc_ts applied) */
     uint64_t seq;            /* order of logging: keeps equal times in order when sorted */
@@ -86,14 +107,13 @@ typedef struct {
     MPI_Datatype last_type;  /* the last datatype sent, its size and the type generation */
     MPI_Count last_size;
     unsigned last_gen;
-    /* Per MPI function, the call site of its last Enter written with an
-     * attribute (NULL: none yet, which readers also assume; SITE_RESET:
-     * unknown to readers, so the next Enter says it). */
-    const void *last_site[MSC_FN_COUNT];
+    /* The call-site delta (enter_at): the MPI region entered last (NO_FN:
+     * none yet, or since a flush) and, per pair (that region, region) in a
+     * direct-mapped memo, the site that readers hold for it. A pair not in
+     * the memo gives its site again. */
+    uint32_t prev_fn;
+    site_memo_t memo[SITE_MEMO];
 } trc_thread_t;
-
-static const char site_reset; /* its address is no return address */
-#define SITE_RESET ((const void *)&site_reset)
 
 typedef struct {
     void **chunks;
@@ -226,6 +246,14 @@ static const OTF2_MemoryCallbacks mem_cb = {mem_alloc, mem_free_all};
 
 /* --- Locations ------------------------------------------------------------ */
 
+/* Readers know no site yet (a new location, or a flushed piece that a
+ * reader may start at). */
+static void site_forget(trc_thread_t *t)
+{
+    t->prev_fn = NO_FN;
+    for (int i = 0; i < SITE_MEMO; i++) t->memo[i].key = NO_KEY;
+}
+
 static trc_thread_t *thread_open(msc_thread_t *th)
 {
     if (!archive || !th) return NULL;
@@ -234,6 +262,7 @@ static trc_thread_t *thread_open(msc_thread_t *th)
     t->loc = (uint64_t)msc_g.world_rank | ((uint64_t)th->index << 32);
     t->mprobe_comm = MPI_COMM_NULL;
     t->flush_gen = atomic_load(&flush_gen);
+    site_forget(t);
     t->w = OTF2_Archive_GetEvtWriter(archive, t->loc);
     pthread_mutex_lock(&threads_lock);
     if (t->w && nthreads == capthreads) {
@@ -276,17 +305,21 @@ static OTF2_AttributeList *scl_attr(trc_thread_t *t, uint32_t scl)
 }
 
 /* The Enter of MPI function `fn` called from `site`, with the attribute
- * only when the site is not the last one written for `fn` here: readers
- * take an Enter of an MPI region without one to be at the last location
- * given for that region on the location (docs/trace.md). */
+ * only when the memo does not hold that site for the pair (previous MPI
+ * region, fn): readers take an Enter of an MPI region without one to be at
+ * the location last given for the same pair on the location
+ * (docs/trace.md). The fast case is inlined in on_leave. */
 static __attribute__((noinline)) void enter_at(trc_thread_t *t, uint32_t fn, const void *site,
                                                uint64_t te)
 {
     OTF2_AttributeList *al = NULL;
-    if (t->last_site[fn] != site && t->attrs) {
-        t->last_site[fn] = site;
+    uint32_t key = site_key(t->prev_fn, fn);
+    site_memo_t *m = &t->memo[site_slot(key)];
+    if ((m->key != key || m->site != site) && t->attrs) {
+        m->key = key, m->site = site;
         al = scl_attr(t, trc_site_scl(site));
     }
+    t->prev_fn = fn;
     OTF2_EvtWriter_Enter(t->w, al, te, fn);
 }
 
@@ -299,7 +332,9 @@ static void write_rec(trc_thread_t *t, const trc_rec_t *r)
      * or none, explicitly, and the next MPI call's Enter gives its own. */
     if (r->kind == R_ENTER && r->a < (uint32_t)MSC_FN_COUNT && t->attrs) {
         if (!al) al = scl_attr(t, OTF2_UNDEFINED_SOURCE_CODE_LOCATION);
-        t->last_site[r->a] = SITE_RESET;
+        uint32_t key = site_key(t->prev_fn, r->a);
+        t->memo[site_slot(key)].key = NO_KEY; /* readers hold that location for the pair */
+        t->prev_fn = r->a;
     }
     switch ((rec_kind_t)r->kind) {
     case R_ENTER: OTF2_EvtWriter_Enter(w, al, r->t, r->a); break;
@@ -1009,9 +1044,9 @@ static void thread_flush(trc_thread_t *t)
         fail("cannot flush the event buffer to disk");
     t->w = OTF2_Archive_GetEvtWriter(archive, t->loc);
     if (!t->w) fail("cannot open the event writer again after a flush");
-    /* A reader may start at this piece: each MPI function's next Enter
-     * gives its call site again. */
-    for (int fn = 0; fn < MSC_FN_COUNT; fn++) t->last_site[fn] = SITE_RESET;
+    /* A reader may start at this piece: the next Enters give their call
+     * sites again. */
+    site_forget(t);
 }
 
 static void on_leave(msc_call_t *c)
@@ -1025,13 +1060,17 @@ static void on_leave(msc_call_t *c)
     /* Enter and Leave straight to the writer outside unordered periods (the
      * record is passed by address: a by-value copy cost store-forwarding
      * stalls on every call). The Enter has an attribute only when the call
-     * site changed (enter_at). Held Enters keep their site: the delta is
-     * taken in the order they are written. */
+     * site is new for its pair (enter_at). Held Enters keep their site: the
+     * delta is taken in the order they are written. */
     if (MSC_LIKELY(t->unordered == 0)) {
-        if (MSC_LIKELY(t->last_site[c->fn] == c->site))
-            OTF2_EvtWriter_Enter(t->w, NULL, te, (uint32_t)c->fn);
-        else
-            enter_at(t, (uint32_t)c->fn, c->site, te);
+        uint32_t fn = (uint32_t)c->fn, key = site_key(t->prev_fn, fn);
+        site_memo_t *m = &t->memo[site_slot(key)];
+        if (MSC_LIKELY(m->key == key && m->site == c->site)) {
+            t->prev_fn = fn;
+            OTF2_EvtWriter_Enter(t->w, NULL, te, fn);
+        } else {
+            enter_at(t, fn, c->site, te);
+        }
     } else {
         emit(t, &(trc_rec_t){.kind = R_MPI_ENTER, .t = te, .a = (uint32_t)c->fn,
                             .x = (uint64_t)(uintptr_t)c->site});

@@ -2,10 +2,16 @@
  * lines, each marked with a comment "site:<name>" that the checker finds in
  * this file. Every rank makes the same calls:
  *   - MPI_Comm_rank once (site:rank);
- *   - MPI_Barrier 10 times from one line (site:loop): only the first Enter
- *     carries the location, the others hold it;
+ *   - MPI_Barrier 10 times from one line (site:loop): the first two Enters
+ *     carry the location (the pairs Comm_rank-Barrier and Barrier-Barrier),
+ *     the others hold it;
  *   - MPI_Allreduce 5 times from each of two lines, alternating (site:alt1,
- *     site:alt2): every Enter carries its location;
+ *     site:alt2): one pair, Allreduce-Allreduce, two sites, so every Enter
+ *     carries its location;
+ *   - 5 times MPI_Comm_size (site:h1) and MPI_Type_size from two lines
+ *     (site:h2, site:h3), the shape of a halo exchange (Isend left, Isend
+ *     right): each call has a pair of its own, so only the first round and
+ *     h1 of the second carry locations (2 of the 10 MPI_Type_size Enters);
  *   - recording off for one MPI_Barrier, back on for one (site:on);
  *   - MPI_Comm_rank twice from one line (site:flush) around MPI_Pcontrol(2):
  *     the second, after the flush, carries the location again.
@@ -34,6 +40,11 @@ int main(int argc, char **argv)
 #ifdef USE_VT
     VT_end_unordered();
 #endif
+    for (int i = 0; i < 5; i++) {
+        MPI_Comm_size(MPI_COMM_WORLD, &y); /* site:h1 */
+        MPI_Type_size(MPI_INT, &x); /* site:h2 */
+        MPI_Type_size(MPI_DOUBLE, &x); /* site:h3 */
+    }
     MPI_Pcontrol(0);
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Pcontrol(1);

@@ -12,9 +12,10 @@
  * (msc_trace_cbs_t): Isend and IrecvComplete become messages like Send and
  * Recv, and the source code location is taken from the Enter's attribute
  * list. For MPI regions the attribute is delta-encoded (docs/trace.md): an
- * Enter without one is at the location last given for its region on the
- * location, which the reader keeps per region and forgets at each new
- * location. A process that reads only some locations (the analysis under MPI)
+ * Enter without one is at the location last given for the same pair
+ * (previous MPI region entered on the location, its region), which the
+ * reader keeps in a hash table per location (emptied at each new location
+ * by a generation count). A process that reads only some locations (the analysis under MPI)
  * selects just those, so it opens only their files.
  *
  * Errors. Everything read from the archive is untrusted: references are
@@ -60,8 +61,46 @@ typedef struct {
     size_t ncapfile, ncapline, ncapclass;
     const msc_trace_cbs_t *cb;
     void *u;
-    uint32_t *last_scl;  /* per region: the last source code location of an MPI Enter */
+    /* The call-site delta of MPI Enters: the region entered last and, per
+     * pair (that region, region), the location last given. */
+    uint32_t prev, gen;
+    struct scl_slot *sm;
+    size_t smcap, smn;
 } rstate_t;
+
+/* One pair of the call-site delta; empty unless gen is the location's. */
+typedef struct scl_slot {
+    uint64_t key;  /* previous region << 32 | region */
+    uint32_t scl, gen;
+} scl_slot_t;
+
+static size_t scl_hash(uint64_t key)
+{
+    key *= 0x9e3779b97f4a7c15ull;
+    return (size_t)(key ^ (key >> 29));
+}
+
+/* The slot of `key` in this location's table: its own, or the empty one
+ * where it would go; NULL when out of memory. */
+static scl_slot_t *scl_slot(rstate_t *r, uint64_t key)
+{
+    if (2 * (r->smn + 1) > r->smcap) {
+        size_t cap = r->smcap ? 2 * r->smcap : 1024;
+        scl_slot_t *n = calloc(cap, sizeof *n); /* generation 0: empty */
+        if (!n) return NULL;
+        for (size_t i = 0; i < r->smcap; i++) {
+            if (r->sm[i].gen != r->gen) continue;
+            size_t k = scl_hash(r->sm[i].key) & (cap - 1);
+            while (n[k].gen == r->gen) k = (k + 1) & (cap - 1);
+            n[k] = r->sm[i];
+        }
+        free(r->sm);
+        r->sm = n, r->smcap = cap;
+    }
+    size_t m = r->smcap - 1;
+    for (size_t i = scl_hash(key) & m;; i = (i + 1) & m)
+        if (r->sm[i].gen != r->gen || r->sm[i].key == key) return &r->sm[i];
+}
 
 /* ---- global definitions -------------------------------------------------- */
 
@@ -300,8 +339,15 @@ static OTF2_CallbackCode e_enter(OTF2_LocationRef loc, OTF2_TimeStamp time, uint
             scl = s, given = true;
     }
     if (region < r->t->nregion && r->t->region_mpi[region]) {
-        if (given) r->last_scl[region] = scl;
-        else scl = r->last_scl[region];
+        uint64_t key = (uint64_t)r->prev << 32 | region;
+        scl_slot_t *e = scl_slot(r, key);
+        r->prev = region;
+        if (given && e) {
+            if (e->gen != r->gen) e->gen = r->gen, e->key = key, r->smn++;
+            e->scl = scl;
+        } else if (!given) {
+            scl = e && e->gen == r->gen ? e->scl : UINT32_MAX;
+        }
     }
     r->cb->enter(r->u, time, region, scl);
     return OTF2_CALLBACK_SUCCESS;
@@ -415,19 +461,11 @@ int msc_trace_read(msc_trace_t *t, const bool *want, const msc_trace_cbs_t *cb, 
     if (cb->coll_end) OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(ecb, e_coll_end);
     if (cb->metric) OTF2_EvtReaderCallbacks_SetMetricCallback(ecb, e_metric);
     rstate_t r = {.t = t, .cb = cb, .u = u};
-    r.last_scl = malloc((t->nregion + 1) * sizeof *r.last_scl);
-    if (!r.last_scl) {
-        snprintf(err, errlen, "out of memory");
-        OTF2_EvtReaderCallbacks_Delete(ecb);
-        OTF2_Reader_CloseEvtFiles(rd);
-        if (def_files) OTF2_Reader_CloseDefFiles(rd);
-        return -1;
-    }
     int rc = 0;
     for (size_t i = 0; i < t->nloc && rc == 0; i++) {
         if (want && !want[i]) continue;
         if (cb->location) cb->location(u, i);
-        memset(r.last_scl, 0xff, t->nregion * sizeof *r.last_scl); /* UINT32_MAX: none */
+        r.gen++, r.smn = 0, r.prev = UINT32_MAX; /* the call-site delta starts afresh */
         if (def_files) {
             /* Mapping tables and clock offsets are local definitions; the
              * event reader applies them once they have been read. */
@@ -451,7 +489,7 @@ int msc_trace_read(msc_trace_t *t, const bool *want, const msc_trace_cbs_t *cb, 
         OTF2_Reader_CloseEvtReader(rd, er);
     }
     OTF2_EvtReaderCallbacks_Delete(ecb);
-    free(r.last_scl);
+    free(r.sm);
     if (def_files) OTF2_Reader_CloseDefFiles(rd);
     OTF2_Reader_CloseEvtFiles(rd);
     return rc;
