@@ -1,5 +1,5 @@
 /* Wait-state analysis throughput: events per second of `mpiscope report`'s
- * analysis (tools/cli/waitstate.c, compiled in) on one core, against OTF2's
+ * analysis (tools/analysis/waitstate.c, compiled in) on one core, against OTF2's
  * own reader reading the same archive with callbacks that do nothing.
  *   bench_report <anchor.otf2> [repeats]
  * Prints the best of `repeats` runs (default 3) of each, in wall-clock time

@@ -1,5 +1,5 @@
 /* Fuzz target: the OTF2 trace reading of `mpiscope report` (the wait-state
- * analysis, tools/cli/waitstate.c, through ws_analyze). A real archive of
+ * analysis, tools/analysis/waitstate.c, through ws_analyze). A real archive of
  * a 2-rank run (tests/fuzz/trace-seed/: anchor, global definitions, and each
  * location's definitions and events) is copied into a scratch directory for
  * every input; byte 0 of the input picks one of its six files and the rest

@@ -32,13 +32,9 @@ foreach(f IN LISTS MSC_FLAVORS)
 endforeach()
 # The analysis split into parts without MPI (threads in place of the
 # processes of mpiscope-analyze): 2, 3 and 5 parts give the serial result.
-pkg_check_modules(OTF2T REQUIRED IMPORTED_TARGET otf2)
 find_package(Threads REQUIRED)
-add_executable(report_parts_test ${CMAKE_CURRENT_LIST_DIR}/parts_test.c
-  ${CMAKE_SOURCE_DIR}/tools/cli/waitstate.c ${CMAKE_SOURCE_DIR}/tools/cli/waitstate_match.c
-  ${CMAKE_SOURCE_DIR}/tools/cli/trace_reader.c)
-target_include_directories(report_parts_test PRIVATE ${CMAKE_SOURCE_DIR}/tools/cli)
-target_link_libraries(report_parts_test PRIVATE msc_base PkgConfig::OTF2T Threads::Threads m)
+add_executable(report_parts_test ${CMAKE_CURRENT_LIST_DIR}/parts_test.c)
+target_link_libraries(report_parts_test PRIVATE msc_analysis Threads::Threads)
 add_test(NAME report/parts
   COMMAND sh -c "d=$(mktemp -d) && ${CMAKE_BINARY_DIR}/bin/msc_bench_gen_trace $d/trace 5 300 >/dev/null && $<TARGET_FILE:report_parts_test> $d/trace/traces.otf2; rc=$?; rm -rf $d; exit $rc")
 set_tests_properties(report/parts PROPERTIES TIMEOUT 60 LABELS report)

@@ -27,7 +27,7 @@ typedef struct {
  * the trace (report_cmd.c). NULL when there is no trace or it cannot be read. */
 msc_json_doc_t *msc_report_waitstates(const char *dir, bool reanalyze, const msc_ws_opts_t *o);
 
-/* Runs the MPI analysis program (analyze/) with np processes on the trace
+/* Runs the MPI analysis program (tools/analysis/mpi/) with np processes on the trace
  * `anchor` (waitstate_par.c). Returns the waitstates.json text it wrote
  * (malloc'd, *len bytes), or NULL with a message on stderr. */
 char *msc_waitstate_parallel(const char *anchor, int np, const char *mpi, size_t *len);

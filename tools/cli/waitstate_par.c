@@ -1,6 +1,6 @@
 /* The wait-state analysis under MPI: `mpiscope report --np N` runs
  *     <launcher> -np N <prefix>/lib/mpiscope/<mpi>/mpiscope-analyze ANCHOR OUT TRACE_REL
- * (analyze/mpiscope_analyze.c) and reads back the waitstates.json it wrote.
+ * (tools/analysis/mpi/mpiscope_analyze.c) and reads back the waitstates.json it wrote.
  *
  * Design. The analysis program is built once per MPI next to that MPI's
  * tool library, so it is found the same way (paths.c); the launcher is that

@@ -39,7 +39,7 @@
  * Memory: 24 bytes per MPI call and 16 per message end while reading, and
  * 24 more per call in phase 2, with 32 per send in transit.
  *
- * Under MPI (analyze/mpiscope_analyze.c) both phases are split the way
+ * Under MPI (mpi/mpiscope_analyze.c) both phases are split the way
  * Scalasca's replay splits them: each analysis process reads whole ranks'
  * locations (ws_read with its part) and matches and classifies them
  * (ws_finish, waitstate_match.c); each send travels to the process that

@@ -1,4 +1,4 @@
-/* Private to the `mpiscope` program. Wait-state analysis of an OTF2 trace
+/* Private to the analysis engine. Wait-state analysis of an OTF2 trace
  * (Scalasca's patterns), see waitstate.c and docs/report.md. */
 #ifndef MSC_CLI_WAITSTATE_H
 #define MSC_CLI_WAITSTATE_H
@@ -60,7 +60,7 @@ typedef enum { WS_SUM, WS_MIN, WS_MAX } ws_reduce_t;
 ws_result_t *ws_analyze(const char *anchor, bool progress, char *err, size_t errlen);
 void ws_free(ws_result_t *r);
 
-/* The two phases apart, for the analysis under MPI (analyze/). ws_read
+/* The two phases apart, for the analysis under MPI (tools/analysis/mpi/). ws_read
  * reads the locations of part `part` of `nparts` (whole ranks in
  * contiguous blocks; ws_part_owns says which). ws_finish matches and
  * classifies them, every part at once: the parts exchange what the others

@@ -3,7 +3,7 @@
  * give every MPI call its waiting time.
  *
  * Design. One code for one part and for many (the analysis under MPI,
- * analyze/mpiscope_analyze.c): the exchanges go through ws_net_t, and with
+ * mpi/mpiscope_analyze.c): the exchanges go through ws_net_t, and with
  * one part there are none. Each part works on its own locations:
  * 1. Its sends go to the part owning their receiver (32 bytes each), in
  *    the sender's order, so chaining them per channel (communicator,

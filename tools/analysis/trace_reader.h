@@ -1,6 +1,6 @@
-/* Private to the `mpiscope` program. The one OTF2 trace reader that the
- * wait-state analysis (waitstate.c), the timeline export (export_chrome.c)
- * and the analysis under MPI (analyze/) share; see trace_reader.c. */
+/* Private to the analysis engine. The one OTF2 trace reader that the
+ * wait-state analysis (waitstate.c), the timeline export (tools/cli/export_chrome.c)
+ * and the analysis under MPI (mpi/) share; see trace_reader.c. */
 #ifndef MSC_CLI_TRACE_READER_H
 #define MSC_CLI_TRACE_READER_H
 
