@@ -10,6 +10,12 @@
 
 #include <stddef.h>
 
+/* The `signum` the emergency hooks get when the process exits (exit() or a
+ * return from main) after MPI_Init without MPI_Finalize; the core's at-exit
+ * handler gives it (issue 15), and the checks report the missing
+ * MPI_Finalize from it (issue 14). Signals are positive, MPI_Abort is 0. */
+#define MSC_FATAL_EXIT (-1)
+
 /* Installs the handlers (after PMPI_Init, so that the MPI library's own
  * handlers are the ones chained to). */
 void msc_fatal_install(void) __attribute__((visibility("hidden")));

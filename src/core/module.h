@@ -33,7 +33,8 @@ typedef struct msc_module {
     void (*pcontrol)(int level);
     void (*finalize)(void);           /* before PMPI_Finalize; collective over msc_g.comm */
     /* The rank is going down without MPI_Finalize: a fatal signal (signum),
-     * or MPI_Abort (signum 0). Write what this rank recorded so far, marked
+     * MPI_Abort (signum 0), or an exit without MPI_Finalize (MSC_FATAL_EXIT,
+     * fatal.h). Write what this rank recorded so far, marked
      * incomplete, without collective operations and without taking locks
      * that the interrupted thread may hold. Called at most once, under the
      * core's watchdog (fatal.h: msc_fatal_guarded); may be NULL. */
