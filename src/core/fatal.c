@@ -1,4 +1,5 @@
-/* Fatal-signal chaining and the rank-<N>.incomplete note. For each signal in `caught` the previous sigaction
+/* Fatal-signal chaining, the exit-without-MPI_Finalize handler and the
+ * rank-<N>.incomplete note. For each signal in `caught` the previous sigaction
  * is saved; the handler runs the modules' emergency hooks once (an atomic
  * flag guards against a second signal, or a crash inside a hook), puts the
  * previous action back and re-raises, or calls a previous SA_SIGINFO handler
@@ -13,6 +14,7 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -56,7 +58,9 @@ static void write_note(int signum)
     put_num(path, sizeof path - 1, &n, msc_g.world_rank);
     put_str(path, sizeof path - 1, &n, ".incomplete");
     path[n] = 0;
-    if (signum == 0) {
+    if (signum == MSC_FATAL_EXIT) {
+        put_str(line, sizeof line - 1, &m, "exit without MPI_Finalize\n");
+    } else if (signum == 0) {
         put_str(line, sizeof line - 1, &m, "MPI_Abort\n");
     } else {
         put_str(line, sizeof line - 1, &m, "signal ");
@@ -74,7 +78,9 @@ static void write_note(int signum)
 
 void msc_fatal_reason(int signum, char *buf, size_t len)
 {
-    if (signum) {
+    if (signum == MSC_FATAL_EXIT) {
+        snprintf(buf, len, "exit without MPI_Finalize");
+    } else if (signum) {
         const char *abbrev = sigabbrev_np(signum);
         snprintf(buf, len, "signal %d (%s)", signum, abbrev ? abbrev : "?");
     } else {
@@ -175,8 +181,23 @@ static void on_fatal(int signum, siginfo_t *info, void *uctx)
     if (info && info->si_code <= 0) raise(signum); /* sent by kill(), not a fault */
 }
 
+/* exit() or a return from main after MPI_Init, MPI_Finalize not called:
+ * registered after PMPI_Init, so it runs before whatever the MPI library
+ * registered at its own initialization. After MPI_Finalize, MPI_Abort or a
+ * fatal signal it does nothing (msc_fatal_emergency's phase and once-only
+ * tests). */
+static void on_exit_without_finalize(void)
+{
+    msc_fatal_emergency(MSC_FATAL_EXIT);
+}
+
 void msc_fatal_install(void)
 {
+    static int exit_handler_registered;
+    if (!exit_handler_registered) {
+        exit_handler_registered = 1;
+        atexit(on_exit_without_finalize);
+    }
     if (installed) return;
     for (int i = 0; i < NCAUGHT; i++) {
         struct sigaction sa;

@@ -4,6 +4,7 @@
  *   dies abort  rank 1 calls MPI_Abort(MPI_COMM_WORLD, 7)
  *   dies exit   rank 0 returns 3 from main after MPI_Finalize
  *   dies kill   rank 1 receives SIGKILL (no handler runs: nothing can be saved)
+ *   dies nofinalize  rank 1 returns 0 from main without MPI_Finalize
  * With a second argument "calls", ranks 0 and 1 first exchange 5 messages of
  * 100 ints each way with MPI_Sendrecv, known calls for the partial outputs.
  * Rank 0 waits in a receive that never comes for the first three, so the job
@@ -45,6 +46,8 @@ int main(int argc, char **argv)
             raise(SIGKILL);
         } else if (strcmp(how, "abort") == 0) {
             MPI_Abort(MPI_COMM_WORLD, 7);
+        } else if (strcmp(how, "nofinalize") == 0) {
+            return 0;
         }
     } else {
         MPI_Recv(&x, 1, MPI_INT, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);

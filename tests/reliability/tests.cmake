@@ -23,12 +23,15 @@ endforeach()
 
 # A rank going down with the profile (and the trace) on: exit code and output
 # unchanged, partial results marked incomplete, the report names the ranks.
+# nofinalize: the rank returns from main without MPI_Finalize (the core's
+# exit handler saves what it recorded).
 # Open MPI stops the other ranks with SIGTERM (they save theirs too); MPICH
 # kills them with SIGKILL (they are reported missing).
 foreach(f IN LISTS MSC_FLAVORS)
   set(lib ${CMAKE_BINARY_DIR}/${MSC_LIBDIR_REL}/${f}/libmpiscope.so)
   foreach(mode profile trace)
-    foreach(case "segv;SEGV;1:SEGV" "term;TERM;1:TERM" "abort;MPI_Abort;1:MPI_Abort" "kill;none;")
+    foreach(case "segv;SEGV;1:SEGV" "term;TERM;1:TERM" "abort;MPI_Abort;1:MPI_Abort" "kill;none;"
+                 "nofinalize;exit without MPI_Finalize;1:exit without MPI_Finalize")
       list(GET case 0 how)
       list(GET case 1 reason)
       list(LENGTH case n)
