@@ -31,6 +31,7 @@
 #include "log.h"
 #include "output.h"
 #include "pjson.h"
+#include "pop.h"
 #include "render.h"
 #include "requests.h"
 #include "state.h"
@@ -541,7 +542,13 @@ static void json_write(FILE *o, set_t *st, const rank_sum_t *ranks, int nranks, 
                 i ? "," : "", rank0 + i, (unsigned long long)ranks[i].wall_ns,
                 (unsigned long long)ranks[i].profiled_ns, (unsigned long long)ranks[i].mpi_ns,
                 (unsigned long long)ranks[i].calls);
-    fprintf(o, "],\n\"functions\": [");
+    msc_pop_t pop; /* POP's efficiencies from the same per-rank times (pop.c) */
+    msc_pop_compute(&ranks[0].profiled_ns, &ranks[0].mpi_ns, sizeof *ranks / sizeof(uint64_t),
+                    nranks, &pop);
+    pop.useful_max_at += rank0, pop.useful_min_at += rank0;
+    fprintf(o, "],\n");
+    msc_pop_json(o, &pop);
+    fprintf(o, ",\n\"functions\": [");
     if (st->n > 1) qsort(st->e, st->n, sizeof *st->e, by_time_desc);
     bool first = true;
     for (size_t i = 0; i < st->n; i++) {

@@ -4,6 +4,7 @@
  * number printed is a number of profile.json or a ratio of two of them.
  */
 #include "render.h"
+#include "pop.h"
 #include "../core/json_out.h"
 
 #include <dirent.h>
@@ -169,6 +170,7 @@ int msc_profile_render(FILE *o, const msc_json_t *root, const msc_render_opts_t 
             (long long)msc_json_int(sum, "mpi_ns_rank_max_at"));
     fprintf(o, "  imbalance (max-mean)/max       %12.2f %%\n", msc_json_num(sum, "imbalance_pct"));
     fprintf(o, "  MPI calls                      %12lld\n", (long long)msc_json_int(sum, "calls"));
+    msc_pop_render(o, root, opts->limit); /* pop.c */
 
     size_t n;
     const msc_json_t **rows = sorted(msc_json_get(root, "functions"), opts->sort, &n);

@@ -38,6 +38,18 @@ target_link_libraries(report_parts_test PRIVATE msc_analysis Threads::Threads)
 add_test(NAME report/parts
   COMMAND sh -c "d=$(mktemp -d) && ${CMAKE_BINARY_DIR}/bin/msc_bench_gen_trace $d/trace 5 300 >/dev/null && $<TARGET_FILE:report_parts_test> $d/trace/traces.otf2; rc=$?; rm -rf $d; exit $rc")
 set_tests_properties(report/parts PROPERTIES TIMEOUT 60 LABELS report)
+# The same on the closed-form scenarios (a pipeline, a late sender), where the
+# replay and the critical path cross the parts at every message.
+add_test(NAME report/parts-scenarios
+  COMMAND sh -c "d=$(mktemp -d) && ${CMAKE_BINARY_DIR}/bin/msc_bench_gen_trace $d/p 5 40 pipeline && ${CMAKE_BINARY_DIR}/bin/msc_bench_gen_trace $d/l 2 40 latesender && $<TARGET_FILE:report_parts_test> $d/p/traces.otf2 && $<TARGET_FILE:report_parts_test> $d/l/traces.otf2; rc=$?; rm -rf $d; exit $rc")
+set_tests_properties(report/parts-scenarios PROPERTIES TIMEOUT 60 LABELS report)
+# POP, the replays, the critical path and the delay on synthetic traces whose
+# results are known in closed form: exact to the nanosecond (1e-6 for ratios).
+add_executable(report_closed_form_test ${CMAKE_CURRENT_LIST_DIR}/closed_form_test.c)
+target_link_libraries(report_closed_form_test PRIVATE msc_analysis m)
+add_test(NAME report/closed-form
+  COMMAND sh -c "d=$(mktemp -d) && $<TARGET_FILE:report_closed_form_test> ${CMAKE_BINARY_DIR}/bin/msc_bench_gen_trace $d; rc=$?; rm -rf $d; exit $rc")
+set_tests_properties(report/closed-form PROPERTIES TIMEOUT 60 LABELS report)
 # mpiscope diff on two committed profiles (B: receives twice as slow, barriers
 # twice as fast, a new function): the output is compared with the expected text.
 add_test(NAME report/diff

@@ -28,13 +28,22 @@ typedef struct {
 msc_json_doc_t *msc_report_waitstates(const char *dir, bool reanalyze, const msc_ws_opts_t *o);
 
 /* Runs the MPI analysis program (tools/analysis/mpi/) with np processes on the trace
- * `anchor` (waitstate_par.c). Returns the waitstates.json text it wrote
- * (malloc'd, *len bytes), or NULL with a message on stderr. */
-char *msc_waitstate_parallel(const char *anchor, int np, const char *mpi, size_t *len);
+ * `anchor` (waitstate_par.c), with the what-if options extra[0..nextra)
+ * (at most 56). Returns the waitstates.json text it wrote (malloc'd, *len
+ * bytes), or NULL with a message on stderr. */
+char *msc_waitstate_parallel(const char *anchor, int np, const char *mpi, char *const *extra,
+                             int nextra, size_t *len);
 
 /* The text section of the wait states (waitstate_render.c); `limit` call
  * sites (0: all). Returns 0, or -1 if `ws` is not a waitstates.json. */
 int msc_waitstates_render(FILE *out, const msc_json_t *ws, int limit);
+
+/* The sections of the analyses after the wait states (analysis_render.c):
+ * POP from the trace, the replays, the critical path, the delay. */
+int msc_analysis_render(FILE *out, const msc_json_t *ws, int limit);
+/* `mpiscope replay`'s text: real, ideal and predicted run time, per rank
+ * (analysis_render.c). -1 if `ws` has no what-if replay. */
+int msc_replay_render(FILE *out, const msc_json_t *ws);
 
 /* The HTML report (report_html.c): any of dir (for checks.json, mpit.json),
  * profile_path and ws may be missing. Returns 0 or 1 (message on stderr). */

@@ -28,7 +28,7 @@
 #include "commands.h"
 #include "report_cli.h"
 #include "trace_reader.h"
-#include "waitstate.h"
+#include "analysis.h"
 
 static void usage(FILE *o)
 {
@@ -86,13 +86,13 @@ static bool newer_or_same(const char *a, const char *b)
  * made in memory and a warning says so. */
 static msc_json_doc_t *save_text(const char *dir, char *mem, size_t memlen);
 
-static msc_json_doc_t *save_waitstates(const char *dir, const ws_result_t *r)
+static msc_json_doc_t *save_waitstates(const char *dir, const msc_an_result_t *r)
 {
     char *mem = NULL;
     size_t memlen = 0;
     FILE *m = open_memstream(&mem, &memlen);
     if (!m) return NULL;
-    ws_write_json(m, r, "trace/traces.otf2");
+    msc_an_write_json(m, r, "trace/traces.otf2");
     fclose(m);
     return save_text(dir, mem, memlen);
 }
@@ -137,22 +137,25 @@ msc_json_doc_t *msc_report_waitstates(const char *dir, bool reanalyze, const msc
     if (access(anchor, R_OK) != 0) return NULL;
     if (!reanalyze && newer_or_same(path, anchor)) {
         msc_json_doc_t *d = msc_load_json(path, true);
-        if (d) return d;
+        /* One written before the critical path existed is analysed again. */
+        if (d && msc_json_get(msc_json_root(d), "critical_path")) return d;
+        msc_json_free(d);
     }
     if (o && o->np > 1 && (o->min_locations <= 0 || trace_locations(anchor) >= o->min_locations)) {
         size_t len = 0;
-        char *text = msc_waitstate_parallel(anchor, o->np, o->mpi, &len);
+        char *text = msc_waitstate_parallel(anchor, o->np, o->mpi, NULL, 0, &len);
         /* A failed analysis under MPI has said why; it is not repeated here. */
         return text ? save_text(dir, text, len) : NULL;
     }
     char err[512];
-    ws_result_t *r = ws_analyze(anchor, isatty(2), err, sizeof err);
+    msc_an_opts_t ao = {.progress = isatty(2)};
+    msc_an_result_t *r = msc_an_analyze(anchor, &ao, err, sizeof err);
     if (!r) {
         fprintf(stderr, "mpiscope report: wait states: %s\n", err);
         return NULL;
     }
     msc_json_doc_t *d = save_waitstates(dir, r);
-    ws_free(r);
+    msc_an_free(r);
     return d;
 }
 
@@ -307,6 +310,7 @@ int msc_cmd_report_all(int argc, char **argv)
         if (ws) {
             fputc('\n', stdout);
             if (msc_waitstates_render(stdout, msc_json_root(ws), limit) != 0) rc = 1;
+            else msc_analysis_render(stdout, msc_json_root(ws), limit);
         }
         /* The unexpected-queue check (src/mpit/pvars.c writes mpit.txt ready
          * to print; its performance variables are in the profile already,
