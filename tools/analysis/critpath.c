@@ -103,15 +103,18 @@ typedef struct {
     int pattern;
 } dep_t;
 
-/* What call k of location i waited for; false if it did not wait. */
-static bool waited_for(ws_ctx_t *c, ws_pass_t *p, size_t i, uint64_t k, dep_t *d)
+/* What call k of location i waited for; false if it did not wait. rk0
+ * and ck0: its first receive and collective record if known, else
+ * SIZE_MAX (searched). */
+static bool waited_for(ws_ctx_t *c, ws_pass_t *p, size_t i, uint64_t k, dep_t *d, size_t rk0,
+                       size_t ck0)
 {
     ws_loc_t *l = &c->locs[i];
     ws_call_t *cl = &l->calls.v[k];
     ws_wait_t *w = &p->wt[i][k];
     if (w->ls) {
         bool found = false;
-        for (size_t rk = first_msg(l->recvs.v, l->recvs.n, k); rk < l->recvs.n && l->recvs.v[rk].call == k; rk++) {
+        for (size_t rk = rk0 != SIZE_MAX ? rk0 : first_msg(l->recvs.v, l->recvs.n, k); rk < l->recvs.n && l->recvs.v[rk].call == k; rk++) {
             uint32_t g = p->recv_g[i][rk];
             if (g == WS_NONE32) continue;
             ws_xsend_t *s = &p->in[g];
@@ -121,7 +124,7 @@ static bool waited_for(ws_ctx_t *c, ws_pass_t *p, size_t i, uint64_t k, dep_t *d
         if (found) return true;
     }
     uint64_t n = p->ninst;
-    for (size_t ck = first_coll(l->colls.v, l->colls.n, k); ck < l->colls.n && l->colls.v[ck].call == k; ck++) {
+    for (size_t ck = ck0 != SIZE_MAX ? ck0 : first_coll(l->colls.v, l->colls.n, k); ck < l->colls.n && l->colls.v[ck].call == k; ck++) {
         ws_coll_t *co = &l->colls.v[ck];
         uint32_t id = p->memb[i][ck];
         uint64_t last_enter = p->agg[id], root_enter = p->agg[n + 3 * (uint64_t)id + 1];
@@ -258,10 +261,11 @@ static void delay_pass(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result
         while (rk < l->recvs.n || ck < l->colls.n) {
             uint32_t k = rk < l->recvs.n ? l->recvs.v[rk].call : UINT32_MAX;
             if (ck < l->colls.n && l->colls.v[ck].call < k) k = l->colls.v[ck].call;
+            size_t rk0 = rk, ck0 = ck;
             while (rk < l->recvs.n && l->recvs.v[rk].call == k) rk++;
             while (ck < l->colls.n && l->colls.v[ck].call == k) ck++;
             dep_t d;
-            if (!waited_for(c, p, i, k, &d) || !d.w || d.loc >= c->nlocs) continue;
+            if (!waited_for(c, p, i, k, &d, rk0, ck0) || !d.w || d.loc >= c->nlocs) continue;
             int q = p->owner[c->locs[d.loc].rank];
             PUSH(c, out[q], ((claim_t){d.loc, d.call, (uint32_t)d.pattern, 0, d.w}), abort());
         }
@@ -280,12 +284,34 @@ static void delay_pass(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result
     uint64_t nin = 0;
     for (int q = 0; q < np; q++) nin += rcnt[q];
     free(scnt), free(rcnt);
-    if (nin > 1) qsort(in, nin, sizeof *in, cmp_claim);
+    /* Grouped by location (a counting sort), then by call: each waiter's
+     * claims come in its order, so a location's run is often sorted. */
+    if (nin > 1) {
+        uint64_t *at = ws_xcalloc(c->nlocs + 1, sizeof *at);
+        for (uint64_t k = 0; k < nin; k++) at[in[k].loc < c->nlocs ? in[k].loc + 1 : c->nlocs]++;
+        for (size_t i = 1; i <= c->nlocs; i++) at[i] += at[i - 1];
+        claim_t *srt = ws_xmalloc(nin * sizeof *srt);
+        for (uint64_t k = 0; k < nin; k++) {
+            size_t i = in[k].loc < c->nlocs ? in[k].loc : c->nlocs - 1;
+            srt[at[i]++] = in[k];
+        }
+        free(in);
+        in = srt;
+        for (uint64_t a = 0, b; a < nin; a = b) {
+            bool sorted = true;
+            for (b = a + 1; b < nin && in[b].loc == in[a].loc; b++)
+                if (cmp_claim(&in[b - 1], &in[b]) > 0) sorted = false;
+            if (!sorted) qsort(in + a, b - a, sizeof *in, cmp_claim);
+        }
+        free(at);
+    }
 
     causes_t h = {0};
     uint64_t dl[WS_NPATTERNS] = {0}, pr[WS_NPATTERNS] = {0};
     uint64_t *bits = NULL;
-    uint32_t bits_loc = WS_NONE32;
+    uint32_t bits_loc = WS_NONE32, gi_loc = WS_NONE32;
+    size_t gi = 0, last_cap = 0;
+    cause_t *last = NULL;
     for (uint64_t a = 0; a < nin;) {
         claim_t cl = in[a];
         uint64_t b = a;
@@ -318,6 +344,8 @@ static void delay_pass(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result
         /* Shares rounded down; the last interval takes what rounding left. */
         uint64_t klast = cl.call, given = 0;
         while (klast > first && !gap_len(l, klast)) klast--;
+        if (gi_loc != cl.loc) gi = 0, gi_loc = cl.loc;
+        while (gi > 0 && l->gaps.v[gi - 1].call >= first) gi--; /* calls repeat per pattern */
         for (uint64_t k = first; k <= cl.call; k++) {
             uint64_t g = gap_len(l, k);
             if (!g) continue;
@@ -325,7 +353,15 @@ static void delay_pass(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result
                                         : (uint64_t)((unsigned __int128)direct * g / total);
             given += share;
             dl[cl.pattern] += share;
-            cause_t *x = cause_get(&h, cl.pattern, l->rank, ws_gap_code(l, k, NULL));
+            while (gi < l->gaps.n && l->gaps.v[gi].call < k) gi++;
+            uint32_t code = gi < l->gaps.n && l->gaps.v[gi].call == k ? l->gaps.v[gi].node
+                            : l->calls.v[k].site | BEFORE;
+            /* Consecutive shares mostly go to the same cause. */
+            cause_t *x = last && last->pattern == cl.pattern && last->rank == l->rank &&
+                                 last->code == code && last_cap == h.cap
+                             ? last
+                             : cause_get(&h, cl.pattern, l->rank, code);
+            last = x, last_cap = h.cap;
             x->ticks += share;
             uint64_t s0 = k ? l->calls.v[k - 1].leave : ws_loc_begin(l);
             if (share > x->big || (share == x->big && s0 < x->big_start))
@@ -379,8 +415,12 @@ static void critical_path(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_res
     for (size_t i = 0; i < c->nlocs; i++) {
         if (!owns(c, p, (uint32_t)i)) continue;
         ws_loc_t *l = &c->locs[i];
+        size_t gi = 0; /* the gap regions, in step with the calls */
         for (uint64_t k = 0; k <= l->calls.n; k++) {
-            uint32_t code = ws_gap_code(l, k, NULL);
+            while (gi < l->gaps.n && l->gaps.v[gi].call < k) gi++;
+            uint32_t code = gi < l->gaps.n && l->gaps.v[gi].call == k ? l->gaps.v[gi].node
+                            : k < l->calls.n ? l->calls.v[k].site | BEFORE
+                                             : l->calls.v[k - 1].site | AFTER;
             tot[KIND(code) * nn + NODE(code)] += gap_len(l, k);
         }
     }
@@ -411,7 +451,7 @@ static void critical_path(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_res
             if (mode == AT_LEAVE) {
                 dep_t d;
                 /* (the target may be another part's: checked when walked) */
-                if (waited_for(c, p, loc, k, &d) && d.t > cl->enter && d.t <= cl->leave &&
+                if (waited_for(c, p, loc, k, &d, SIZE_MAX, SIZE_MAX) && d.t > cl->enter && d.t <= cl->leave &&
                     d.loc < c->nlocs) {
                     rk[nr + (size_t)l->rank] += cl->leave - d.t;
                     cp_mpi[cl->site] += cl->leave - d.t;
