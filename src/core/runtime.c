@@ -161,6 +161,7 @@ void msc_runtime_init(int thread_provided)
         }
     }
     msc_hooks_refresh();
+    msc_g.t_ready = msc_now_ns();
     atomic_store(&msc_g.level, none ? 0 : 1);
     atomic_store(&msc_g.phase, MSC_PHASE_RUNNING);
     msc_gates_update();

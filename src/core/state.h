@@ -84,6 +84,8 @@ typedef struct {
     char outdir[PATH_MAX];       /* output directory; empty when output is impossible */
     uint64_t t_init_begin;       /* ns, entry of MPI_Init */
     uint64_t t_init_end;         /* ns, return of PMPI_Init */
+    uint64_t t_ready;            /* ns, the tool's own start done (its collectives waited for
+                                  * every rank): where the profile's wall time begins */
     uint64_t t_finalize_begin;   /* ns, entry of MPI_Finalize */
 } msc_global_t;
 

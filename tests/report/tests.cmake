@@ -20,6 +20,25 @@ foreach(f IN LISTS MSC_FLAVORS)
   msc_mpi_test(${f} report/parallel NP ${np} PROGRAM report_waits ARGS 20 TIMEOUT 180
     ENV MPISCOPE_MODE=profile,trace MPISCOPE_QUIET=1
     CHECK "sh ${CMAKE_CURRENT_LIST_DIR}/check_parallel.sh $MPISCOPE_OUTPUT ${rep_cli} ${f} ${CMAKE_BINARY_DIR}/bin/msc_bench_gen_trace")
+  # Planted behaviour (planted.c): POP's Load Balance of a known imbalance, a
+  # pipeline's Serialization, a slow path's Transfer Efficiency, and a late
+  # sender traced by the delay analysis to rank 1's computation before a send.
+  msc_mpi_program(${f} report_planted SOURCES planted.c)
+  foreach(mode imbalance pipeline slowlink latesender)
+    set(pn ${np})
+    set(tu 40)
+    if(mode STREQUAL "slowlink" OR mode STREQUAL "latesender")
+      set(pn 2)
+    elseif(mode STREQUAL "pipeline" OR mode STREQUAL "imbalance")
+      # On a busy machine a rank that wakes (or whose message came) while
+      # others poll in MPI can get its core some ms late: a longer unit keeps
+      # that small against T.
+      set(tu 100)
+    endif()
+    msc_mpi_test(${f} report/planted-${mode} NP ${pn} PROGRAM report_planted ARGS ${mode} ${tu} TIMEOUT 120
+      ENV MPISCOPE_MODE=profile,trace MPISCOPE_QUIET=1
+      CHECK "${rep_py} ${CMAKE_CURRENT_LIST_DIR}/check_planted.py $MPISCOPE_OUTPUT ${mode} ${pn} ${tu} ${rep_cli}")
+  endforeach()
   # The HTML report rendered in headless Chromium: every plot drawn and sized,
   # the screenshot kept as test-output/<mpi>_report_html/report.png.
   msc_mpi_test(${f} report/html NP ${np} PROGRAM report_waits ARGS 20 TIMEOUT 180

@@ -38,10 +38,11 @@ void ws_write_json_analyses(FILE *f, const ws_result_t *r)
     else
         fprintf(f, "null}");
     fprintf(f, ",\n  \"critical_path\": {\"length_ns\": %llu, \"computation_ns\": %llu, "
-               "\"mpi_ns\": %llu, \"end_rank\": %d, \"hops\": %llu, \"imbalance_ns\": %llu, "
-               "\"sites\": [",
+               "\"mpi_ns\": %llu, \"start_rank\": %d, \"start_ns\": %llu, \"end_rank\": %d, "
+               "\"hops\": %llu, \"imbalance_ns\": %llu, \"sites\": [",
             (unsigned long long)r->cp_ns, (unsigned long long)r->cp_comp_ns,
-            (unsigned long long)r->cp_mpi_ns, r->cp_end_rank, (unsigned long long)r->cp_hops,
+            (unsigned long long)r->cp_mpi_ns, r->cp_start_rank, (unsigned long long)r->cp_start_ns,
+            r->cp_end_rank, (unsigned long long)r->cp_hops,
             (unsigned long long)r->cp_imbalance_ns);
     for (int i = 0; i < r->ncp_sites; i++) {
         const ws_cpsite_t *s = &r->cp_sites[i];

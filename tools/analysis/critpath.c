@@ -411,7 +411,8 @@ static void critical_path(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_res
     uint64_t *acc = ws_xcalloc(4 * nn + 1, sizeof *acc);
     uint64_t *cp_gap = acc, *cp_mpi = acc + 3 * nn; /* [KIND * nn + node] */
     uint64_t *tot = ws_xcalloc(3 * nn + 1, sizeof *tot);
-    uint64_t *rk = ws_xcalloc(2 * nr + 2, sizeof *rk); /* comp, mpi per rank; hops; end rank */
+    uint64_t *rk = ws_xcalloc(2 * nr + 4, sizeof *rk); /* comp, mpi per rank; hops; end rank;
+                                                        * start rank, start (ticks after t0) */
     for (size_t i = 0; i < c->nlocs; i++) {
         if (!owns(c, p, (uint32_t)i)) continue;
         ws_loc_t *l = &c->locs[i];
@@ -467,14 +468,17 @@ static void critical_path(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_res
                 uint32_t code = ws_gap_code(l, k, NULL);
                 rk[(size_t)l->rank] += g;
                 cp_gap[KIND(code) * nn + NODE(code)] += g;
-                if (k == 0) break; /* the start of the path */
+                if (k == 0) { /* the start of the path */
+                    rk[2 * nr + 2] = (uint64_t)l->rank, rk[2 * nr + 3] = ws_loc_begin(l) - p->t0;
+                    break;
+                }
                 k--, mode = AT_LEAVE;
             }
         }
         ws_reduce(net, nt, 3, WS_MAX);
         memcpy(tok, nt, sizeof tok);
     }
-    ws_reduce(net, rk, 2 * nr + 2, WS_SUM);
+    ws_reduce(net, rk, 2 * nr + 4, WS_SUM);
     r->rank_cp_comp_ns = ws_xcalloc(nr, sizeof *r->rank_cp_comp_ns);
     r->rank_cp_mpi_ns = ws_xcalloc(nr, sizeof *r->rank_cp_mpi_ns);
     for (size_t k = 0; k < nr; k++) {
@@ -486,6 +490,8 @@ static void critical_path(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_res
     r->cp_ns = r->cp_comp_ns + r->cp_mpi_ns;
     r->cp_hops = rk[2 * nr];
     r->cp_end_rank = (int)rk[2 * nr + 1];
+    r->cp_start_rank = (int)rk[2 * nr + 2];
+    r->cp_start_ns = ws_to_ns(c->tick_ns, rk[2 * nr + 3]);
     /* Site lines: C (computation on the path), T (computation, all ranks), M (MPI on the path). */
     for (size_t s = 0; s < nn; s++) {
         for (uint32_t kind = 0; kind < 3; kind++) {

@@ -82,7 +82,8 @@ typedef struct ws_result {
     uint64_t unresolved;         /* locations a replay could not finish (inconsistent trace) */
     /* critical path and delay (critpath.c) */
     uint64_t cp_ns, cp_comp_ns, cp_mpi_ns, cp_hops, cp_imbalance_ns;
-    int cp_end_rank;
+    int cp_end_rank, cp_start_rank;
+    uint64_t cp_start_ns;        /* where the path starts, after the trace's start */
     uint64_t *rank_cp_comp_ns, *rank_cp_mpi_ns;
     ws_cpsite_t *cp_sites;       /* most time first */
     int ncp_sites;

@@ -45,6 +45,12 @@ int msc_analysis_render(FILE *out, const msc_json_t *ws, int limit);
  * (analysis_render.c). -1 if `ws` has no what-if replay. */
 int msc_replay_render(FILE *out, const msc_json_t *ws);
 
+/* The HTML sections of the analyses (report_html_analysis.c): POP's tree
+ * from the profile and/or the trace (either may be NULL), and the critical
+ * path and delay from waitstates.json. */
+void msc_html_pop(FILE *out, const msc_json_t *profile, const msc_json_t *ws);
+void msc_html_analysis(FILE *out, const msc_json_t *ws);
+
 /* The HTML report (report_html.c): any of dir (for checks.json, mpit.json),
  * profile_path and ws may be missing. Returns 0 or 1 (message on stderr). */
 int msc_report_html(const char *dir, const char *profile_path, const msc_json_doc_t *ws,
