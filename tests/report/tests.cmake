@@ -39,6 +39,11 @@ foreach(f IN LISTS MSC_FLAVORS)
       ENV MPISCOPE_MODE=profile,trace MPISCOPE_QUIET=1
       CHECK "${rep_py} ${CMAKE_CURRENT_LIST_DIR}/check_planted.py $MPISCOPE_OUTPUT ${mode} ${pn} ${tu} ${rep_cli}")
   endforeach()
+  # The timeline of the HTML page in headless Chromium at two zoom levels
+  # (screenshots kept as test-output/<mpi>_report_timeline/timeline-*.png).
+  msc_mpi_test(${f} report/timeline NP ${np} PROGRAM report_planted ARGS pipeline 20 TIMEOUT 240
+    ENV MPISCOPE_MODE=profile,trace MPISCOPE_QUIET=1
+    CHECK "${rep_py} ${CMAKE_CURRENT_LIST_DIR}/check_timeline.py $MPISCOPE_OUTPUT ${rep_cli} ${CMAKE_BINARY_DIR}/bin/msc_bench_gen_trace")
   # The HTML report rendered in headless Chromium: every plot drawn and sized,
   # the screenshot kept as test-output/<mpi>_report_html/report.png.
   msc_mpi_test(${f} report/html NP ${np} PROGRAM report_waits ARGS 20 TIMEOUT 180

@@ -69,4 +69,8 @@ void ws_write_json_analyses(FILE *f, const ws_result_t *r)
                 (unsigned long long)c->end_ns);
     }
     fprintf(f, "]}");
+    if (r->timeline) {
+        fprintf(f, ",\n  \"timeline\": ");
+        msc_json_put_string(f, r->timeline);
+    }
 }

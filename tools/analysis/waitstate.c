@@ -412,6 +412,7 @@ void ws_free(ws_result_t *r)
     free(r->cp_sites);
     for (int i = 0; i < r->ncauses; i++) free(r->causes[i].name);
     free(r->causes);
+    free(r->timeline);
     free(r);
 }
 

@@ -91,6 +91,8 @@ typedef struct ws_result {
     uint64_t propagated_ns[WS_NPATTERNS]; /* waiting whose delayer computed nothing (it waited itself) */
     ws_cause_t *causes;          /* most waiting first */
     int ncauses;
+    char *timeline;              /* the HTML timeline's data, lines of text (timeline.c); part 0 */
+    size_t timeline_len;
 } ws_result_t;
 
 typedef msc_an_reduce_t ws_reduce_t;

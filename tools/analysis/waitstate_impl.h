@@ -214,6 +214,7 @@ bool ws_is_nto1(uint32_t op);
 /* The passes after the wait states (replay.c, critpath.c). */
 void ws_pass_replay(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result_t *r);
 void ws_pass_critpath(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result_t *r);
+void ws_pass_timeline(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result_t *r);
 /* The sections those passes add to waitstates.json (analysis_json.c). */
 void ws_write_json_analyses(FILE *f, const ws_result_t *r);
 

@@ -678,6 +678,7 @@ ws_result_t *ws_finish(ws_ctx_t *c, const ws_net_t *net)
     /* The passes after the wait states, on the same matches. */
     ws_pass_replay(c, pp, net, r);
     ws_pass_critpath(c, pp, net, r);
+    ws_pass_timeline(c, pp, net, r);
     free(ps.agg), free(ps.members);
     for (size_t i = 0; i < c->nlocs; i++)
         free(wt[i]), free(ps.recv_g[i]), free(ps.send_j[i]), free(ps.memb[i]);

@@ -50,6 +50,9 @@ int msc_replay_render(FILE *out, const msc_json_t *ws);
  * path and delay from waitstates.json. */
 void msc_html_pop(FILE *out, const msc_json_t *profile, const msc_json_t *ws);
 void msc_html_analysis(FILE *out, const msc_json_t *ws);
+/* The timeline section (report_html_timeline.c), from waitstates.json's
+ * "timeline"; nothing without one. */
+void msc_html_timeline(FILE *out, const msc_json_t *ws);
 
 /* The HTML report (report_html.c): any of dir (for checks.json, mpit.json),
  * profile_path and ws may be missing. Returns 0 or 1 (message on stderr). */

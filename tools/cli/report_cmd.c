@@ -137,8 +137,8 @@ msc_json_doc_t *msc_report_waitstates(const char *dir, bool reanalyze, const msc
     if (access(anchor, R_OK) != 0) return NULL;
     if (!reanalyze && newer_or_same(path, anchor)) {
         msc_json_doc_t *d = msc_load_json(path, true);
-        /* One written before the critical path existed is analysed again. */
-        if (d && msc_json_get(msc_json_root(d), "critical_path")) return d;
+        /* One written before the timeline existed is analysed again. */
+        if (d && msc_json_get(msc_json_root(d), "timeline")) return d;
         msc_json_free(d);
     }
     if (o && o->np > 1 && (o->min_locations <= 0 || trace_locations(anchor) >= o->min_locations)) {

@@ -705,6 +705,7 @@ int msc_report_html(const char *dir, const char *profile_path, const msc_json_do
     section_checks(o, dir);
     if (ws) section_waitstates(o, ws);
     if (ws) msc_html_analysis(o, ws); /* report_html_analysis.c */
+    if (ws) msc_html_timeline(o, ws); /* report_html_timeline.c */
     fprintf(o, "</main>\n<script>%s</script>\n</body></html>\n", JS);
     msc_json_free(pdoc);
     bool bad = ferror(o);
