@@ -81,6 +81,12 @@ add_test(NAME report/diff
 add_test(NAME report/diff-usage
   COMMAND sh -c "${rep_cli} diff only-one; a=$?; ${rep_cli} diff ${CMAKE_CURRENT_LIST_DIR}/data/diff-a.json /nonexistent; b=$?; test $a = 2 && test $b = 1")
 set_tests_properties(report/diff report/diff-usage PROPERTIES TIMEOUT 30 LABELS report)
+# POP's scaling table of three runs (2, 4, 8 ranks; committed profiles whose
+# values are worked out in tests/report/data/scaling.md), with and without
+# hardware counters in every run; --html with several runs is a usage error.
+add_test(NAME report/scaling
+  COMMAND sh -c "cd ${CMAKE_CURRENT_LIST_DIR}/data && ${rep_cli} report scaling-2 scaling-4 scaling-8 | diff -u scaling-expected.txt - && ${rep_cli} report scaling-2 scaling-4 | diff -u scaling-counters-expected.txt - && { ${rep_cli} report --html scaling-2 scaling-4 2>/dev/null; test $? = 2; }")
+set_tests_properties(report/scaling PROPERTIES TIMEOUT 30 LABELS report)
 if(openmpi IN_LIST MSC_FLAVORS)
   # Without a trace: the profile's plots, no wait-state section.
   msc_mpi_test(openmpi report/html-profile-only NP 3 PROGRAM report_waits ARGS 5 TIMEOUT 180

@@ -54,6 +54,10 @@ void msc_html_analysis(FILE *out, const msc_json_t *ws);
  * "timeline"; nothing without one. */
 void msc_html_timeline(FILE *out, const msc_json_t *ws);
 
+/* POP's scaling table of n runs (scaling.c): profiles, and the traces'
+ * analyses where there are traces. 0, or 1 with a message on stderr. */
+int msc_report_scaling(int n, char **dirs, bool weak, const msc_ws_opts_t *wso, FILE *out);
+
 /* The HTML report (report_html.c): any of dir (for checks.json, mpit.json),
  * profile_path and ws may be missing. Returns 0 or 1 (message on stderr). */
 int msc_report_html(const char *dir, const char *profile_path, const msc_json_doc_t *ws,

@@ -37,12 +37,15 @@ static void usage(FILE *o)
             "                       [--html [-o FILE]] [--no-waitstates] [--reanalyze]\n"
             "                       [--np N [--mpi openmpi|mpich]] [--parallel-locations N]\n"
             "                       DIR|FILE.json\n"
+            "       mpiscope report [--weak] [--np N] RUN1 RUN2 [RUN3...]\n"
             "\n"
             "Prints the profile report of DIR/profile.json (default: sorted by time, 20 rows\n"
             "per table): the same text as DIR/profile.txt. When DIR holds a trace, the wait\n"
             "states follow (Late Sender, Late Receiver, Wait at Barrier and N×N, Late\n"
             "Broadcast, Early Reduce, completions; per rank and call site); they are saved in\n"
-            "DIR/waitstates.json and reused while it is newer than the trace.\n"
+            "DIR/waitstates.json and reused while it is newer than the trace. With several\n"
+            "runs of one program at different rank counts: POP's scaling table (Global\n"
+            "Efficiency, Computation, Instruction and IPC Scaling).\n"
             "\n"
             "  --html              write one self-contained HTML file (DIR/report.html, or -o)\n"
             "  -o FILE             where --html writes\n"
@@ -52,6 +55,7 @@ static void usage(FILE *o)
             "                      under the MPI's launcher, mpirun.<mpi>); default 1: here\n"
             "  --mpi MPI           the MPI for --np: openmpi or mpich (default: the first\n"
             "                      installed)\n"
+            "  --weak              with several runs: weak scaling (work grows with the ranks)\n"
             "  --parallel-locations N\n"
             "                      with --np, analyse traces of fewer than N locations here\n"
             "                      (default 0: always under MPI)\n");
@@ -181,7 +185,9 @@ static bool has_partial_profile(const char *dir)
 int msc_cmd_report_all(int argc, char **argv)
 {
     const char *target = NULL, *html_out = NULL;
-    bool html = false, no_ws = false, reanalyze = false;
+    bool html = false, no_ws = false, reanalyze = false, weak = false;
+    char **runs = calloc((size_t)argc + 1, sizeof *runs);
+    int nruns = 0;
     msc_ws_opts_t wso = {1, NULL, 0};
     char **pass = calloc((size_t)argc + 2, sizeof *pass);
     int npass = 0;
@@ -203,6 +209,8 @@ int msc_cmd_report_all(int argc, char **argv)
             html = true;
         } else if (!strcmp(a, "-o") && i + 1 < argc) {
             html_out = argv[++i];
+        } else if (!strcmp(a, "--weak")) {
+            weak = true;
         } else if (!strcmp(a, "--no-waitstates")) {
             no_ws = true;
         } else if (!strcmp(a, "--reanalyze")) {
@@ -234,14 +242,25 @@ int msc_cmd_report_all(int argc, char **argv)
                 free(pass);
                 return 2;
             }
-        } else if (a[0] == '-' || target) {
+        } else if (a[0] == '-') {
             usage(stderr);
-            free(pass);
+            free(pass), free(runs);
             return 2;
         } else {
-            target = a;
+            target = target ? target : a;
+            runs[nruns++] = argv[i];
         }
     }
+    if (nruns > 1) {
+        /* Several runs: POP's scaling table (scaling.c). */
+        int rc = 2;
+        if (html) fprintf(stderr, "mpiscope report: --html takes one run; the scaling table of "
+                                  "several runs is text\n");
+        else rc = msc_report_scaling(nruns, runs, weak, &wso, stdout);
+        free(pass), free(runs);
+        return rc;
+    }
+    free(runs);
     if (!target || (html_out && !html)) {
         usage(stderr);
         free(pass);
