@@ -12,7 +12,7 @@
  *   saved analysis, or analysed now)
  *   Instruction Scaling = instructions_ref / instructions_run and IPC Scaling
  *   = IPC_run / IPC_ref over the useful computation, when every run recorded
- *   hardware counters (profile.json "counters"); otherwise marked as not
+ *   hardware counters (DIR/counters.json, MPISCOPE_COUNTERS=1); otherwise marked as not
  *   recorded.
  */
 #include <stdbool.h>
@@ -71,10 +71,10 @@ static double f_ipc(run_t *r, run_t *ref)
     return (r->ins / r->cyc) / (ref->ins / ref->cyc);
 }
 
-/* Sum of a per-rank counter, or -1 when the profile has none. */
-static double counter_sum(const msc_json_t *root, const char *key)
+/* Sum of a per-rank counter of DIR/counters.json (src/counters/module.c), or
+ * -1 when the run has none or did not record them. */
+static double counter_sum(const msc_json_t *c, const char *key)
 {
-    const msc_json_t *c = msc_json_get(root, "counters");
     if (!c || !msc_json_get(c, "recorded") || !msc_json_num(c, "recorded")) return -1;
     const msc_json_t *pr = msc_json_get(c, "per_rank");
     double s = 0;
@@ -100,9 +100,13 @@ int msc_report_scaling(int n, char **dirs, bool weak, const msc_ws_opts_t *wso, 
             break;
         }
         r[i].useful_sum = r[i].pop.useful_mean_ns * r[i].pop.ranks;
-        r[i].ins = counter_sum(msc_json_root(r[i].doc), "useful_instructions");
-        r[i].cyc = counter_sum(msc_json_root(r[i].doc), "useful_cycles");
+        r[i].ins = r[i].cyc = -1;
         if (is_dir) {
+            snprintf(path, sizeof path, "%s/counters.json", dirs[i]);
+            msc_json_doc_t *cd = msc_load_json(path, true);
+            r[i].ins = counter_sum(cd ? msc_json_root(cd) : NULL, "useful_instructions");
+            r[i].cyc = counter_sum(cd ? msc_json_root(cd) : NULL, "useful_cycles");
+            msc_json_free(cd);
             r[i].ws = msc_report_waitstates(dirs[i], false, wso);
             const msc_json_t *pt = r[i].ws ? msc_json_get(msc_json_root(r[i].ws), "pop") : NULL;
             if (pt) {
@@ -143,8 +147,8 @@ int msc_report_scaling(int n, char **dirs, bool weak, const msc_ws_opts_t *wso, 
             fprintf(o, "  (-) Serialization and Transfer Efficiency need the run's trace "
                        "(MPISCOPE_MODE=trace)\n");
         if (!counters)
-            fprintf(o, "  (-) Instruction and IPC Scaling need hardware counters in every run; "
-                       "not recorded (see docs/analysis.md, \"Hardware counters\")\n");
+            fprintf(o, "  (-) Instruction and IPC Scaling need hardware counters in every run "
+                       "(MPISCOPE_COUNTERS=1 on a machine that has them); not recorded\n");
     }
     for (int i = 0; i < n; i++) msc_json_free(r[i].doc), msc_json_free(r[i].ws);
     free(r);
