@@ -62,9 +62,10 @@ typedef struct {
     double bandwidth_Bps; /* bytes per second; 0: infinite */
     const msc_an_scale_t *scale;
     size_t nscale;
+    bool timeline;        /* the HTML timeline's data too (timeline.c) */
 } msc_an_opts_t;
 
-/* Parses one what-if option (--latency, --bandwidth, --scale; syntax in
+/* Parses one option (--latency, --bandwidth, --scale, --timeline 0|1; syntax in
  * analysis_opts.c) with its value into o: 1 if it was one, 0 if `opt` is
  * not one of them, -1 with a message in err for a bad value. */
 int msc_an_parse_option(const char *opt, const char *val, msc_an_opts_t *o, char *err,

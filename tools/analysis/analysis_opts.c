@@ -6,6 +6,7 @@
  *   --scale S       RANKS:FACTOR (RANKS: all, 3, 0-3, 0,2,5-7) or
  *                   region:NAME:FACTOR (the user region NAME and what it
  *                   encloses); repeatable, the factors multiply
+ *   --timeline 0|1  compute the HTML page's timeline too (not a what-if option)
  * A bad value is an error with a message naming the option and what it
  * takes (the caller exits 2).
  */
@@ -71,6 +72,11 @@ int msc_an_parse_option(const char *opt, const char *val, msc_an_opts_t *o, char
             return bad(err, errlen, opt, val, "bytes per second such as 1G, 500MB/s or inf");
         o->bandwidth_Bps = v * unit;
         o->whatif = true;
+        return 1;
+    }
+    if (!strcmp(opt, "--timeline")) {
+        if (strcmp(val, "0") && strcmp(val, "1")) return bad(err, errlen, opt, val, "0 or 1");
+        o->timeline = val[0] == '1';
         return 1;
     }
     if (!strcmp(opt, "--scale")) {

@@ -410,21 +410,9 @@ static void critical_path(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_res
      * computation over all ranks. */
     uint64_t *acc = ws_xcalloc(4 * nn + 1, sizeof *acc);
     uint64_t *cp_gap = acc, *cp_mpi = acc + 3 * nn; /* [KIND * nn + node] */
-    uint64_t *tot = ws_xcalloc(3 * nn + 1, sizeof *tot);
+    uint64_t *tot = p->gap_tot; /* summed by the ideal replay */
     uint64_t *rk = ws_xcalloc(2 * nr + 4, sizeof *rk); /* comp, mpi per rank; hops; end rank;
                                                         * start rank, start (ticks after t0) */
-    for (size_t i = 0; i < c->nlocs; i++) {
-        if (!owns(c, p, (uint32_t)i)) continue;
-        ws_loc_t *l = &c->locs[i];
-        size_t gi = 0; /* the gap regions, in step with the calls */
-        for (uint64_t k = 0; k <= l->calls.n; k++) {
-            while (gi < l->gaps.n && l->gaps.v[gi].call < k) gi++;
-            uint32_t code = gi < l->gaps.n && l->gaps.v[gi].call == k ? l->gaps.v[gi].node
-                            : k < l->calls.n ? l->calls.v[k].site | BEFORE
-                                             : l->calls.v[k - 1].site | AFTER;
-            tot[KIND(code) * nn + NODE(code)] += gap_len(l, k);
-        }
-    }
     uint64_t tok[3] = {0, 0, 0}; /* location + 1 (0: done), call, mode */
     if (end[1] != WS_NONE64 && end[1] < c->nlocs) {
         /* Every part starts the same rounds; the owner knows the call count. */
@@ -509,7 +497,7 @@ static void critical_path(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_res
             free(name);
         }
     }
-    free(acc), free(tot), free(rk);
+    free(acc), free(rk);
 }
 
 /* ---- merging on part 0 ------------------------------------------------------------ */

@@ -58,6 +58,8 @@ typedef struct {
     uint64_t mpi;             /* replayed time in MPI */
     uint32_t next_waiter;     /* list of locations waiting on one instance */
     uint32_t wait_id;         /* the instance whose list holds it, WS_NONE32 */
+    size_t gi;                /* gap regions passed (while summing the gaps) */
+    uint64_t useful;          /* ticks between calls (while summing the gaps) */
     bool entered, queued, done;
 } lstate_t;
 
@@ -87,7 +89,22 @@ typedef struct {
     VEC(post_t) *out_post;    /* per part */
     VEC(arrive_t) out_arr;    /* to every other part */
     bool oom;
+    uint64_t *tot;            /* the ideal replay sums each gap per gap code here */
 } replay_t;
+
+/* The ideal replay visits every gap once, in order: it sums the
+ * computation per location and per gap code (what the critical path's
+ * imbalance compares with) on the way. */
+static void sum_gap(replay_t *x, const ws_loc_t *l, lstate_t *s, uint64_t k)
+{
+    uint64_t g = ws_gap_len(l, k);
+    s->useful += g;
+    while (s->gi < l->gaps.n && l->gaps.v[s->gi].call < k) s->gi++;
+    uint32_t code = s->gi < l->gaps.n && l->gaps.v[s->gi].call == k ? l->gaps.v[s->gi].node
+                    : k < l->calls.n ? l->calls.v[k].site | WS_GAP_BEFORE
+                                     : l->calls.v[k - 1].site | WS_GAP_AFTER;
+    x->tot[WS_GAP_KIND(code) * x->c->nodes.n + WS_GAP_NODE(code)] += g;
+}
 
 static void enqueue(replay_t *x, uint32_t loc)
 {
@@ -153,6 +170,7 @@ static void advance(replay_t *x, uint32_t i)
         if (!s->entered) {
             s->cur_enter = s->t + scaled_gap(x, l, k);
             s->entered = true;
+            if (x->tot) sum_gap(x, l, s, k);
             for (; s->sk < l->sends.n && l->sends.v[s->sk].call == k; s->sk++) {
                 uint32_t j = p->send_j[i][s->sk];
                 if (j == WS_NONE32) continue;
@@ -219,15 +237,17 @@ static void advance(replay_t *x, uint32_t i)
         s->entered = false;
         s->k++;
     }
+    if (x->tot && !s->done) sum_gap(x, l, s, l->calls.n);
     s->done = true;
 }
 
 /* Replays the part's locations under model m; per rank end and MPI time
  * (ticks from t0, summed over the parts by the caller). */
 static void replay(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, const model_t *m,
-                   uint64_t *rank_end, uint64_t *rank_mpi, uint64_t *unresolved)
+                   uint64_t *rank_end, uint64_t *rank_mpi, uint64_t *unresolved, uint64_t *tot,
+                   uint64_t *rank_useful_ns)
 {
-    replay_t x = {.c = c, .p = p, .net = net, .m = m};
+    replay_t x = {.c = c, .p = p, .net = net, .m = m, .tot = tot};
     x.ls = ws_xcalloc(c->nlocs, sizeof *x.ls);
     x.post = ws_xmalloc((p->nin ? p->nin : 1) * sizeof *x.post);
     memset(x.post, 0xff, (p->nin ? p->nin : 1) * sizeof *x.post);
@@ -305,6 +325,7 @@ static void replay(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, const model_t
         ws_loc_t *l = &c->locs[i];
         if (!l->calls.n) continue;
         if (!x.ls[i].done) (*unresolved)++;
+        if (rank_useful_ns) rank_useful_ns[l->rank] += ws_to_ns(c->tick_ns, x.ls[i].useful);
         uint64_t end = x.ls[i].done ? x.ls[i].t + scaled_gap(&x, l, l->calls.n)
                                     : x.ls[i].entered ? x.ls[i].cur_enter : x.ls[i].t;
         end -= p->t0;
@@ -348,11 +369,7 @@ void ws_pass_replay(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result_t 
         if (!l->calls.n) continue;
         span[0] = ws_min64(span[0], ws_loc_begin(l));
         if (ws_loc_end(l) > span[1]) span[1] = ws_loc_end(l);
-        uint64_t useful = 0;
-        for (size_t k = 0; k <= l->calls.n; k++) useful += ws_gap_len(l, k);
-        r->rank_useful_ns[l->rank] += ws_to_ns(c->tick_ns, useful);
     }
-    ws_reduce(net, r->rank_useful_ns, nr, WS_SUM);
     ws_reduce(net, &span[0], 1, WS_MIN);
     ws_reduce(net, &span[1], 1, WS_MAX);
     p->t0 = span[0] == WS_NONE64 ? 0 : span[0];
@@ -362,7 +379,9 @@ void ws_pass_replay(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result_t 
     uint64_t *v = ws_xcalloc(2 * nr + 1, sizeof *v);
     uint64_t unresolved = 0;
     model_t ideal = {0};
-    replay(c, p, net, &ideal, v, v + nr, &unresolved);
+    p->gap_tot = ws_xcalloc(3 * c->nodes.n + 1, sizeof *p->gap_tot);
+    replay(c, p, net, &ideal, v, v + nr, &unresolved, p->gap_tot, r->rank_useful_ns);
+    ws_reduce(net, r->rank_useful_ns, nr, WS_SUM);
     v[2 * nr] = unresolved;
     /* Ends are maxima, MPI times sums; a rank lives on one part, so a sum
      * does for both. */
@@ -397,7 +416,7 @@ void ws_pass_replay(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result_t 
         wm.node_factor = node_factors(c);
         memset(v, 0, (2 * nr + 1) * sizeof *v);
         unresolved = 0;
-        replay(c, p, net, &wm, v, v + nr, &unresolved);
+        replay(c, p, net, &wm, v, v + nr, &unresolved, NULL, NULL);
         v[2 * nr] = unresolved;
         ws_reduce(net, v, 2 * nr + 1, WS_SUM);
         r->whatif = true;

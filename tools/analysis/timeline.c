@@ -1,11 +1,14 @@
-/* The timeline pass: what the HTML page draws as ranks against time,
+/* The timeline pass (only when asked: msc_an_opts_t.timeline, which
+ * `mpiscope report --html` sets): what the HTML page draws as ranks against time,
  * pre-aggregated so that the page stays small and fast for any trace.
  *
  * Design. Each location's calls are binned into pixel columns at several
  * zoom levels (1024, 4096, 16384, 65536 columns over the whole run; a
  * level is kept while locations × columns stays within 2^21 cells, so a
  * page holds at most a few MB whatever the number of events). A cell holds
- * the state that covers most of it by its longest stretch: 0 nothing (the
+ * the state that covers most of it by its longest stretch (binned at the
+ * finest level; a coarser cell takes the state of the longest stretch among
+ * its 4 finer cells and their waiting summed): 0 nothing (the
  * location had not started or had ended), 1 computation, 2 + k the k-th MPI
  * region (regions numbered in their order in the definitions, the same on
  * every part; only those some location called), 255 an MPI region beyond 252; and one bit: a wait state
@@ -81,8 +84,8 @@ static void bin(uint8_t *cell, uint32_t *best, uint32_t *wait, int cols, uint64_
                 uint64_t a, uint64_t b, uint8_t st, bool waiting)
 {
     if (b <= a || !span) return;
-    double per = (double)span / cols;
-    int c0 = (int)((double)(a - t0) / per), c1 = (int)((double)(b - t0 - 1) / per);
+    double per = (double)span / cols, inv = (double)cols / (double)span;
+    int c0 = (int)((double)(a - t0) * inv), c1 = (int)((double)(b - t0 - 1) * inv);
     if (c0 < 0) c0 = 0;
     if (c1 >= cols) c1 = cols - 1;
     for (int c = c0; c <= c1; c++) {
@@ -122,27 +125,30 @@ static uint64_t call_wait(ws_ctx_t *c, ws_pass_t *p, size_t i, uint64_t k, size_
     return w;
 }
 
-/* The numbers of a line after its kind, up to 4. */
-static void line_key(const char *s, unsigned long long k[4])
+/* A line with its sort key: kind (R, E, M), then its numbers (messages:
+ * receiver, receive time, sender, send time). */
+typedef struct {
+    unsigned long long k[5];
+    const char *s;
+} keyed_t;
+
+static void line_key(keyed_t *o, const char *s)
 {
-    k[0] = k[1] = k[2] = k[3] = 0;
+    unsigned long long n[4] = {0, 0, 0, 0};
     const char *q = s + 1;
-    for (int i = 0; i < 4 && *q == ' '; i++) k[i] = strtoull(q + 1, (char **)&q, 10);
+    for (int i = 0; i < 4 && *q == ' '; i++) n[i] = strtoull(q + 1, (char **)&q, 10);
+    o->s = s;
+    o->k[0] = s[0] == 'R' ? 0 : s[0] == 'E' ? 1 : 2;
+    if (s[0] == 'M') o->k[1] = n[2], o->k[2] = n[3], o->k[3] = n[0], o->k[4] = n[1];
+    else memcpy(&o->k[1], n, sizeof n);
 }
 
 static int cmp_line(const void *a, const void *b)
 {
-    const char *x = *(const char *const *)a, *y = *(const char *const *)b;
-    static const char order[] = "REM";
-    if (x[0] != y[0]) return (int)(strchr(order, x[0]) - order) - (int)(strchr(order, y[0]) - order);
-    unsigned long long kx[4], ky[4];
-    line_key(x, kx), line_key(y, ky);
-    static const int mk[4] = {2, 3, 0, 1}; /* messages: receiver first */
-    for (int i = 0; i < 4; i++) {
-        int j = x[0] == 'M' ? mk[i] : i;
-        if (kx[j] != ky[j]) return kx[j] < ky[j] ? -1 : 1;
-    }
-    return strcmp(x, y);
+    const keyed_t *x = a, *y = b;
+    for (int i = 0; i < 5; i++)
+        if (x->k[i] != y->k[i]) return x->k[i] < y->k[i] ? -1 : 1;
+    return strcmp(x->s, y->s);
 }
 
 void ws_pass_timeline(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result_t *r)
@@ -181,26 +187,36 @@ void ws_pass_timeline(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result_
     for (size_t i = 0; i < c->nlocs; i++) {
         ws_loc_t *l = &c->locs[i];
         if (p->owner[l->rank] != p->me || !l->calls.n) continue;
-        /* R <loc> <level> <cells> <wait bits> */
-        for (int v = 0; v < nlev; v++) {
-            int n = cols[v];
-            memset(cell, 0, (size_t)n), memset(best, 0, (size_t)n * sizeof *best);
-            memset(wait, 0, (size_t)n * sizeof *wait);
-            bin(cell, best, wait, n, t0, span, ws_loc_begin(l), ws_loc_end(l), 1, false);
-            /* computation first marked the whole span; calls overwrite where longer */
-            memset(best, 0, (size_t)n * sizeof *best);
-            size_t ck = 0;
-            for (uint64_t k = 0; k <= l->calls.n; k++) {
-                uint64_t a = k ? l->calls.v[k - 1].leave : ws_loc_begin(l);
-                uint64_t e = k < l->calls.n ? l->calls.v[k].enter : ws_loc_end(l);
-                bin(cell, best, wait, n, t0, span, a, e, 1, false);
-                if (k == l->calls.n) break;
-                ws_call_t *cl = &l->calls.v[k];
-                bin(cell, best, wait, n, t0, span, cl->enter, cl->leave,
-                    code[cl->region < c->t->nregion ? cl->region : c->t->nregion], false);
-                uint64_t w = call_wait(c, p, i, k, &ck);
-                if (w) bin(cell, best, wait, n, t0, span, cl->enter, cl->enter + w, 0, true);
-            }
+        /* R <loc> <level> <cells> <wait bits>: the finest level binned from
+         * the calls, each coarser one from 4 cells of the next (the state of
+         * the longest stretch among them, their waiting summed). */
+        int n = cols[nlev - 1];
+        memset(cell, 0, (size_t)n), memset(best, 0, (size_t)n * sizeof *best);
+        memset(wait, 0, (size_t)n * sizeof *wait);
+        size_t ck = 0;
+        for (uint64_t k = 0; k <= l->calls.n; k++) {
+            uint64_t a = k ? l->calls.v[k - 1].leave : ws_loc_begin(l);
+            uint64_t e = k < l->calls.n ? l->calls.v[k].enter : ws_loc_end(l);
+            bin(cell, best, wait, n, t0, span, a, e, 1, false);
+            if (k == l->calls.n) break;
+            ws_call_t *cl = &l->calls.v[k];
+            bin(cell, best, wait, n, t0, span, cl->enter, cl->leave,
+                code[cl->region < c->t->nregion ? cl->region : c->t->nregion], false);
+            uint64_t w = call_wait(c, p, i, k, &ck);
+            if (w) bin(cell, best, wait, n, t0, span, cl->enter, cl->enter + w, 0, true);
+        }
+        for (int v = nlev - 1; v >= 0; v--) {
+            n = cols[v];
+            if (v < nlev - 1) /* from the 4 times finer level in place */
+                for (int k = 0; k < n; k++) {
+                    int b0 = 4 * k, bb = b0;
+                    uint32_t wsum = 0;
+                    for (int j = 0; j < 4; j++) {
+                        if (best[b0 + j] > best[bb]) bb = b0 + j;
+                        wsum = wsum + wait[b0 + j] < wsum ? UINT32_MAX : wsum + wait[b0 + j];
+                    }
+                    cell[k] = cell[bb], best[k] = best[bb], wait[k] = wsum;
+                }
             memset(bits, 0, (size_t)n / 8 + 1);
             double per = (double)span / n;
             for (int k = 0; k < n; k++)
@@ -243,13 +259,13 @@ void ws_pass_timeline(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result_
         /* Header line, then the lines sorted by kind and location. */
         size_t nl = 0;
         for (char *q = all; *q; q++) nl += *q == '|';
-        char **lines = ws_xmalloc((nl + 1) * sizeof *lines);
+        keyed_t *lines = ws_xmalloc((nl + 1) * sizeof *lines);
         size_t n = 0;
         for (char *q = all, *e; *q; q = e + 1) {
             e = strchr(q, '|');
             if (!e) break;
             *e = '\0';
-            lines[n++] = q;
+            line_key(&lines[n++], q);
         }
         tbuf_t o = {0};
         putf(&o, "H %llu %d %d", (unsigned long long)ws_to_ns(c->tick_ns, span), exact,
@@ -270,7 +286,7 @@ void ws_pass_timeline(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result_
          * sender, send time), whichever part wrote them. */
         qsort(lines, n, sizeof *lines, cmp_line);
         for (size_t k = 0; k < n; k++) {
-            put(&o, lines[k], strlen(lines[k]));
+            put(&o, lines[k].s, strlen(lines[k].s));
             put(&o, "|", 1);
         }
         free(lines);

@@ -161,6 +161,8 @@ typedef struct {
     uint64_t *root;        /* [n] (location << 32 | call) of the root, WS_NONE64 if none */
     uint32_t **memb;       /* per location, per collective record: its instance */
     uint64_t t0, t_end;    /* first MPI call entered, last one left (ticks, all parts) */
+    uint64_t *gap_tot;     /* [3 * nodes] computation per gap code (ticks; the ideal replay
+                            * sums it, the critical path's imbalance uses it) */
 } ws_pass_t;
 
 /* Exchanges of the passes: one part needs none. */

@@ -678,8 +678,8 @@ ws_result_t *ws_finish(ws_ctx_t *c, const ws_net_t *net)
     /* The passes after the wait states, on the same matches. */
     ws_pass_replay(c, pp, net, r);
     ws_pass_critpath(c, pp, net, r);
-    ws_pass_timeline(c, pp, net, r);
-    free(ps.agg), free(ps.members);
+    if (c->opts.timeline) ws_pass_timeline(c, pp, net, r);
+    free(ps.agg), free(ps.members), free(ps.gap_tot);
     for (size_t i = 0; i < c->nlocs; i++)
         free(wt[i]), free(ps.recv_g[i]), free(ps.send_j[i]), free(ps.memb[i]);
     free(wt), free(ps.recv_g), free(ps.send_j), free(ps.memb);

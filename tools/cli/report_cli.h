@@ -21,6 +21,7 @@ typedef struct {
     int np;
     const char *mpi;
     long min_locations;
+    bool timeline; /* the HTML page's timeline too (--html) */
 } msc_ws_opts_t;
 
 /* DIR/waitstates.json, computed from DIR/trace when missing or older than

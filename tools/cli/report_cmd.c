@@ -141,18 +141,22 @@ msc_json_doc_t *msc_report_waitstates(const char *dir, bool reanalyze, const msc
     if (access(anchor, R_OK) != 0) return NULL;
     if (!reanalyze && newer_or_same(path, anchor)) {
         msc_json_doc_t *d = msc_load_json(path, true);
-        /* One written before the timeline existed is analysed again. */
-        if (d && msc_json_get(msc_json_root(d), "timeline")) return d;
+        /* One written before these analyses existed, or without the
+         * timeline that --html needs, is analysed again. */
+        if (d && msc_json_get(msc_json_root(d), "critical_path") &&
+            (!o || !o->timeline || msc_json_get(msc_json_root(d), "timeline")))
+            return d;
         msc_json_free(d);
     }
     if (o && o->np > 1 && (o->min_locations <= 0 || trace_locations(anchor) >= o->min_locations)) {
         size_t len = 0;
-        char *text = msc_waitstate_parallel(anchor, o->np, o->mpi, NULL, 0, &len);
+        char *tl[] = {"--timeline", "1"};
+        char *text = msc_waitstate_parallel(anchor, o->np, o->mpi, tl, o->timeline ? 2 : 0, &len);
         /* A failed analysis under MPI has said why; it is not repeated here. */
         return text ? save_text(dir, text, len) : NULL;
     }
     char err[512];
-    msc_an_opts_t ao = {.progress = isatty(2)};
+    msc_an_opts_t ao = {.progress = isatty(2), .timeline = o && o->timeline};
     msc_an_result_t *r = msc_an_analyze(anchor, &ao, err, sizeof err);
     if (!r) {
         fprintf(stderr, "mpiscope report: wait states: %s\n", err);
@@ -188,7 +192,7 @@ int msc_cmd_report_all(int argc, char **argv)
     bool html = false, no_ws = false, reanalyze = false, weak = false;
     char **runs = calloc((size_t)argc + 1, sizeof *runs);
     int nruns = 0;
-    msc_ws_opts_t wso = {1, NULL, 0};
+    msc_ws_opts_t wso = {1, NULL, 0, false};
     char **pass = calloc((size_t)argc + 2, sizeof *pass);
     int npass = 0;
     int limit = 20;
@@ -290,6 +294,7 @@ int msc_cmd_report_all(int argc, char **argv)
         return 1;
     }
     msc_json_doc_t *ws = NULL;
+    wso.timeline = html;
     if (has_trace && !no_ws) ws = msc_report_waitstates(target, reanalyze, &wso);
     int rc = 0;
     if (html) {
