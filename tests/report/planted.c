@@ -10,9 +10,10 @@
  *   slowlink    3 times: both ranks compute T / 5, then rank 0 sends 128 MiB
  *               to rank 1 (Isend/Irecv and Wait: the copy is the slow path):
  *               Transfer Efficiency well below 1, Load Balance about 1.
- *   latesender  2 times: rank 1 computes in heavy() for 4 T and then sends
- *               (site:heavy-send); rank 0 receives at once; Late Sender
- *               about 8 T, caused by rank 1's computation before that send.
+ *   latesender  2 times: rank 0 sends rank 1 a start message and receives;
+ *               rank 1 receives it, computes in heavy() for 4 T and sends
+ *               (site:heavy-send): rank 0's Late Sender about 8 T, caused by
+ *               rank 1's computation before that send.
  * The first barriers are outside the profile (MPI_Pcontrol(0)): the ranks'
  * start is not the program's behaviour. */
 #include <mpi.h>
@@ -67,11 +68,15 @@ int main(int argc, char **argv)
         }
         free(buf);
     } else if (!strcmp(mode, "latesender")) {
+        /* Rank 0 starts each round with a message, so that however late
+         * either rank got here, rank 0's receive waits for heavy() alone. */
         for (int i = 0; i < 2; i++) {
             if (rank == 1) {
+                MPI_Recv(&x, 1, MPI_INT, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
                 heavy(4 * t);
                 MPI_Send(&x, 1, MPI_INT, 0, 0, MPI_COMM_WORLD); /* site:heavy-send */
             } else if (rank == 0) {
+                MPI_Send(&x, 1, MPI_INT, 1, 1, MPI_COMM_WORLD);
                 MPI_Recv(&x, 1, MPI_INT, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             }
         }
