@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The HTML report's timeline in headless Chromium.
 
-    check_timeline.py <output dir> <mpiscope> <gen_trace>
+    check_timeline.py <output dir> <mpiscope> <gen_trace | ->
 
 - `mpiscope report --html DIR` has the timeline section with its data; in
   the DOM Chromium dumps after the page's script ran, the canvas says which
@@ -113,6 +113,8 @@ def main():
     if c.get("level") != "exact":
         fail(f"deep zoom drew {c.get('level')}, not the exact calls")
 
+    if gen == "-":  # the large trace is checked once, by the Open MPI test
+        return
     with tempfile.TemporaryDirectory(prefix="msc-tl-") as big:
         subprocess.run([gen, os.path.join(big, "trace"), "8", "90000"], check=True,
                        capture_output=True)
