@@ -1,0 +1,42 @@
+# Packaged MPI applications (docs/apps.md): each one on each MPI that Debian
+# builds it for, once without mpiscope (plain: the reference) and once per
+# mode (profile, trace, check), by tests/apps/run-app.sh. Label apps: they
+# take minutes, not seconds (scripts/test.sh leaves them out of the
+# sanitizer passes).
+set(MSC_APPS ${CMAKE_CURRENT_LIST_DIR})
+# <app>:<the MPIs Debian builds it for>
+set(msc_apps lammps:openmpi hpcc:openmpi)
+foreach(flavor IN LISTS MSC_FLAVORS)
+  set(counter ${CMAKE_BINARY_DIR}/tests/${flavor}/apps/libcallcounter.so)
+  add_custom_command(OUTPUT ${counter}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/tests/${flavor}/apps
+    COMMAND ${MSC_APPS}/counter/make-counter.sh ${MSC_${flavor}_MPIFC} ${CMAKE_C_COMPILER} ${counter}
+    DEPENDS ${MSC_APPS}/counter/make-counter.sh ${MSC_APPS}/counter/gen_counter.py
+            ${MSC_APPS}/counter/counter.c
+    COMMENT "Building the call counter for ${flavor}"
+    VERBATIM)
+  add_custom_target(callcounter_${flavor} ALL DEPENDS ${counter})
+  foreach(entry IN LISTS msc_apps)
+    string(REPLACE ":" ";" entry "${entry}")
+    list(GET entry 0 app)
+    list(GET entry 1 app_flavors)
+    string(REPLACE "," ";" app_flavors "${app_flavors}")
+    if(NOT flavor IN_LIST app_flavors)
+      continue()
+    endif()
+    foreach(mode plain profile trace check)
+      set(t ${flavor}/apps/${app}/${mode})
+      add_test(NAME ${t} COMMAND ${MSC_APPS}/run-app.sh ${flavor} ${app} ${mode})
+      set_tests_properties(${t} PROPERTIES
+        TIMEOUT 300
+        SKIP_RETURN_CODE 77
+        LABELS "apps;mpi;${flavor}"
+        ENVIRONMENT "MSC_MPIRUN=${MSC_${flavor}_MPIRUN};MSC_LIB=${CMAKE_BINARY_DIR}/${MSC_LIBDIR_REL}/${flavor}/libmpiscope.so;MSC_COUNTER=${counter};MSC_APPS_OUT=${CMAKE_BINARY_DIR}/test-output/apps;MSC_COVERAGE=${CMAKE_BINARY_DIR}/gen/${flavor}/coverage.txt;MSC_SOURCE_DIR=${CMAKE_SOURCE_DIR}")
+      if(mode STREQUAL plain)
+        set_tests_properties(${t} PROPERTIES FIXTURES_SETUP apps_${flavor}_${app})
+      else()
+        set_tests_properties(${t} PROPERTIES FIXTURES_REQUIRED apps_${flavor}_${app})
+      endif()
+    endforeach()
+  endforeach()
+endforeach()
