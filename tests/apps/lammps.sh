@@ -54,3 +54,4 @@ print(f"lammps: {builds} neighbour-list builds, {dims} split dimensions: "
 sys.exit(calls.get("MPI_Sendrecv", 0) != want)
 PY
 }
+app_comms_real=1   # Cart_create on every rank
