@@ -94,13 +94,14 @@ if ! diff -u "$ref/filtered" "$dir/filtered" > "$dir/output.diff"; then
   status=1
 fi
 check=(/usr/bin/python3 "$here/check_app.py")
-"${check[@]}" counts "$dir/out" "$dir/ctr" "$MSC_COVERAGE" || status=1
+known=("$here/known-mpiscope-bugs.txt" "$flavor" "$app")
+"${check[@]}" counts "$dir/out" "$dir/ctr" "$MSC_COVERAGE" "${known[@]}" || status=1
 if declare -F app_check > /dev/null; then
   app_check "$flavor" "$mode" || { echo "run-app.sh: $app's own cross-check failed" >&2; status=1; }
 fi
 case "$mode" in
   trace)
-    "${check[@]}" trace "$dir/out" "$dir/ctr" "$MSC_COVERAGE" || status=1
+    "${check[@]}" trace "$dir/out" "$dir/ctr" "$MSC_COVERAGE" "${known[@]}" || status=1
     if ! otf2-print "$dir/out/trace/traces.otf2" > "$dir/otf2-print.txt" 2>&1; then
       echo "run-app.sh: otf2-print cannot read the trace:" >&2
       tail -5 "$dir/otf2-print.txt" >&2

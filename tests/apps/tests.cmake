@@ -5,7 +5,7 @@
 # sanitizer passes).
 set(MSC_APPS ${CMAKE_CURRENT_LIST_DIR})
 # <app>:<the MPIs Debian builds it for>
-set(msc_apps lammps:openmpi hpcc:openmpi qe:openmpi)
+set(msc_apps lammps:openmpi hpcc:openmpi qe:openmpi mpi4py:openmpi)
 foreach(flavor IN LISTS MSC_FLAVORS)
   set(counter ${CMAKE_BINARY_DIR}/tests/${flavor}/apps/libcallcounter.so)
   add_custom_command(OUTPUT ${counter}
