@@ -5,7 +5,7 @@
 # sanitizer passes).
 set(MSC_APPS ${CMAKE_CURRENT_LIST_DIR})
 # <app>:<the MPIs Debian builds it for>
-set(msc_apps lammps:openmpi hpcc:openmpi qe:openmpi mpi4py:openmpi)
+set(msc_apps lammps:openmpi hpcc:openmpi qe:openmpi mpi4py:openmpi netpipe:openmpi,mpich hdf5:openmpi,mpich)
 foreach(flavor IN LISTS MSC_FLAVORS)
   set(counter ${CMAKE_BINARY_DIR}/tests/${flavor}/apps/libcallcounter.so)
   add_custom_command(OUTPUT ${counter}
@@ -16,6 +16,22 @@ foreach(flavor IN LISTS MSC_FLAVORS)
     COMMENT "Building the call counter for ${flavor}"
     VERBATIM)
   add_custom_target(callcounter_${flavor} ALL DEPENDS ${counter})
+  # Our parallel-HDF5 program, against that MPI's HDF5 when it is installed.
+  set(h5inc /usr/include/hdf5/${flavor})
+  set(h5lib /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/hdf5/${flavor})
+  if(EXISTS ${h5inc}/hdf5.h AND MSC_${flavor}_MPICC)
+    set(h5prog ${CMAKE_BINARY_DIR}/tests/${flavor}/apps/hdf5_io)
+    add_custom_command(OUTPUT ${h5prog}
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/tests/${flavor}/apps
+      COMMAND ${MSC_${flavor}_MPICC} -std=gnu17 -g -O1 -I${h5inc} -o ${h5prog}
+              ${MSC_APPS}/hdf5_io.c -L${h5lib} -Wl,-rpath,${h5lib} -lhdf5
+      DEPENDS ${MSC_APPS}/hdf5_io.c
+      COMMENT "Building test program ${flavor}/apps/hdf5_io"
+      VERBATIM)
+    add_custom_target(testprog_${flavor}_apps_hdf5_io ALL DEPENDS ${h5prog})
+  else()
+    message(STATUS "mpiscope: ${flavor}: no parallel HDF5 (libhdf5-${flavor}-dev); apps/hdf5 skips")
+  endif()
   foreach(entry IN LISTS msc_apps)
     string(REPLACE ":" ";" entry "${entry}")
     list(GET entry 0 app)
@@ -31,7 +47,7 @@ foreach(flavor IN LISTS MSC_FLAVORS)
         TIMEOUT 300
         SKIP_RETURN_CODE 77
         LABELS "apps;mpi;${flavor}"
-        ENVIRONMENT "MSC_MPIRUN=${MSC_${flavor}_MPIRUN};MSC_LIB=${CMAKE_BINARY_DIR}/${MSC_LIBDIR_REL}/${flavor}/libmpiscope.so;MSC_COUNTER=${counter};MSC_APPS_OUT=${CMAKE_BINARY_DIR}/test-output/apps;MSC_COVERAGE=${CMAKE_BINARY_DIR}/gen/${flavor}/coverage.txt;MSC_SOURCE_DIR=${CMAKE_SOURCE_DIR}")
+        ENVIRONMENT "MSC_MPIRUN=${MSC_${flavor}_MPIRUN};MSC_LIB=${CMAKE_BINARY_DIR}/${MSC_LIBDIR_REL}/${flavor}/libmpiscope.so;MSC_COUNTER=${counter};MSC_APPS_OUT=${CMAKE_BINARY_DIR}/test-output/apps;MSC_APPS_BIN=${CMAKE_BINARY_DIR}/tests;MSC_COVERAGE=${CMAKE_BINARY_DIR}/gen/${flavor}/coverage.txt;MSC_SOURCE_DIR=${CMAKE_SOURCE_DIR}")
       if(mode STREQUAL plain)
         set_tests_properties(${t} PROPERTIES FIXTURES_SETUP apps_${flavor}_${app})
       else()
