@@ -140,7 +140,7 @@ def check_counts(out, ctr, cov, *known):
             problem(f"rank {r['rank']}: {r['calls']} calls in the profile's per_rank, {want} counted")
     n = sum(v for k, v in total.items() if k not in skipped)
     left = sorted(k for k in total if k in skipped)
-    print(f"check_app: counts: {n} calls of {len(got)} functions on {len(per)} ranks agree"
+    print(f"check_app: counts: {n} calls counted, {len(got)} functions in the profile, {len(per)} ranks compared"
           + (f"; not recorded by design (coverage.txt): {', '.join(left)}" if left else ""))
 
 
@@ -243,7 +243,7 @@ def check_trace(out, ctr, cov, *known):
             if got[fn] != want[fn]:
                 problem(f"rank {rank}: {got[fn]} Enter events for {fn}, {want[fn]} calls counted")
     print(f"check_app: trace: {nev} events on {len(last_t)} locations; {nmsg} messages matched, "
-          f"{ncoll} collective instances agree; Enter events equal the counted calls on {len(per)} ranks")
+          f"{ncoll} collective instances; Enter events compared with the counted calls on {len(per)} ranks")
 
 
 COMM_MAKERS = ("MPI_Comm_split", "MPI_Comm_dup", "MPI_Comm_create", "MPI_Cart_create",

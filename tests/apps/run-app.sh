@@ -42,8 +42,13 @@ app_command "$flavor"   # sets np and cmd=(program args...)
 args=(-np "$np")
 preload=${MSC_PRELOAD_EXTRA:-}
 envs=()
+bench=${MSC_BENCH_NO_COUNTER:-0}   # bench/apps/run.sh: time only, no counter, no checks
 if [ "$mode" != plain ]; then
-  preload="${preload:+$preload:}$MSC_COUNTER:$MSC_LIB"
+  if [ "$bench" = 1 ]; then
+    preload="${preload:+$preload:}$MSC_LIB"
+  else
+    preload="${preload:+$preload:}$MSC_COUNTER:$MSC_LIB"
+  fi
   case "$mode" in
     profile) m=profile ;;
     trace) m=profile,trace ;;
@@ -80,6 +85,10 @@ if [ "$mode" = plain ]; then
   exit 0
 fi
 
+if [ "$bench" = 1 ]; then
+  [ "$rc" = "$(cat "$base/plain/rc")" ] || { echo "run-app.sh: exit code $rc" >&2; exit 1; }
+  exit 0
+fi
 ref=$base/plain
 [ -f "$ref/rc" ] || { echo "run-app.sh: no reference run in $ref" >&2; exit 1; }
 status=0
