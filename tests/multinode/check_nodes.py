@@ -2,7 +2,7 @@
 """Checks a multi-node run (tests/multinode/run.sh) against where the ranks
 really ran (the program's own "rank R host H" lines).
 
-    check_nodes.py OUT PLACEMENT NP
+    check_nodes.py OUT PLACEMENT NP [--skew HOST NS]
 
 - profile.json merges every rank: world_size NP, and per function and per
   rank exactly the calls spread.c makes (10 MPI_Sendrecv, 10 MPI_Allreduce,
@@ -12,7 +12,13 @@ really ran (the program's own "rank R host H" lines).
 - the OTF2 system tree has one node (class "node") per host, named by the
   host, under the machine, and each rank's location group hangs under the
   node of the host it ran on.
+- with --skew (HOST's CLOCK_MONOTONIC runs NS ahead): the archive's clock
+  offsets (otf2-print -C) of every rank on HOST are -NS and of every other
+  rank 0, each to within 50 ms or three times the synchronization's own
+  standard deviation, whichever is larger; check_trace.py has already
+  asserted that no message is received before it was sent.
 """
+import re
 import json
 import os
 import subprocess
@@ -73,6 +79,26 @@ with otf2.reader.open(os.path.join(out, "trace", "traces.otf2")) as t:
             got = g.system_tree_parent.name if g.system_tree_parent else None
             bad.append(f"rank {rank}'s location group is under {got}, it ran on {h}")
 print(f"check_nodes: system tree: {len(nodes)} nodes {sorted(nodes)}, every rank under its host")
+
+if "--skew" in sys.argv:
+    i = sys.argv.index("--skew")
+    skew_host, skew = sys.argv[i + 1], int(sys.argv[i + 2])
+    text = subprocess.run(["otf2-print", "-C", os.path.join(out, "trace", "traces.otf2")],
+                          capture_output=True, text=True).stdout
+    seen = set()
+    for m in re.finditer(r"CLOCK_OFFSET\s+(\d+)\s+Time: \d+, Offset: ([-+]\d+), StdDev: ([0-9.e+]+)", text):
+        loc, off, dev = int(m.group(1)), int(m.group(2)), float(m.group(3))
+        rank = loc & 0xffffffff
+        seen.add(rank)
+        want = -skew if host.get(rank) == skew_host else 0
+        tol = max(50e6, 3 * dev)
+        if abs(off - want) > tol:
+            bad.append(f"rank {rank} on {host.get(rank)}: clock offset {off} ns, expected {want} "
+                       f"within {tol:.0f}")
+    if seen != set(host):
+        bad.append(f"clock offsets for ranks {sorted(seen)}, expected {sorted(host)}")
+    print(f"check_nodes: clock offsets: the ranks on {skew_host} measured {skew} ns ahead, "
+          f"the others level")
 for b in bad:
     print("check_nodes: " + b, file=sys.stderr)
 sys.exit(1 if bad else 0)

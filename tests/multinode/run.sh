@@ -12,6 +12,11 @@
 #             is valid (tests/trace/check_trace.py) and its system tree has
 #             one node per host, named as the program saw its host, each
 #             rank's location group under the node it ran on.
+#   skew      as profile, with node msn2's clock 0.25 s ahead (a clock shim,
+#             tests/multinode/skew.c): the trace's clock offsets measure it
+#             (within the synchronization error) for every rank on msn2 and
+#             only them, and the corrected trace is valid: no message is
+#             received before it was sent.
 #   unshared  MPISCOPE_OUTPUT=/tmp/...: each node has its own /tmp. mpiscope
 #             says at start that the directory is not shared; the profile in
 #             rank 0's copy is complete; every rank's events are in its own
@@ -35,12 +40,19 @@ trap '"$nodes" down "$MSC_NODES_DIR"' EXIT
 printf '#!/bin/sh\nexec %s agent "$@"\n' "$nodes" > "$dir/agent"
 chmod +x "$dir/agent"
 
+preload=${MSC_PRELOAD_EXTRA:+$MSC_PRELOAD_EXTRA:}$MSC_LIB
+extra=()
 case "$test" in
   profile) out=$dir/out ;;
+  skew)
+    # node msn2's clock 0.25 s ahead of the others' (tests/multinode/skew.c)
+    out=$dir/out
+    preload=$MSC_SKEW_LIB:$preload
+    extra=(MSC_SKEW_HOST=msn2 MSC_SKEW_NS=250000000 MPISCOPE_CLOCK=monotonic) ;;
   unshared) out=/tmp/mpiscope-multinode-$flavor ;;
   *) echo "run.sh: unknown test $test" >&2; exit 2 ;;
 esac
-envs=(MPISCOPE_MODE=profile,trace MPISCOPE_OUTPUT=$out "LD_PRELOAD=${MSC_PRELOAD_EXTRA:+$MSC_PRELOAD_EXTRA:}$MSC_LIB")
+envs=(MPISCOPE_MODE=profile,trace MPISCOPE_OUTPUT=$out "LD_PRELOAD=$preload" "${extra[@]}")
 case "$flavor" in
   openmpi)
     np=4
@@ -85,5 +97,7 @@ if [ "$test" = unshared ]; then
   cp "$dir/copies/msn1/profile.json" "$dir/profile0.json"
 fi
 
-/usr/bin/python3 "$here/check_nodes.py" "$out" "$dir/placement" "$np" || exit 1
+skewargs=()
+[ "$test" = skew ] && skewargs=(--skew msn2 250000000)
+/usr/bin/python3 "$here/check_nodes.py" "$out" "$dir/placement" "$np" "${skewargs[@]}" || exit 1
 exit 0
