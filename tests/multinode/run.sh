@@ -47,7 +47,7 @@ case "$test" in
   skew)
     # node msn2's clock 0.25 s ahead of the others' (tests/multinode/skew.c)
     out=$dir/out
-    preload=$MSC_SKEW_LIB:$preload
+    preload=${MSC_PRELOAD_EXTRA:+$MSC_PRELOAD_EXTRA:}$MSC_SKEW_LIB:$MSC_LIB   # a sanitizer runtime stays first
     extra=(MSC_SKEW_HOST=msn2 MSC_SKEW_NS=250000000 MPISCOPE_CLOCK=monotonic) ;;
   unshared) out=/tmp/mpiscope-multinode-$flavor ;;
   *) echo "run.sh: unknown test $test" >&2; exit 2 ;;
