@@ -1367,6 +1367,16 @@ static int trace_init(int s)
     OTF2_MPI_Archive_SetCollectiveCallbacks(archive, msc_g.comm, MPI_COMM_NULL);
     OTF2_Pthread_Archive_SetLockingCallbacks(archive, NULL);
     OTF2_Archive_OpenEvtFiles(archive);
+    /* An output directory not shared by every node (src/core/output.c): OTF2
+     * made the archive's directories on rank 0's node only (in
+     * OpenEvtFiles); a rank on another node writes its events into its own
+     * node's copy of them. */
+    if (!msc_g.outdir_shared) {
+        char sub[sizeof path + 16];
+        snprintf(sub, sizeof sub, "%s/traces", path);
+        if ((mkdir(path, 0755) != 0 && errno != EEXIST) || (mkdir(sub, 0755) != 0 && errno != EEXIST))
+            msc_warn("trace: cannot create this node's copy of %s: %s", sub, strerror(errno));
+    }
     /* OTF2 creates its files and directories with modes 0666 and 0777 less
      * the umask: closed to others while the run lasts, fixed at the end. */
     PMPI_Barrier(msc_g.comm);
