@@ -634,6 +634,32 @@ static uint32_t rma_request_win(uint64_t id, bool take)
     return w;
 }
 
+/* A request's communicator as the trace saw it when the request was posted
+ * (msc_requests_comm_tag): the local reference, with TAG_INTER for an
+ * intercommunicator; TAG_NONE for none. The communicator may have been
+ * freed, and its handle reused, by the time the request completes. */
+#define TAG_NONE UINT32_MAX
+#define TAG_INTER (1u << 31)
+
+static uint32_t req_comm_tag(MPI_Comm comm)
+{
+    if (!msc_trace_active()) return TAG_NONE;
+    if (comm == MPI_COMM_NULL) { /* MPI_Imrecv: the communicator of the last matched probe */
+        msc_thread_t *th = msc_tls.thread;
+        trc_thread_t *t = th ? th->module_data[slot] : NULL;
+        if (!t || t->mprobe_comm == MPI_COMM_NULL) return TAG_NONE;
+        comm = t->mprobe_comm;
+    }
+    const trc_comm_t *cm = trc_comm(comm);
+    if (cm->ref == OTF2_UNDEFINED_COMM || (cm->ref & TAG_INTER)) return TAG_NONE;
+    return cm->ref | (cm->rsize ? TAG_INTER : 0);
+}
+
+static uint32_t tag_ref(uint32_t tag)
+{
+    return tag == TAG_NONE ? OTF2_UNDEFINED_COMM : tag & ~TAG_INTER;
+}
+
 static void completed(trc_thread_t *t, const msc_done_t *d, uint64_t tl)
 {
     const msc_req_info_t *in = &d->info;
@@ -660,11 +686,11 @@ static void completed(trc_thread_t *t, const msc_done_t *d, uint64_t tl)
     } else if (is_send(in->kind)) {
         emit(t, &(trc_rec_t){.kind = R_ISEND_COMPLETE, .t = tl, .y = in->id});
     } else if (is_recv(in->kind)) {
-        MPI_Comm comm = in->comm == MPI_COMM_NULL ? t->mprobe_comm : in->comm;
         int src = d->status ? d->status->MPI_SOURCE : in->peer;
         int tag = d->status ? d->status->MPI_TAG : in->tag;
-        emit(t, &(trc_rec_t){.kind = R_IRECV, .t = tl, .a = (uint32_t)src, .b = trc_comm(comm)->ref,
-                            .c = (uint32_t)tag, .x = (uint64_t)d->bytes, .y = in->id});
+        emit(t, &(trc_rec_t){.kind = R_IRECV, .t = tl, .a = (uint32_t)src,
+                            .b = tag_ref(in->comm_tag), .c = (uint32_t)tag,
+                            .x = (uint64_t)d->bytes, .y = in->id});
     } else {
         uint64_t s = 0, r = 0;
         pthread_mutex_lock(&icoll_lock);
@@ -674,11 +700,11 @@ static void completed(trc_thread_t *t, const msc_done_t *d, uint64_t tl)
             icoll[in->id % ICOLL_SLOTS].id = 0;
         }
         pthread_mutex_unlock(&icoll_lock);
-        const trc_comm_t *cm = trc_comm(in->comm);
-        uint32_t root = coll_rooted[in->fn] && !cm->rsize && in->root >= 0
+        bool inter = in->comm_tag != TAG_NONE && (in->comm_tag & TAG_INTER);
+        uint32_t root = coll_rooted[in->fn] && !inter && in->root >= 0
                             ? (uint32_t)in->root : OTF2_UNDEFINED_UINT32;
         emit(t, &(trc_rec_t){.kind = R_NBC_COMPLETE, .t = tl, .a = (uint32_t)(coll_op[in->fn] - 1),
-                            .b = cm->ref, .c = root, .x = s, .y = r, .z = in->id});
+                            .b = tag_ref(in->comm_tag), .c = root, .x = s, .y = r, .z = in->id});
     }
 }
 
@@ -703,7 +729,7 @@ static void started(trc_thread_t *t, MPI_Request r, uint64_t te)
     if (r == MPI_REQUEST_NULL || !msc_requests_find(r, &in) || !traced(&in)) return;
     if (is_send(in.kind))
         emit(t, &(trc_rec_t){.kind = R_ISEND, .t = te, .a = (uint32_t)in.peer,
-                            .b = trc_comm(in.comm)->ref, .c = (uint32_t)in.tag,
+                            .b = tag_ref(in.comm_tag), .c = (uint32_t)in.tag,
                             .x = (uint64_t)in.bytes, .y = in.id});
     else
         emit(t, &(trc_rec_t){.kind = R_IRECV_REQUEST, .t = te, .y = in.id});
@@ -1372,6 +1398,7 @@ static int trace_init(int s)
     PMPI_Barrier(msc_g.comm);
     if (msc_g.world_rank == 0 && lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) chmod(path, 0700);
     trc_defs_init();
+    msc_requests_comm_tag(req_comm_tag);
     trc_clock_sync(&sync_time[0], &sync_offset[0], &sync_dev[0]);
     atomic_store(&active, true);
     /* The main thread's location first: it stands for the rank in the
