@@ -37,6 +37,12 @@
 #include "trace.h"
 
 trc_comm_t trc_world;
+static char incomplete_reason[1024]; /* rank 0: why the trace is incomplete (trace.c) */
+
+void trc_defs_incomplete_reason(const char *why)
+{
+    snprintf(incomplete_reason, sizeof incomplete_reason, "%s", why ? why : "");
+}
 trc_comm_t *trc_self;
 static trc_comm_t no_comm = {.ref = OTF2_UNDEFINED_COMM};
 
@@ -1045,9 +1051,12 @@ void trc_defs_write(OTF2_Archive *archive, const trc_loc_t *locs, int nlocs,
         char err_text[32];
         snprintf(err_text, sizeof err_text, "%.0f", sync_err_max);
         OTF2_Archive_SetProperty(archive, "MPISCOPE::CLOCK_SYNC_ERROR_NS", err_text, true);
-        if (!complete)
+        if (!complete) {
             OTF2_Archive_SetProperty(archive, "MPISCOPE::TRACE_COMPLETE", "false", true);
-        else
+            if (incomplete_reason[0])
+                OTF2_Archive_SetProperty(archive, "MPISCOPE::INCOMPLETE_REASON",
+                                         incomplete_reason, true);
+        } else
             OTF2_Archive_SetProperty(archive, "MPISCOPE::TRACE_COMPLETE", "true", true);
         mg.gw = OTF2_Archive_GetGlobalDefWriter(archive);
         if (mg.gw) {
