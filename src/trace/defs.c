@@ -874,7 +874,13 @@ void trc_defs_write(OTF2_Archive *archive, const trc_loc_t *locs, int nlocs,
     for (int i = 0; i < nc; i++) {
         comm_def_t *d = &comms[i];
         put(&b, d->inter), put(&b, d->n), put(&b, d->nr), put(&b, d->occ);
-        for (int k = 0; k < d->n + d->nr; k++) put(&b, d->ranks[k]);
+        /* Members that are consecutive world ranks (MPI_COMM_WORLD, blocks
+         * of a split) go as the first one: a word per rank instead of P. */
+        bool run = true;
+        for (int k = 1; run && k < d->n + d->nr; k++) run = d->ranks[k] == d->ranks[0] + k;
+        put(&b, run);
+        if (run) put(&b, d->n + d->nr ? d->ranks[0] : 0);
+        else for (int k = 0; k < d->n + d->nr; k++) put(&b, d->ranks[k]);
         put_str(&b, d->name);
     }
     put(&b, nr);
@@ -945,7 +951,12 @@ void trc_defs_write(OTF2_Archive *archive, const trc_loc_t *locs, int nlocs,
                 comm_def_t d;
                 d.inter = (int)get(&p), d.n = (int)get(&p), d.nr = (int)get(&p), d.occ = (int)get(&p);
                 int *rk = malloc((size_t)(d.n + d.nr + 1) * sizeof *rk);
-                for (int k = 0; k < d.n + d.nr; k++) rk[k] = (int)get(&p);
+                if ((int)get(&p)) { /* consecutive world ranks from the first */
+                    int first = (int)get(&p);
+                    for (int k = 0; k < d.n + d.nr; k++) rk[k] = first + k;
+                } else {
+                    for (int k = 0; k < d.n + d.nr; k++) rk[k] = (int)get(&p);
+                }
                 d.ranks = rk;
                 get_str(&p, d.name, sizeof d.name);
                 if (used == cap) maps = realloc(maps, (cap *= 2) * sizeof *maps);

@@ -1301,6 +1301,11 @@ static int64_t offset_at(uint64_t t)
  * the same local reference on every rank (world 0, self 1) reach here. */
 static trc_thread_t *foreign_exchange(void)
 {
+    /* Usually no rank logged any (the VT_ API's *_for calls): one reduction
+     * instead of an all-to-all of P counts per rank. */
+    int any = nforeign > 0;
+    PMPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_LOR, msc_g.comm);
+    if (!any) return NULL;
     int size = msc_g.world_size;
     int *sc = calloc((size_t)size, sizeof *sc), *rc = calloc((size_t)size, sizeof *rc);
     int *sd = calloc((size_t)size, sizeof *sd), *rd = calloc((size_t)size, sizeof *rd);
