@@ -180,7 +180,7 @@ bool msc_trace_active(void)
 static void fail(const char *what)
 {
     if (!atomic_exchange(&failed, true)) {
-        snprintf(fail_reason, sizeof fail_reason, "%s", what);
+        snprintf(fail_reason, sizeof fail_reason, "%.500s", what);
         atomic_fetch_add(&flush_gen, 1);
         msc_warn("trace: %s; this rank's trace stops here (marked incomplete) and the program "
                  "carries on", what);
