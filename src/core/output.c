@@ -5,6 +5,8 @@
  */
 #include "output.h"
 
+#include <stdatomic.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -114,6 +116,18 @@ bool msc_out_open(msc_out_t *o, const char *name)
     return true;
 }
 
+static _Atomic unsigned long files_written;
+
+void msc_output_wrote(void)
+{
+    atomic_fetch_add(&files_written, 1);
+}
+
+unsigned long msc_output_written(void)
+{
+    return atomic_load(&files_written);
+}
+
 bool msc_out_close(msc_out_t *o)
 {
     if (!o->f) return false;
@@ -124,6 +138,7 @@ bool msc_out_close(msc_out_t *o)
     if (fclose(o->f) != 0) ok = false, err = errno;
     o->f = NULL;
     if (ok && rename(o->temp_path, o->final_path) != 0) ok = false, err = errno;
+    if (ok) msc_output_wrote();
     if (!ok) {
         unlink(o->temp_path);
         msc_warn_once("output-write", "could not write '%s': %s; it is missing", o->final_path,

@@ -185,8 +185,14 @@ void msc_runtime_finalize(void)
     for (int i = module_count - 1; i >= 0; i--)
         if (module_active[i] && modules[i]->finalize) modules[i]->finalize();
     bool quiet = msc_g.settings.v[MSC_SET_QUIET].num;
-    if (!quiet && msc_g.world_rank == 0 && msc_g.outdir[0])
-        msc_warn("results in %s", msc_g.outdir);
+    unsigned long written = msc_output_written();
+    PMPI_Allreduce(MPI_IN_PLACE, &written, 1, MPI_UNSIGNED_LONG, MPI_SUM, msc_g.comm);
+    if (!quiet && msc_g.world_rank == 0 && msc_g.outdir[0]) {
+        if (written)
+            msc_warn("results in %s", msc_g.outdir);
+        else
+            msc_warn("nothing was written to %s (see the messages above)", msc_g.outdir);
+    }
     PMPI_Comm_free(&msc_g.comm);
 }
 

@@ -526,7 +526,7 @@ int msc_profile_render_partial(FILE *o, FILE *err, const char *dir, const msc_re
     int64_t wall_max = 0, wall = 0, prof = 0, mpi = 0, calls = 0, mmin = INT64_MAX, mmax = -1;
     int64_t mmin_at = 0, mmax_at = 0, tot[2][2] = {{0}}, om[3] = {0}, dr[3] = {0}, depth = 0;
     bool recorded = true;
-    fprintf(m, "{\"schema_version\": 1, \"tool\": \"mpiscope\", \"mpi\": ");
+    fprintf(m, "{\"schema_version\": %d, \"tool\": \"mpiscope\", \"mpi\": ", MSC_PROFILE_SCHEMA);
     /* Missing or not strings in a damaged file: "?". */
     json_out(m, &(msc_json_t){.type = MSC_JSTR, .str = msc_json_str(any, "mpi", "?")});
     fprintf(m, ", \"program\": ");

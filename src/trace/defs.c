@@ -40,6 +40,12 @@
 #include "trace.h"
 
 trc_comm_t trc_world;
+static char incomplete_reason[1024]; /* rank 0: why the trace is incomplete (trace.c) */
+
+void trc_defs_incomplete_reason(const char *why)
+{
+    snprintf(incomplete_reason, sizeof incomplete_reason, "%s", why ? why : "");
+}
 trc_comm_t *trc_self;
 static trc_comm_t no_comm = {.ref = OTF2_UNDEFINED_COMM};
 
@@ -890,7 +896,13 @@ void trc_defs_write(OTF2_Archive *archive, const trc_loc_t *locs, int nlocs,
     for (int i = 0; i < nc; i++) {
         comm_def_t *d = &comms[i];
         put(&b, d->inter), put(&b, d->n), put(&b, d->nr), put(&b, d->occ);
-        for (int k = 0; k < d->n + d->nr; k++) put(&b, d->ranks[k]);
+        /* Members that are consecutive world ranks (MPI_COMM_WORLD, blocks
+         * of a split) go as the first one: a word per rank instead of P. */
+        bool run = true;
+        for (int k = 1; run && k < d->n + d->nr; k++) run = d->ranks[k] == d->ranks[0] + k;
+        put(&b, run);
+        if (run) put(&b, d->n + d->nr ? d->ranks[0] : 0);
+        else for (int k = 0; k < d->n + d->nr; k++) put(&b, d->ranks[k]);
         put_str(&b, d->name);
     }
     put(&b, nr);
@@ -966,7 +978,12 @@ void trc_defs_write(OTF2_Archive *archive, const trc_loc_t *locs, int nlocs,
                 comm_def_t d;
                 d.inter = (int)get(&p), d.n = (int)get(&p), d.nr = (int)get(&p), d.occ = (int)get(&p);
                 int *rk = malloc((size_t)(d.n + d.nr + 1) * sizeof *rk);
-                for (int k = 0; k < d.n + d.nr; k++) rk[k] = (int)get(&p);
+                if ((int)get(&p)) { /* consecutive world ranks from the first */
+                    int first = (int)get(&p);
+                    for (int k = 0; k < d.n + d.nr; k++) rk[k] = first + k;
+                } else {
+                    for (int k = 0; k < d.n + d.nr; k++) rk[k] = (int)get(&p);
+                }
                 d.ranks = rk;
                 get_str(&p, d.name, sizeof d.name);
                 if (used == cap) maps = realloc(maps, (cap *= 2) * sizeof *maps);
@@ -1072,9 +1089,12 @@ void trc_defs_write(OTF2_Archive *archive, const trc_loc_t *locs, int nlocs,
         char err_text[32];
         snprintf(err_text, sizeof err_text, "%.0f", sync_err_max);
         OTF2_Archive_SetProperty(archive, "MPISCOPE::CLOCK_SYNC_ERROR_NS", err_text, true);
-        if (!complete)
+        if (!complete) {
             OTF2_Archive_SetProperty(archive, "MPISCOPE::TRACE_COMPLETE", "false", true);
-        else
+            if (incomplete_reason[0])
+                OTF2_Archive_SetProperty(archive, "MPISCOPE::INCOMPLETE_REASON",
+                                         incomplete_reason, true);
+        } else
             OTF2_Archive_SetProperty(archive, "MPISCOPE::TRACE_COMPLETE", "true", true);
         mg.gw = OTF2_Archive_GetGlobalDefWriter(archive);
         mg.hosts = hosts;

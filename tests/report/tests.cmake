@@ -63,6 +63,12 @@ foreach(f IN LISTS MSC_FLAVORS)
   msc_mpi_test(${f} report/export-chrome NP ${np} PROGRAM report_waits ARGS 5 TIMEOUT 120
     ENV MPISCOPE_MODE=trace MPISCOPE_QUIET=1
     CHECK "${rep_py} ${CMAKE_CURRENT_LIST_DIR}/check_export.py $MPISCOPE_OUTPUT ${np} ${rep_cli}")
+  # Damaged data (issue 15): one rank's event file empty, missing or cut
+  # short is named, the report and the export say partial and exit 3; a
+  # profile.json of a future schema is refused.
+  msc_mpi_test(${f} report/damaged NP 2 PROGRAM report_waits ARGS 5 TIMEOUT 120
+    ENV MPISCOPE_MODE=profile,trace MPISCOPE_QUIET=1
+    CHECK "bash ${CMAKE_CURRENT_LIST_DIR}/damaged.sh $MPISCOPE_OUTPUT ${rep_cli}")
 endforeach()
 # The analysis split into parts without MPI (threads in place of the
 # processes of mpiscope-analyze): 2, 3 and 5 parts give the serial result.

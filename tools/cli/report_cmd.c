@@ -27,6 +27,7 @@
 #include "../../src/profile/pjson.h"
 #include "commands.h"
 #include "report_cli.h"
+#include "trace_check.h"
 #include "trace_reader.h"
 #include "analysis.h"
 
@@ -36,7 +37,7 @@ static void usage(FILE *o)
             "usage: mpiscope report [--sort time|calls|bytes|name] [--limit N | --all]\n"
             "                       [--html [-o FILE]] [--no-waitstates] [--reanalyze]\n"
             "                       [--np N [--mpi openmpi|mpich]] [--parallel-locations N]\n"
-            "                       DIR|FILE.json\n"
+            "                       [--allow-partial] DIR|FILE.json\n"
             "       mpiscope report [--weak] [--np N] RUN1 RUN2 [RUN3...]\n"
             "\n"
             "Prints the profile report of DIR/profile.json (default: sorted by time, 20 rows\n"
@@ -58,7 +59,13 @@ static void usage(FILE *o)
             "  --weak              with several runs: weak scaling (work grows with the ranks)\n"
             "  --parallel-locations N\n"
             "                      with --np, analyse traces of fewer than N locations here\n"
-            "                      (default 0: always under MPI)\n");
+            "                      (default 0: always under MPI)\n"
+            "  --allow-partial     exit 0 on a partial trace (default: exit 3 after the report)\n"
+            "\n"
+            "Exit status: 0 done; 1 nothing could be reported (unreadable or missing data);\n"
+            "2 bad usage; 3 reported, but the trace is partial (a rank's trace stopped on a\n"
+            "write error, or locations whose events cannot be read: they are named on\n"
+            "stderr and in the report).\n");
 }
 
 msc_json_doc_t *msc_load_json(const char *path, bool quiet_if_missing)
@@ -189,7 +196,7 @@ static bool has_partial_profile(const char *dir)
 int msc_cmd_report_all(int argc, char **argv)
 {
     const char *target = NULL, *html_out = NULL;
-    bool html = false, no_ws = false, reanalyze = false, weak = false;
+    bool html = false, no_ws = false, reanalyze = false, weak = false, allow_partial = false;
     char **runs = calloc((size_t)argc + 1, sizeof *runs);
     int nruns = 0;
     msc_ws_opts_t wso = {1, NULL, 0, false};
@@ -215,6 +222,8 @@ int msc_cmd_report_all(int argc, char **argv)
             html_out = argv[++i];
         } else if (!strcmp(a, "--weak")) {
             weak = true;
+        } else if (!strcmp(a, "--allow-partial")) {
+            allow_partial = true;
         } else if (!strcmp(a, "--no-waitstates")) {
             no_ws = true;
         } else if (!strcmp(a, "--reanalyze")) {
@@ -293,9 +302,22 @@ int msc_cmd_report_all(int argc, char **argv)
         free(pass);
         return 1;
     }
+    /* A damaged trace (trace_check.c) is still analysed, from what can be
+     * read, and reported as partial: named on stderr and in the text, and
+     * exit status 3 unless --allow-partial. An archive that could not be
+     * written at all was moved to trace.unreadable by the trace module. */
+    char *damage = NULL;
+    char unreadable[4096 + 32];
+    snprintf(unreadable, sizeof unreadable, "%s/trace.unreadable", target);
+    if (has_trace) {
+        damage = msc_trace_damage(anchor, NULL);
+    } else if (is_dir && access(unreadable, F_OK) == 0) {
+        damage = strdup("the trace could not be written (what there is is in trace.unreadable)");
+    }
+    if (damage) fprintf(stderr, "mpiscope report: the trace is partial: %s\n", damage);
     msc_json_doc_t *ws = NULL;
     wso.timeline = html;
-    if (has_trace && !no_ws) ws = msc_report_waitstates(target, reanalyze, &wso);
+    if (has_trace && !no_ws) ws = msc_report_waitstates(target, reanalyze || damage, &wso);
     int rc = 0;
     if (html) {
         char out[4096];
@@ -331,6 +353,7 @@ int msc_cmd_report_all(int argc, char **argv)
             while (fgets(line, sizeof line, vf)) printf("  %s", line);
             fclose(vf);
         }
+        if (damage) printf("\nPARTIAL TRACE: %s\n", damage);
         if (ws) {
             fputc('\n', stdout);
             if (msc_waitstates_render(stdout, msc_json_root(ws), limit) != 0) rc = 1;
@@ -359,6 +382,8 @@ int msc_cmd_report_all(int argc, char **argv)
     /* A trace that cannot be analysed (its message is on stderr) fails the
      * command, after whatever else could be shown. */
     if (has_trace && !no_ws && !ws && rc == 0) rc = 1;
+    if (damage && rc == 0 && !allow_partial) rc = 3;
+    free(damage);
     msc_json_free(ws);
     free(pass);
     return rc;
