@@ -102,4 +102,17 @@ const msc_lib_t *msc_lib(void) MSC_HIDDEN;
 /* The library's PMPI_T_<name>, for the functions not in msc_lib_t. */
 void *msc_lib_sym(const char *name) MSC_HIDDEN;
 
+/* Facts about the library's control variables that its MPI_T does not
+ * give (libvars.c; Open MPI only, "unknown" elsewhere). `li` is the
+ * library's index of the variable. */
+typedef struct {
+    void *storage;            /* where the library kept the value when first seen */
+    void *object;             /* base of the shared object holding it, or NULL */
+} msc_libvar_origin_t;
+/* 1: may be written through MPI_T, 0: never, -1: unknown. */
+int msc_libvar_settable(int li) MSC_HIDDEN;
+void msc_libvar_origin(int li, msc_libvar_origin_t *o) MSC_HIDDEN;
+/* False when the value's storage is gone (its object was unloaded). */
+bool msc_libvar_alive(int li, const msc_libvar_origin_t *o) MSC_HIDDEN;
+
 #endif

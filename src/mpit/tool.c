@@ -52,6 +52,7 @@ typedef struct {
     int verbosity, var_class, bind, scope, readonly, continuous, atomic;
     MPI_Datatype datatype;
     MPI_T_enum enumtype;
+    msc_libvar_origin_t origin; /* control variables: where the library keeps the value */
 } info_t;
 
 typedef struct {
@@ -106,6 +107,8 @@ struct session {
 typedef struct chandle {
     struct chandle *next;
     int lib;
+    int li;                    /* library index of the variable when allocated */
+    info_t *info;              /* library variables: the cached answer */
     MPI_T_cvar_handle lh;
     msc_own_cvar_t *cv;
     unsigned char obj[16];
@@ -311,6 +314,21 @@ static int find_lib(map_t *m, const char *name, int cls, int kind)
     return -1;
 }
 
+/* What a control variable's scope says must hold for the whole run
+ * (section 14.3.6: get_info never changes): a variable the library will
+ * never let MPI_T write (Open MPI: registered without
+ * MCA_BASE_VAR_FLAG_SETTABLE, so every write answers
+ * MPI_T_ERR_CVAR_SET_NOT_NOW) is read-only, so that a client does not try,
+ * and writes get MPI_T_ERR_CVAR_SET_NEVER. Also notes where the library
+ * keeps the value, to tell later whether it is still there (libvars.c). */
+static void first_seen_cvar(int li, info_t *i)
+{
+    if (i->scope != MPI_T_SCOPE_CONSTANT && i->scope != MPI_T_SCOPE_READONLY &&
+        msc_libvar_settable(li) == 0)
+        i->scope = MPI_T_SCOPE_READONLY;
+    msc_libvar_origin(li, &i->origin);
+}
+
 /* Learns the library's entries 0..n-1. A library entry of the union is
  * identified by its name (and class): Open MPI re-registers variables at
  * MPI_Init and may then give an index that used to name one variable to
@@ -337,6 +355,7 @@ static void rescan(map_t *m, int n, int kind)
             i->desc = strdup(sbuf_desc);
             i->enumtype = kind < 2 && t.datatype == MPI_INT ? copy_lib_enum(t.enumtype)
                                                             : MPI_T_ENUM_NULL;
+            if (kind == 0) first_seen_cvar(li, i);
             if (!i->name || !i->desc || (u = map_push(m, 1, li, i)) < 0) {
                 free(i->name);
                 free(i->desc);
@@ -662,6 +681,11 @@ MSC_API int PMPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cva
     bind = r->lib ? r->info->bind : msc_own.cvars[r->idx]->d.bind;
     if (bind != MPI_T_BIND_NO_OBJECT && !obj_handle) LEAVE(MPI_T_ERR_INVALID);
     if (r->lib && (li = lib_index(&cvmap, r, 0)) < 0) LEAVE(MPI_T_ERR_INVALID_INDEX);
+    /* A variable whose value the library no longer holds (Open MPI unloads
+     * components at MPI_Init without invalidating their variables) is
+     * inactive: "accessing its value should return a corresponding error
+     * code" (14.3.6), and the library would read freed memory. */
+    if (r->lib && !msc_libvar_alive(li, &r->info->origin)) LEAVE(MPI_T_ERR_INVALID_INDEX);
     chandle_t *c = calloc(1, sizeof *c);
     if (!c) LEAVE(MPI_T_ERR_OUT_OF_HANDLES);
     if (bind != MPI_T_BIND_NO_OBJECT) {
@@ -671,6 +695,8 @@ MSC_API int PMPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cva
     int n = 1;
     if (r->lib) {
         c->lib = 1;
+        c->li = li;
+        c->info = r->info;
         int rc = L->cvar_handle_alloc ? L->cvar_handle_alloc(li, obj_handle, &c->lh, &n)
                                       : MPI_T_ERR_INVALID_INDEX;
         if (rc != MPI_SUCCESS) {
@@ -695,6 +721,30 @@ static chandle_t **find_chandle(MPI_T_cvar_handle h)
     return NULL;
 }
 
+/* A library handle whose variable still holds its value. */
+static bool lib_handle_usable(chandle_t *c)
+{
+    return c->lh && lib_up() && msc_libvar_alive(c->li, &c->info->origin);
+}
+
+/* The library's answer to a read or write through a handle: a variable it
+ * has since invalidated is an invalid handle (there is no index here). */
+static int lib_handle_error(int rc)
+{
+    return rc == MPI_T_ERR_INVALID_INDEX ? MPI_T_ERR_INVALID_HANDLE : rc;
+}
+
+/* Whether an enumeration (a copy: msc_mpit_enum_t) has this value; true
+ * when there is none. */
+static bool enum_has_value(MPI_T_enum e, int v)
+{
+    if (e == MPI_T_ENUM_NULL || !msc_mpit_enum_is_own(e)) return true;
+    const msc_mpit_enum_t *x = (const msc_mpit_enum_t *)e;
+    for (int i = 0; i < x->n; i++)
+        if (x->values[i] == v) return true;
+    return false;
+}
+
 MSC_API int PMPI_T_cvar_handle_free(MPI_T_cvar_handle *handle)
 {
     ENTER();
@@ -717,8 +767,8 @@ MSC_API int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf)
     if (!buf) LEAVE(MPI_T_ERR_INVALID);
     chandle_t *c = *p;
     if (c->lib) {
-        if (!c->lh || !lib_up() || !L->cvar_read) LEAVE(MPI_T_ERR_INVALID_HANDLE);
-        LEAVE(L->cvar_read(c->lh, buf));
+        if (!lib_handle_usable(c) || !L->cvar_read) LEAVE(MPI_T_ERR_INVALID_HANDLE);
+        LEAVE(lib_handle_error(L->cvar_read(c->lh, buf)));
     }
     msc_cvar_desc_t *d = &c->cv->d;
     if (d->read) LEAVE(d->read(d, c->objp, buf));
@@ -735,8 +785,23 @@ MSC_API int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf)
     if (!buf) LEAVE(MPI_T_ERR_INVALID);
     chandle_t *c = *p;
     if (c->lib) {
-        if (!c->lh || !lib_up() || !L->cvar_write) LEAVE(MPI_T_ERR_INVALID_HANDLE);
-        LEAVE(L->cvar_write(c->lh, buf));
+        if (!lib_handle_usable(c) || !L->cvar_write) LEAVE(MPI_T_ERR_INVALID_HANDLE);
+        if (c->info->scope == MPI_T_SCOPE_CONSTANT || c->info->scope == MPI_T_SCOPE_READONLY)
+            LEAVE(MPI_T_ERR_CVAR_SET_NEVER);
+        int rc = L->cvar_write(c->lh, buf);
+        /* Open MPI answers SET_NOT_NOW for anything it refuses, and no later
+         * time changes that: a variable no longer settable (it may have
+         * re-registered it at MPI_Init without MCA_BASE_VAR_FLAG_SETTABLE,
+         * after its scope was fixed) can never be set; one that is settable
+         * refused the value (its enumeration's check), a bad parameter. */
+        if (rc == MPI_T_ERR_CVAR_SET_NOT_NOW) {
+            int settable = msc_libvar_settable(c->li);
+            if (settable == 0) rc = MPI_T_ERR_CVAR_SET_NEVER;
+            else if (settable == 1 || (c->info->datatype == MPI_INT &&
+                                       !enum_has_value(c->info->enumtype, *(const int *)buf)))
+                rc = MPI_T_ERR_INVALID;
+        }
+        LEAVE(lib_handle_error(rc));
     }
     msc_cvar_desc_t *d = &c->cv->d;
     if (d->scope == MPI_T_SCOPE_CONSTANT || d->scope == MPI_T_SCOPE_READONLY)

@@ -5,9 +5,13 @@ foreach(f IN LISTS MSC_FLAVORS)
   msc_mpi_program(${f} mpit_conformance SOURCES conformance.c)
   msc_mpi_program(${f} mpit_ownvars SOURCES ownvars.c)
   msc_mpi_program(${f} mpit_threads SOURCES threads.c)
+  msc_mpi_program(${f} mpit_sweep SOURCES sweep.c)
   msc_mpi_test(${f} mpit/conformance NP 2 PROGRAM mpit_conformance TIMEOUT 120)
   msc_mpi_test(${f} mpit/ownvars NP 2 PROGRAM mpit_ownvars TIMEOUT 120)
   msc_mpi_test(${f} mpit/threads NP 1 PROGRAM mpit_threads TIMEOUT 120)
+  # Every variable read (also from 4 threads, MPI_T initialized before
+  # MPI_Init), written and looked up, as MPICH's MPI_T tests do (sweep.c).
+  msc_mpi_test(${f} mpit/sweep NP 2 PROGRAM mpit_sweep TIMEOUT 180)
 endforeach()
 # Communicators of other sizes (4 ranks; Open MPI only, see above).
 if("openmpi" IN_LIST MSC_FLAVORS)

@@ -1,0 +1,126 @@
+/* What the MPI library knows about its variables but its MPI_T does not say,
+ * for the layer in tool.c to answer as section 14.3 requires. Only Open MPI
+ * (4.1) needs it; with any other library every function answers "unknown"
+ * and the layer relies on the library's own answers.
+ *
+ * Open MPI keeps every control variable in its MCA base (libopen-pal): a
+ * variable is writable through MPI_T only if it was registered with
+ * MCA_BASE_VAR_FLAG_SETTABLE, whatever scope it reports (a write of any
+ * other answers MPI_T_ERR_CVAR_SET_NOT_NOW, forever), and its value lives
+ * where the registering code put it, often in a component's shared object.
+ * When MPI_T is initialized before MPI_Init, Open MPI loads every component
+ * to register its variables, and MPI_Init unloads those it does not select
+ * (and with them libraries such as libmca_common_ucx) without invalidating
+ * the variables: MPI_T_cvar_read then reads unmapped or reused memory.
+ *
+ * So the layer asks two things, found through the MCA base's own exported
+ * functions (mca_base_var_get, mca_base_var_get_value: resolved in the MPI
+ * library and its dependencies, no link-time dependency) and the structure
+ * of Open MPI's installed development headers:
+ * - settable: the SETTABLE flag, read once when the variable is first seen;
+ * - where the value lives: the address of its storage and the base of the
+ *   shared object holding it, taken when the variable is first seen, and
+ *   checked again before every handle allocation, read and write: the value
+ *   is still there only if the same object still holds that address (or,
+ *   for storage outside any object, if the page is still mapped; mincore()
+ *   tells without touching it). Nothing here dereferences the storage.
+ * Without the headers (another Open MPI packaging) only the storage check
+ * is done; the SETTABLE flag is then unknown.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#if defined(OPEN_MPI) && defined(__has_include)
+#if __has_include("opal/mca/base/mca_base_var.h")
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#pragma GCC diagnostic ignored "-Wpedantic"
+#include "opal/mca/base/mca_base_var.h"
+#pragma GCC diagnostic pop
+#define MSC_HAVE_OMPI_VAR_T 1
+#endif
+#endif
+
+static int (*var_get_value)(int, const void *, void *, const char **);
+#ifdef MSC_HAVE_OMPI_VAR_T
+static int (*var_get)(int, const mca_base_var_t **);
+#endif
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void resolve(void)
+{
+    *(void **)&var_get_value = msc_lib_sym("mca_base_var_get_value");
+#ifdef MSC_HAVE_OMPI_VAR_T
+    *(void **)&var_get = msc_lib_sym("mca_base_var_get");
+#endif
+}
+
+/* The variable's storage in *p; false when the library says the variable
+ * is not valid (Open MPI clears a variable's VALID flag when it closes its
+ * component, yet still answers get_info and handle_alloc for it). *p is
+ * NULL when nothing is known (not Open MPI). */
+static bool storage_of(int li, void **p)
+{
+    pthread_once(&once, resolve);
+    const void *v = NULL;
+    *p = NULL;
+    if (!var_get_value) return true;
+    if (li < 0 || var_get_value(li, &v, NULL, NULL) != 0 || !v) return false;
+    *p = (void *)v;
+    return true;
+}
+
+int msc_libvar_settable(int li)
+{
+    pthread_once(&once, resolve);
+#ifdef MSC_HAVE_OMPI_VAR_T
+    const mca_base_var_t *v = NULL;
+    if (var_get && li >= 0 && var_get(li, &v) == 0 && v)
+        return (v->mbv_flags & MCA_BASE_VAR_FLAG_SETTABLE) ? 1 : 0;
+#else
+    (void)li;
+#endif
+    return -1;
+}
+
+/* The base of the loaded object that holds address p, or NULL. */
+static void *object_base(const void *p)
+{
+    Dl_info i;
+    return dladdr(p, &i) && i.dli_fname ? i.dli_fbase : NULL;
+}
+
+static bool page_mapped(const void *p)
+{
+    long pg = sysconf(_SC_PAGESIZE);
+    unsigned char v;
+    void *page = (void *)((uintptr_t)p & ~(uintptr_t)(pg > 0 ? pg - 1 : 4095));
+    return mincore(page, 1, &v) == 0;
+}
+
+void msc_libvar_origin(int li, msc_libvar_origin_t *o)
+{
+    void *p;
+    storage_of(li, &p);
+    o->storage = p;
+    o->object = p ? object_base(p) : NULL;
+}
+
+bool msc_libvar_alive(int li, const msc_libvar_origin_t *o)
+{
+    void *p;
+    if (!storage_of(li, &p)) return false;
+    if (!p) return true; /* nothing known here: the library answers */
+    if (p == o->storage && o->object) return object_base(p) == o->object;
+    return object_base(p) || page_mapped(p);
+}
