@@ -114,5 +114,8 @@ int msc_libvar_settable(int li) MSC_HIDDEN;
 void msc_libvar_origin(int li, msc_libvar_origin_t *o) MSC_HIDDEN;
 /* False when the value's storage is gone (its object was unloaded). */
 bool msc_libvar_alive(int li, const msc_libvar_origin_t *o) MSC_HIDDEN;
+/* False for a performance variable of a component not in use, which the
+ * library would crash taking a handle for. */
+bool msc_libvar_pvar_in_use(int li) MSC_HIDDEN;
 
 #endif

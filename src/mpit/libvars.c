@@ -46,6 +46,7 @@
 #pragma GCC diagnostic ignored "-Wsign-compare"
 #pragma GCC diagnostic ignored "-Wpedantic"
 #include "opal/mca/base/mca_base_var.h"
+#include "opal/mca/base/mca_base_pvar.h"
 #pragma GCC diagnostic pop
 #define MSC_HAVE_OMPI_VAR_T 1
 #endif
@@ -54,6 +55,10 @@
 static int (*var_get_value)(int, const void *, void *, const char **);
 #ifdef MSC_HAVE_OMPI_VAR_T
 static int (*var_get)(int, const mca_base_var_t **);
+static int (*pvar_get)(int, const mca_base_pvar_t **);
+static int (*group_get)(int, const mca_base_var_group_t **);
+static mca_base_component_t **mtl_selected; /* ompi_mtl_base_selected_component */
+static mca_base_component_t *pml_selected;  /* mca_pml_base_selected_component */
 #endif
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
@@ -62,6 +67,10 @@ static void resolve(void)
     *(void **)&var_get_value = msc_lib_sym("mca_base_var_get_value");
 #ifdef MSC_HAVE_OMPI_VAR_T
     *(void **)&var_get = msc_lib_sym("mca_base_var_get");
+    *(void **)&pvar_get = msc_lib_sym("mca_base_pvar_get");
+    *(void **)&group_get = msc_lib_sym("mca_base_var_group_get");
+    mtl_selected = msc_lib_sym("ompi_mtl_base_selected_component");
+    pml_selected = msc_lib_sym("mca_pml_base_selected_component");
 #endif
 }
 
@@ -123,4 +132,34 @@ bool msc_libvar_alive(int li, const msc_libvar_origin_t *o)
     if (!p) return true; /* nothing known here: the library answers */
     if (p == o->storage && o->object) return object_base(p) == o->object;
     return object_base(p) || page_mapped(p);
+}
+
+/* Performance variables: Open MPI lists those of every component it loaded,
+ * selected or not, and the point-to-point layers' (frameworks pml and mtl,
+ * one component selected each) read state that exists only once their
+ * component is selected and initialized: MPI_T_pvar_handle_alloc of
+ * mtl_psm2_* without PSM2 in use calls psm2_mq_get_stats on no queue and
+ * crashes. Such a variable is not in use: false. Before MPI_Init selects,
+ * none of theirs is. Anything else: true. */
+bool msc_libvar_pvar_in_use(int li)
+{
+    pthread_once(&once, resolve);
+#ifdef MSC_HAVE_OMPI_VAR_T
+    const mca_base_pvar_t *pv = NULL;
+    const mca_base_var_group_t *g = NULL;
+    if (!pvar_get || !group_get || li < 0 || pvar_get(li, &pv) != 0 || !pv ||
+        group_get(pv->group_index, &g) != 0 || !g || !g->group_framework || !g->group_component)
+        return true;
+    const char *selected = NULL;
+    if (strcmp(g->group_framework, "mtl") == 0 && mtl_selected)
+        selected = *mtl_selected ? (*mtl_selected)->mca_component_name : "";
+    else if (strcmp(g->group_framework, "pml") == 0 && pml_selected)
+        selected = pml_selected->mca_component_name;
+    else
+        return true;
+    return strcmp(selected, g->group_component) == 0;
+#else
+    (void)li;
+    return true;
+#endif
 }

@@ -241,19 +241,6 @@ static void open_sampling(void)
         int rc = MPI_T_pvar_get_info(i, name, &len, &verbosity, &klass, &type, &en, NULL, NULL,
                                      &bind, &readonly, &continuous, &atomic);
         if (rc != MPI_SUCCESS || !wanted(name, globs)) continue;
-#if defined(OPEN_MPI)
-        /* Open MPI 4.1 lists its PSM2 transport's variables even when that
-         * transport is not in use, and crashes in MPI_T_pvar_handle_alloc
-         * for them (unless MPI_T was initialized before MPI_Init, when it
-         * invalidates them instead). Initializing MPI_T that early by
-         * default is no way out: reading some control variables after
-         * MPI_Init then crashes instead. */
-        if (strncmp(name, "mtl_psm2_", 9) == 0) {
-            note("%s left out: no handle (Open MPI 4.1 crashes taking one unless PSM2 is "
-                 "used)%.0d", name, 0);
-            continue;
-        }
-#endif
         if (nvars == MAX_VARS) {
             note("%s and later matches left out: at most 32 variables are sampled%.0d", name, 0);
             break;
@@ -295,7 +282,13 @@ static bool bind_var(sampled_t *v)
                                      v->bind == MPI_T_BIND_MPI_COMM ? (void *)&world : NULL,
                                      &v->handle, &v->count);
     if (rc != MPI_SUCCESS) {
-        note("%s left out: no handle (MPI_T error %d; invalidated at MPI_Init?)", v->name, rc);
+        /* MPI_T_ERR_INVALID_INDEX: the layer calls the variable inactive
+         * (Open MPI: invalidated or unloaded at MPI_Init, or of a transport
+         * not in use, src/mpit/libvars.c). */
+        if (rc == MPI_T_ERR_INVALID_INDEX)
+            note("%s left out: no handle (inactive: invalidated or not in use)%.0d", v->name, 0);
+        else
+            note("%s left out: no handle (MPI_T error %d)", v->name, rc);
         return false;
     }
     if (v->count < 1 || v->count > 512) {

@@ -1044,6 +1044,9 @@ MSC_API int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index,
     else own_pvar_info(msc_own.pvars[r->idx], &own);
     if (i->bind != MPI_T_BIND_NO_OBJECT && !obj_handle) LEAVE(MPI_T_ERR_INVALID);
     if (r->lib && (li = lib_index(&pvmap, r, 1)) < 0) LEAVE(MPI_T_ERR_INVALID_INDEX);
+    /* Inactive too (14.3.7 follows 14.3.6): a variable of a component the
+     * library has not selected, whose handle it would crash allocating. */
+    if (r->lib && !msc_libvar_pvar_in_use(li)) LEAVE(MPI_T_ERR_INVALID_INDEX);
     phandle_t *h = calloc(1, sizeof *h);
     if (!h) LEAVE(MPI_T_ERR_OUT_OF_HANDLES);
     h->s = s;

@@ -9,9 +9,11 @@ foreach(f IN LISTS MSC_FLAVORS)
   msc_mpi_test(${f} mpit/conformance NP 2 PROGRAM mpit_conformance TIMEOUT 120)
   msc_mpi_test(${f} mpit/ownvars NP 2 PROGRAM mpit_ownvars TIMEOUT 120)
   msc_mpi_test(${f} mpit/threads NP 1 PROGRAM mpit_threads TIMEOUT 120)
-  # Every variable read (also from 4 threads, MPI_T initialized before
-  # MPI_Init), written and looked up, as MPICH's MPI_T tests do (sweep.c).
+  # Every variable read (also from 4 threads), written and looked up, as
+  # MPICH's MPI_T tests do (sweep.c); MPI_T initialized before MPI_Init,
+  # then after it.
   msc_mpi_test(${f} mpit/sweep NP 2 PROGRAM mpit_sweep TIMEOUT 180)
+  msc_mpi_test(${f} mpit/sweep-late NP 2 PROGRAM mpit_sweep ARGS late TIMEOUT 180)
 endforeach()
 # Communicators of other sizes (4 ranks; Open MPI only, see above).
 if("openmpi" IN_LIST MSC_FLAVORS)
@@ -69,7 +71,8 @@ endif()
 # Every variable at once (MPISCOPE_PVARS=*): Open MPI 4.1 crashes allocating
 # a handle for its unselected PSM2 transport's variables (unless MPI_T was
 # initialized before MPI_Init, as MPISCOPE_CVARS does, when it invalidates
-# them), so the module leaves them out with a note; the left-out ones are
+# them), so the MPI_T layer refuses them and the module leaves them out
+# with a note; the left-out ones are
 # noted (16 notes at most, the rest counted: the second Open MPI case, whose
 # early MPI_T lists more), the sampled ones have samples on every rank. The
 # counts are this machine's packages'.
