@@ -56,6 +56,7 @@ static int (*var_get_value)(int, const void *, void *, const char **);
 #ifdef MSC_HAVE_OMPI_VAR_T
 static int (*var_get)(int, const mca_base_var_t **);
 static int (*pvar_get)(int, const mca_base_pvar_t **);
+static int (*pvar_get_count)(int *);
 static int (*group_get)(int, const mca_base_var_group_t **);
 static mca_base_component_t **mtl_selected; /* ompi_mtl_base_selected_component */
 static mca_base_component_t *pml_selected;  /* mca_pml_base_selected_component */
@@ -68,6 +69,7 @@ static void resolve(void)
 #ifdef MSC_HAVE_OMPI_VAR_T
     *(void **)&var_get = msc_lib_sym("mca_base_var_get");
     *(void **)&pvar_get = msc_lib_sym("mca_base_pvar_get");
+    *(void **)&pvar_get_count = msc_lib_sym("mca_base_pvar_get_count");
     *(void **)&group_get = msc_lib_sym("mca_base_var_group_get");
     mtl_selected = msc_lib_sym("ompi_mtl_base_selected_component");
     pml_selected = msc_lib_sym("mca_pml_base_selected_component");
@@ -162,4 +164,106 @@ bool msc_libvar_pvar_in_use(int li)
     (void)li;
     return true;
 #endif
+}
+
+/* --- performance variables read without the library's MPI_T ---------------
+ *
+ * Open MPI's MPI_T_init_thread after MPI_Init costs 212 ms per rank here (it
+ * loads every component of every framework to register their variables),
+ * yet the variables of the components MPI_Init selected are registered
+ * already, in the MCA base. A continuous variable that is neither a sum nor
+ * a watermark (its handle keeps no start value: Open MPI's MPI_T_pvar_read
+ * just calls its get_value function) is read here the same way: the
+ * variable's notify function binds it (MCA_BASE_PVAR_HANDLE_BIND gives the
+ * count, e.g. the communicator's size), get_value reads it, UNBIND ends it.
+ * Only for variables that are valid and of a component in use. */
+
+int msc_libpvar_count(void)
+{
+    pthread_once(&once, resolve);
+#ifdef MSC_HAVE_OMPI_VAR_T
+    int n = 0;
+    if (pvar_get && pvar_get_count && group_get && pvar_get_count(&n) == 0) return n;
+#endif
+    return -1;
+}
+
+#ifdef MSC_HAVE_OMPI_VAR_T
+static MPI_Datatype mpi_type(mca_base_var_type_t t)
+{
+    switch (t) {
+    case MCA_BASE_VAR_TYPE_INT: return MPI_INT;
+    case MCA_BASE_VAR_TYPE_UNSIGNED_INT: return MPI_UNSIGNED;
+    case MCA_BASE_VAR_TYPE_UNSIGNED_LONG: return MPI_UNSIGNED_LONG;
+    case MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG: return MPI_UNSIGNED_LONG_LONG;
+    case MCA_BASE_VAR_TYPE_SIZE_T:
+        return sizeof(size_t) == sizeof(unsigned long) ? MPI_UNSIGNED_LONG : MPI_UNSIGNED_LONG_LONG;
+    case MCA_BASE_VAR_TYPE_DOUBLE: return MPI_DOUBLE;
+    default: return MPI_DATATYPE_NULL;
+    }
+}
+#endif
+
+bool msc_libpvar_describe(int i, msc_libpvar_t *out)
+{
+#ifdef MSC_HAVE_OMPI_VAR_T
+    const mca_base_pvar_t *pv = NULL;
+    memset(out, 0, sizeof *out);
+    if (msc_libpvar_count() < 0 || pvar_get(i, &pv) != 0 || !pv || !pv->name) return false;
+    out->pvar = pv;
+    out->name = pv->name;
+    out->klass = pv->var_class;
+    out->bind = pv->bind;
+    out->type = mpi_type(pv->type);
+    int c = pv->var_class;
+    out->direct = (pv->flags & MCA_BASE_PVAR_FLAG_CONTINUOUS) && pv->get_value && pv->notify &&
+                  c != MPI_T_PVAR_CLASS_COUNTER && c != MPI_T_PVAR_CLASS_AGGREGATE &&
+                  c != MPI_T_PVAR_CLASS_TIMER && c != MPI_T_PVAR_CLASS_HIGHWATERMARK &&
+                  c != MPI_T_PVAR_CLASS_LOWWATERMARK && out->type != MPI_DATATYPE_NULL &&
+                  msc_libvar_pvar_in_use(i);
+    return true;
+#else
+    (void)i;
+    (void)out;
+    return false;
+#endif
+}
+
+int msc_libpvar_bind(msc_libpvar_t *p, MPI_Comm comm)
+{
+#ifdef MSC_HAVE_OMPI_VAR_T
+    const mca_base_pvar_t *pv = p->pvar;
+    int count = 0;
+    p->obj = p->bind == MPI_T_BIND_NO_OBJECT ? NULL : (void *)comm;
+    if (!p->direct || (p->bind != MPI_T_BIND_NO_OBJECT && comm == MPI_COMM_NULL) ||
+        pv->notify((mca_base_pvar_t *)pv, MCA_BASE_PVAR_HANDLE_BIND, p->obj, &count) < 0)
+        return -1;
+    return count;
+#else
+    (void)p;
+    (void)comm;
+    return -1;
+#endif
+}
+
+int msc_libpvar_read(const msc_libpvar_t *p, void *buf)
+{
+#ifdef MSC_HAVE_OMPI_VAR_T
+    const mca_base_pvar_t *pv = p->pvar;
+    return pv->get_value(pv, buf, p->obj) == 0 ? MPI_SUCCESS : MPI_T_ERR_INVALID_HANDLE;
+#else
+    (void)p;
+    (void)buf;
+    return MPI_T_ERR_INVALID_HANDLE;
+#endif
+}
+
+void msc_libpvar_unbind(msc_libpvar_t *p)
+{
+#ifdef MSC_HAVE_OMPI_VAR_T
+    const mca_base_pvar_t *pv = p->pvar;
+    int count = 0;
+    if (pv && pv->notify) pv->notify((mca_base_pvar_t *)pv, MCA_BASE_PVAR_HANDLE_UNBIND, p->obj, &count);
+#endif
+    p->obj = NULL;
 }

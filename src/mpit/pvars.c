@@ -58,6 +58,7 @@
 #include "../profile/callsite.h"
 #include "../trace/trace.h"
 #include "pvar_class.h"
+#include "internal.h"
 #include "../core/json_out.h"
 
 /* The profile module resolves call sites; this module works without it. */
@@ -89,6 +90,8 @@ typedef struct {
     bool continuous;
     bool pending;        /* no handle yet: bound at the first sample */
     bool dead;           /* left out after all (a note says why) */
+    bool direct;         /* read without MPI_T (libvars.c), through `lp` */
+    msc_libpvar_t lp;
 } sampled_t;
 
 typedef struct {
@@ -100,6 +103,7 @@ typedef struct {
 typedef struct {
     MPI_Comm comm;
     MPI_T_pvar_handle handle; /* Open MPI's queue length for this communicator */
+    msc_libpvar_t lp;         /* the same, read without MPI_T (queue_direct) */
     int count;
     bool have_handle;
     uint64_t run;        /* own measure: receives in a row that found their message */
@@ -122,6 +126,9 @@ static bool check_on;
 static _Atomic int enter_wanted; /* the check (a hook on MPI calls); sampling is due at next_due */
 static uint64_t threshold;
 static int queue_index = -1; /* pml_ob1_unexpected_msgq_length, or -1: own measure */
+static bool queue_direct;     /* ... read without MPI_T: queue_lp describes it */
+static msc_libpvar_t queue_lp;
+static bool finalizing;       /* the last sample: the library's variables are not read */
 static site_t sites[MAX_SITES];
 static int nsites;
 static uint64_t sites_dropped;
@@ -187,9 +194,10 @@ static void sample_now(uint64_t t_ns)
 {
     for (int i = 0; i < nvars; i++) {
         sampled_t *v = &vars[i];
-        if (v->pending || v->dead) continue;
+        if (v->pending || v->dead || (v->direct && finalizing)) continue;
         uint64_t buf[512];
-        if (MPI_T_pvar_read(session, v->handle, buf) != MPI_SUCCESS) continue;
+        int rc = v->direct ? msc_libpvar_read(&v->lp, buf) : MPI_T_pvar_read(session, v->handle, buf);
+        if (rc != MPI_SUCCESS) continue;
         double s = sum_values(v->type, buf, v->count);
         if (isnan(s)) continue;
         if (v->samples == 0) v->first = v->min = v->max = s;
@@ -227,6 +235,56 @@ static void define_metrics(void)
     }
 }
 
+static bool taken_direct(const char *name, int klass)
+{
+    for (int i = 0; i < nvars; i++)
+        if (vars[i].direct && vars[i].klass == klass && strcmp(vars[i].name, name) == 0) return true;
+    return false;
+}
+
+/* The library's wanted variables that can be read without its MPI_T
+ * (libvars.c: Open MPI's continuous ones of components in use), bound and
+ * added to `vars`. Returns whether MPI_T must still be asked: the library
+ * cannot be listed that way, or a wanted variable of it can only be read
+ * through MPI_T. Open MPI's default variables (its queue lengths) are read
+ * directly, so that sampling them does not initialize Open MPI's MPI_T
+ * (212 ms per rank after MPI_Init: it loads every component). */
+static bool open_direct(const char *globs)
+{
+    int n = msc_libpvar_count();
+    if (n < 0) return true;
+    bool rest = false;
+    for (int i = 0; i < n; i++) {
+        msc_libpvar_t lp;
+        if (!msc_libpvar_describe(i, &lp) || !wanted(lp.name, globs) ||
+            taken_direct(lp.name, lp.klass))
+            continue;
+        if (!lp.direct || nvars == MAX_VARS ||
+            (lp.bind != MPI_T_BIND_NO_OBJECT && lp.bind != MPI_T_BIND_MPI_COMM)) {
+            rest = true; /* noted, or sampled, through MPI_T */
+            continue;
+        }
+        int count = msc_libpvar_bind(&lp, MPI_COMM_WORLD);
+        if (count < 1 || count > 512) {
+            if (count >= 0) msc_libpvar_unbind(&lp);
+            rest = true;
+            continue;
+        }
+        sampled_t *v = &vars[nvars++];
+        memset(v, 0, sizeof *v);
+        snprintf(v->name, sizeof v->name, "%s", lp.name);
+        v->klass = lp.klass;
+        v->bind = lp.bind;
+        v->type = lp.type;
+        v->count = count;
+        v->index = -1;
+        v->continuous = true;
+        v->direct = true;
+        v->lp = lp;
+    }
+    return rest;
+}
+
 static void open_sampling(void)
 {
     const char *globs = msc_g.settings.v[MSC_SET_PVARS].str;
@@ -240,7 +298,7 @@ static void open_sampling(void)
         MPI_T_enum en;
         int rc = MPI_T_pvar_get_info(i, name, &len, &verbosity, &klass, &type, &en, NULL, NULL,
                                      &bind, &readonly, &continuous, &atomic);
-        if (rc != MPI_SUCCESS || !wanted(name, globs)) continue;
+        if (rc != MPI_SUCCESS || !wanted(name, globs) || taken_direct(name, klass)) continue;
         if (nvars == MAX_VARS) {
             note("%s and later matches left out: at most 32 variables are sampled%.0d", name, 0);
             break;
@@ -342,15 +400,29 @@ static int pv_init(int slot)
     const char *globs = msc_g.settings.v[MSC_SET_PVARS].str;
     bool sampling_on = globs[0] && strcmp(globs, "none") != 0;
     if (!sampling_on && !check_on) return 1; /* left out: no hooks on MPI calls */
+    /* The library's MPI_T only when something asked for needs it. */
+    bool need_library = sampling_on && open_direct(globs);
+    if (check_on) {
+        int n = msc_libpvar_count();
+        for (int i = 0; i < n && !queue_direct; i++)
+            queue_direct = msc_libpvar_describe(i, &queue_lp) && queue_lp.direct &&
+                           queue_lp.bind == MPI_T_BIND_MPI_COMM &&
+                           strcmp(queue_lp.name, "pml_ob1_unexpected_msgq_length") == 0;
+        need_library |= !queue_direct && n != 0;
+    }
     int provided;
-    if (MPI_T_init_thread(MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) return 0;
+    if (need_library) {
+        if (MPI_T_init_thread(MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) return 0;
+    } else {
+        msc_mpit_init_own();
+    }
     mpit_open = true;
     if (MPI_T_pvar_session_create(&session) != MPI_SUCCESS) {
         session = MPI_T_PVAR_SESSION_NULL;
         return 0;
     }
     if (sampling_on) open_sampling();
-    if (check_on) {
+    if (check_on && !queue_direct) {
         int index;
         if (MPI_T_pvar_get_index("pml_ob1_unexpected_msgq_length", MPI_T_PVAR_CLASS_SIZE,
                                  &index) == MPI_SUCCESS)
@@ -380,9 +452,14 @@ static comm_slot_t *comm_slot(MPI_Comm comm)
     comm_slot_t *s = &comms[ncomms++];
     memset(s, 0, sizeof *s);
     s->comm = comm;
-    if (queue_index >= 0 &&
-        MPI_T_pvar_handle_alloc(session, queue_index, &comm, &s->handle, &s->count) ==
-            MPI_SUCCESS) {
+    if (queue_direct) {
+        s->lp = queue_lp;
+        s->count = msc_libpvar_bind(&s->lp, comm);
+        if (s->count >= 1 && s->count <= 4096) s->have_handle = true;
+        else if (s->count >= 0) msc_libpvar_unbind(&s->lp);
+    } else if (queue_index >= 0 &&
+               MPI_T_pvar_handle_alloc(session, queue_index, &comm, &s->handle, &s->count) ==
+                   MPI_SUCCESS) {
         if (s->count >= 1 && s->count <= 4096) s->have_handle = true;
         else MPI_T_pvar_handle_free(session, &s->handle);
     }
@@ -393,7 +470,8 @@ static void comm_forget(MPI_Comm comm)
 {
     for (int i = 0; i < ncomms; i++) {
         if (comms[i].comm != comm) continue;
-        if (comms[i].have_handle) MPI_T_pvar_handle_free(session, &comms[i].handle);
+        if (comms[i].have_handle && queue_direct) msc_libpvar_unbind(&comms[i].lp);
+        else if (comms[i].have_handle) MPI_T_pvar_handle_free(session, &comms[i].handle);
         comms[i] = comms[--ncomms];
         return;
     }
@@ -425,7 +503,9 @@ static void check_receive(msc_call_t *c)
     uint64_t length;
     if (s->have_handle) {
         unsigned buf[4096];
-        if (MPI_T_pvar_read(session, s->handle, buf) != MPI_SUCCESS) return;
+        int rc = queue_direct ? msc_libpvar_read(&s->lp, buf)
+                              : MPI_T_pvar_read(session, s->handle, buf);
+        if (rc != MPI_SUCCESS) return;
         double sum = sum_values(MPI_UNSIGNED, buf, s->count);
         length = (uint64_t)sum;
     } else {
@@ -524,7 +604,7 @@ static void write_pvars_json(FILE *f, int size, const double *all, int nv)
 static void write_results(int size, const double *all, int nv, const site_rec_t *recs, int nrecs,
                           uint64_t dropped, uint64_t unchecked)
 {
-    const char *measure = queue_index >= 0 ? "pml_ob1_unexpected_msgq_length"
+    const char *measure = queue_index >= 0 || queue_direct ? "pml_ob1_unexpected_msgq_length"
                                            : "receives in a row that found their message waiting";
     msc_out_t o;
     if (msc_out_open(&o, "mpit.txt")) {
@@ -608,9 +688,14 @@ static void pv_finalize(void)
      * library's handles are refused by now (their last sample stays). */
     if (mpit_open && nvars && !atomic_flag_test_and_set(&sampling)) {
         if (npending) bind_pending();
+        finalizing = true;
         sample_now(0);
         atomic_flag_clear(&sampling);
     }
+    for (int i = 0; i < nvars; i++)
+        if (vars[i].direct) msc_libpvar_unbind(&vars[i].lp);
+    for (int i = 0; i < ncomms; i++)
+        if (comms[i].have_handle && queue_direct) msc_libpvar_unbind(&comms[i].lp);
     int nv = nvars;
     PMPI_Allreduce(MPI_IN_PLACE, &nv, 1, MPI_INT, MPI_MIN, msc_g.comm);
     double *mine = calloc((size_t)nv * STATS + 1, sizeof *mine);
