@@ -177,12 +177,42 @@ static bool numeric(MPI_Datatype t)
            t == MPI_DOUBLE || t == MPI_INT || t == MPI_COUNT;
 }
 
-static bool wanted(const char *name, const char *globs)
+/* MPISCOPE_PVARS=default, per MPI: the library's message queue lengths.
+ * Open MPI: its ob1 point-to-point layer's unexpected-message and
+ * posted-receive queues (read without Open MPI's MPI_T, see open_direct).
+ * MPICH: the same queues' variables of its ch3 device, where MPICH was
+ * built with them (--enable-mpit-pvars; Debian's 4.0.2, ch4:ucx, has no
+ * performance variable at all), and mpiscope's own count of pending
+ * nonblocking requests, its closest cheap equivalent of the posted queue
+ * (read from the core's request table: nothing on the MPI calls' path;
+ * the level only: its high watermark would cost every request call a
+ * compare-and-swap). */
+#if defined(OPEN_MPI)
+#define DEFAULT_PVARS "pml_ob1_unexpected_msgq_length,pml_ob1_posted_recvq_length"
+#else
+#define DEFAULT_PVARS \
+    "unexpected_recvq_length:level,posted_recvq_length:level,mpiscope_pending_requests:level"
+#endif
+
+/* The globs in effect. */
+static const char *pvar_globs(void)
+{
+    const char *g = msc_g.settings.v[MSC_SET_PVARS].str;
+    return strcmp(g, "default") == 0 ? DEFAULT_PVARS : g;
+}
+
+/* Whether a variable matches one of the comma-separated globs; a glob may
+ * end in ":class" (e.g. mpiscope_pending_requests:level), which the
+ * variable's class must be too, since names are unique per class only. */
+static bool wanted(const char *name, int klass, const char *globs)
 {
     char copy[MSC_SETTING_MAX_STRING];
     snprintf(copy, sizeof copy, "%s", globs);
     for (char *save = NULL, *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
         while (*w == ' ') w++;
+        char *colon = strrchr(w, ':');
+        if (colon) *colon = '\0';
+        if (colon && strcmp(colon + 1, msc_pvar_class_name(klass)) != 0) continue;
         if (*w && fnmatch(w, name, 0) == 0) return true;
     }
     return false;
@@ -256,7 +286,7 @@ static bool open_direct(const char *globs)
     bool rest = false;
     for (int i = 0; i < n; i++) {
         msc_libpvar_t lp;
-        if (!msc_libpvar_describe(i, &lp) || !wanted(lp.name, globs) ||
+        if (!msc_libpvar_describe(i, &lp) || !wanted(lp.name, lp.klass, globs) ||
             taken_direct(lp.name, lp.klass))
             continue;
         if (!lp.direct || nvars == MAX_VARS ||
@@ -287,7 +317,7 @@ static bool open_direct(const char *globs)
 
 static void open_sampling(void)
 {
-    const char *globs = msc_g.settings.v[MSC_SET_PVARS].str;
+    const char *globs = pvar_globs();
     if (!globs[0] || strcmp(globs, "none") == 0) return;
     int n = 0;
     MPI_T_pvar_get_num(&n);
@@ -298,7 +328,7 @@ static void open_sampling(void)
         MPI_T_enum en;
         int rc = MPI_T_pvar_get_info(i, name, &len, &verbosity, &klass, &type, &en, NULL, NULL,
                                      &bind, &readonly, &continuous, &atomic);
-        if (rc != MPI_SUCCESS || !wanted(name, globs) || taken_direct(name, klass)) continue;
+        if (rc != MPI_SUCCESS || !wanted(name, klass, globs) || taken_direct(name, klass)) continue;
         if (nvars == MAX_VARS) {
             note("%s and later matches left out: at most 32 variables are sampled%.0d", name, 0);
             break;
@@ -397,7 +427,7 @@ static int pv_init(int slot)
     interval_ns = (uint64_t)msc_g.settings.v[MSC_SET_PVAR_INTERVAL].num * 1000000u;
     threshold = (uint64_t)msc_g.settings.v[MSC_SET_CHECK_UNEXPECTED].num;
     check_on = mode_has_check() && threshold > 0;
-    const char *globs = msc_g.settings.v[MSC_SET_PVARS].str;
+    const char *globs = pvar_globs();
     bool sampling_on = globs[0] && strcmp(globs, "none") != 0;
     if (!sampling_on && !check_on) return 1; /* left out: no hooks on MPI calls */
     /* The library's MPI_T only when something asked for needs it. */
@@ -573,7 +603,7 @@ static void describe_site(msc_callsite_resolver_t *r, void *site, char *out, siz
 static void write_pvars_json(FILE *f, int size, const double *all, int nv)
 {
     fprintf(f, "{\"setting\":");
-    msc_json_put_string(f, msc_g.settings.v[MSC_SET_PVARS].str);
+    msc_json_put_string(f, pvar_globs());
     fprintf(f, ",\"interval_ms\":%lld,\"variables\":[",
             msc_g.settings.v[MSC_SET_PVAR_INTERVAL].num);
     bool first = true;
@@ -612,8 +642,7 @@ static void write_results(int size, const double *all, int nv, const site_rec_t 
         fprintf(f, "Performance variables (MPISCOPE_PVARS=%s), sampled at MPI call boundaries, "
                    "at most every %lld ms; values summed over the handle's count (per peer for "
                    "communicator-bound ones, bound to MPI_COMM_WORLD)\n",
-                msc_g.settings.v[MSC_SET_PVARS].str,
-                msc_g.settings.v[MSC_SET_PVAR_INTERVAL].num);
+                pvar_globs(), msc_g.settings.v[MSC_SET_PVAR_INTERVAL].num);
         if (!nv) fprintf(f, "  none sampled\n");
         else
             fprintf(f, "%-36s %-14s %5s %9s %14s %14s %14s %14s\n", "variable", "class", "rank",

@@ -23,7 +23,7 @@ endif()
 # same variables before and after MPI_Init, a known control variable's value,
 # the filters. The known variable: one the MPI defines before MPI_Init.
 if(TARGET mpiscope)
-  set(msc_vars_known_openmpi mpi_param_check 1)
+  set(msc_vars_known_openmpi mpi_param_check true)
   set(msc_vars_known_mpich MPIR_CVAR_ASYNC_PROGRESS 0)
   foreach(f IN LISTS MSC_FLAVORS)
     msc_mpi_program(${f} mpit_varlist SOURCES varlist.c)
@@ -57,6 +57,15 @@ foreach(f IN LISTS MSC_FLAVORS)
       CHECK "/usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/check_pvars.py $MPISCOPE_OUTPUT ${f} ${case} 200 64 && $MSC_BINARY_DIR/bin/mpiscope report --no-waitstates $MPISCOPE_OUTPUT | grep -q '^Unexpected-queue check (threshold 64'"
       TIMEOUT 120)
   endforeach()
+endforeach()
+# MPISCOPE_PVARS left at its default, which is per MPI: the library's queue
+# lengths on Open MPI, mpiscope's pending requests on MPICH 4.0.2 (no
+# performance variables of its own), check_pvars_default.py.
+foreach(f IN LISTS MSC_FLAVORS)
+  msc_mpi_test(${f} mpit/pvars-default NP 2 PROGRAM mpit_unexpected ARGS clean 200
+    ENV MPISCOPE_PVAR_INTERVAL=0
+    CHECK "/usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/check_pvars_default.py $MPISCOPE_OUTPUT ${f} 200"
+    TIMEOUT 120)
 endforeach()
 # Open MPI invalidates variables at MPI_Init: with MPISCOPE_CVARS set, MPI_T
 # is initialized before it; asking for such variables samples none of them
