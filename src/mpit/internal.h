@@ -108,6 +108,7 @@ void *msc_lib_sym(const char *name) MSC_HIDDEN;
 typedef struct {
     void *storage;            /* where the library kept the value when first seen */
     void *object;             /* base of the shared object holding it, or NULL */
+    bool dead;                /* the storage was on a stack: never valid */
 } msc_libvar_origin_t;
 /* 1: may be written through MPI_T, 0: never, -1: unknown. */
 int msc_libvar_settable(int li) MSC_HIDDEN;

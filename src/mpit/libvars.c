@@ -23,7 +23,8 @@
  *   checked again before every handle allocation, read and write: the value
  *   is still there only if the same object still holds that address (or,
  *   for storage outside any object, if the page is still mapped; mincore()
- *   tells without touching it). Nothing here dereferences the storage.
+ *   tells without touching it), and never on a stack (storage that was a
+ *   local variable). Nothing here dereferences the storage.
  * Without the headers (another Open MPI packaging) only the storage check
  * is done; the SETTABLE flag is then unknown.
  */
@@ -119,12 +120,36 @@ static bool page_mapped(const void *p)
     return mincore(page, 1, &v) == 0;
 }
 
+/* Whether p is in this thread's stack. Open MPI 4.1's pml_ucx registers
+ * pml_ucx_multi_send_nb with a local variable of its register function as
+ * the storage: once that returned, the value is whatever the stack holds
+ * (191, 223, 0 in different runs) and a write would corrupt the stack. */
+static bool on_stack(const void *p)
+{
+    static _Thread_local char *lo, *hi;
+    static _Thread_local bool known;
+    if (!known) {
+        pthread_attr_t a;
+        void *base = NULL;
+        size_t size = 0;
+        if (pthread_getattr_np(pthread_self(), &a) == 0) {
+            pthread_attr_getstack(&a, &base, &size);
+            pthread_attr_destroy(&a);
+        }
+        lo = base;
+        hi = lo ? lo + size : NULL;
+        known = true;
+    }
+    return lo && (const char *)p >= lo && (const char *)p < hi;
+}
+
 void msc_libvar_origin(int li, msc_libvar_origin_t *o)
 {
     void *p;
     storage_of(li, &p);
     o->storage = p;
     o->object = p ? object_base(p) : NULL;
+    o->dead = p && !o->object && on_stack(p);
 }
 
 bool msc_libvar_alive(int li, const msc_libvar_origin_t *o)
@@ -132,6 +157,7 @@ bool msc_libvar_alive(int li, const msc_libvar_origin_t *o)
     void *p;
     if (!storage_of(li, &p)) return false;
     if (!p) return true; /* nothing known here: the library answers */
+    if (p == o->storage && o->dead) return false;
     if (p == o->storage && o->object) return object_base(p) == o->object;
     return object_base(p) || page_mapped(p);
 }
