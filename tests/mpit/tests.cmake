@@ -11,8 +11,8 @@ foreach(f IN LISTS MSC_FLAVORS)
   msc_mpi_test(${f} mpit/threads NP 1 PROGRAM mpit_threads TIMEOUT 120)
   # Every variable read (also from 4 threads), written and looked up, as
   # MPICH's MPI_T tests do (sweep.c); MPI_T initialized before MPI_Init,
-  # then after it.
-  msc_mpi_test(${f} mpit/sweep NP 2 PROGRAM mpit_sweep TIMEOUT 180)
+  # then after it (sweep-threads: also under ThreadSanitizer).
+  msc_mpi_test(${f} mpit/sweep-threads NP 2 PROGRAM mpit_sweep TIMEOUT 180)
   msc_mpi_test(${f} mpit/sweep-late NP 2 PROGRAM mpit_sweep ARGS late TIMEOUT 180)
 endforeach()
 # Communicators of other sizes (4 ranks; Open MPI only, see above).
