@@ -144,7 +144,7 @@ static bool waited_for(ws_ctx_t *c, ws_pass_t *p, size_t i, uint64_t k, dep_t *d
         }
         if (who == WS_NONE64 || pat < 0) continue;
         *d = (dep_t){(uint32_t)(who >> 32), (uint32_t)who, t,
-                     ws_min64(t, cl->leave) - cl->enter, pat};
+                     ws_min64(t, ws_leave(l, cl)) - cl->enter, pat};
         return true;
     }
     return false;
@@ -184,11 +184,14 @@ static void bprintf(buf_t *b, const char *fmt, ...)
 
 /* ---- delay ----------------------------------------------------------------------- */
 
+/* 16 bytes: the waiting (below 2^60 ticks, clamped) shares a word with the
+ * pattern. */
 typedef struct {
     uint32_t loc, call;
-    uint32_t pattern, pad;
-    uint64_t w;
+    uint64_t w : 60;
+    uint64_t pattern : 4;
 } claim_t;
+#define CLAIM_W_MAX (((uint64_t)1 << 60) - 1)
 
 static int cmp_claim(const void *a, const void *b)
 {
@@ -267,17 +270,25 @@ static void delay_pass(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result
             dep_t d;
             if (!waited_for(c, p, i, k, &d, rk0, ck0) || !d.w || d.loc >= c->nlocs) continue;
             int q = p->owner[c->locs[d.loc].rank];
-            PUSH(c, out[q], ((claim_t){d.loc, d.call, (uint32_t)d.pattern, 0, d.w}), abort());
+            PUSH(c, out[q],
+                 ((claim_t){.loc = d.loc, .call = d.call, .w = d.w < CLAIM_W_MAX ? d.w : CLAIM_W_MAX,
+                            .pattern = (uint32_t)d.pattern}),
+                 abort());
         }
     }
     uint64_t *scnt = ws_xcalloc((size_t)np, sizeof *scnt), *rcnt = ws_xcalloc((size_t)np, sizeof *rcnt);
     uint64_t nout = 0;
     for (int q = 0; q < np; q++) scnt[q] = out[q].n, nout += out[q].n;
-    claim_t *o = ws_xmalloc((nout ? nout : 1) * sizeof *o), *op = o;
-    for (int q = 0; q < np; q++) {
-        if (out[q].n) memcpy(op, out[q].v, out[q].n * sizeof *op);
-        op += out[q].n;
-        free(out[q].v);
+    claim_t *o;
+    if (np == 1 && out[0].v) {
+        o = out[0].v; /* one part: the claims as they are, no copy */
+    } else {
+        claim_t *op = o = ws_xmalloc((nout ? nout : 1) * sizeof *o);
+        for (int q = 0; q < np; q++) {
+            if (out[q].n) memcpy(op, out[q].v, out[q].n * sizeof *op);
+            op += out[q].n;
+            free(out[q].v);
+        }
     }
     free(out);
     claim_t *in = ws_exchange(net, o, scnt, sizeof *in, rcnt);
@@ -363,7 +374,7 @@ static void delay_pass(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result
                              : cause_get(&h, cl.pattern, l->rank, code);
             last = x, last_cap = h.cap;
             x->ticks += share;
-            uint64_t s0 = k ? l->calls.v[k - 1].leave : ws_loc_begin(l);
+            uint64_t s0 = k ? ws_leave(l, &l->calls.v[k - 1]) : ws_loc_begin(l);
             if (share > x->big || (share == x->big && s0 < x->big_start))
                 x->big = share, x->big_start = s0, x->big_end = l->calls.v[k].enter;
         }
@@ -440,16 +451,16 @@ static void critical_path(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_res
             if (mode == AT_LEAVE) {
                 dep_t d;
                 /* (the target may be another part's: checked when walked) */
-                if (waited_for(c, p, loc, k, &d, SIZE_MAX, SIZE_MAX) && d.t > cl->enter && d.t <= cl->leave &&
+                if (waited_for(c, p, loc, k, &d, SIZE_MAX, SIZE_MAX) && d.t > cl->enter && d.t <= ws_leave(l, cl) &&
                     d.loc < c->nlocs) {
-                    rk[nr + (size_t)l->rank] += cl->leave - d.t;
-                    cp_mpi[cl->site] += cl->leave - d.t;
+                    rk[nr + (size_t)l->rank] += ws_leave(l, cl) - d.t;
+                    cp_mpi[cl->site] += ws_leave(l, cl) - d.t;
                     rk[2 * nr]++;
                     loc = d.loc, k = d.call, mode = AT_ENTER;
                     continue;
                 }
-                rk[nr + (size_t)l->rank] += cl->leave - cl->enter;
-                cp_mpi[cl->site] += cl->leave - cl->enter;
+                rk[nr + (size_t)l->rank] += ws_leave(l, cl) - cl->enter;
+                cp_mpi[cl->site] += ws_leave(l, cl) - cl->enter;
                 mode = AT_ENTER;
             } else {
                 uint64_t g = gap_len(l, k);

@@ -141,7 +141,7 @@ static void free_ctx(ws_ctx_t *c)
     for (size_t i = 0; i < c->nlocs; i++) {
         ws_loc_t *l = &c->locs[i];
         free(l->calls.v), free(l->sends.v), free(l->recvs.v), free(l->colls.v), free(l->stack.v);
-        free(l->gaps.v);
+        free(l->gaps.v), free(l->longs.v);
     }
     free(c->locs);
     free(c->region_kind);
@@ -173,6 +173,12 @@ void ws_progress_line(bool on, const char *what, size_t a, size_t b, uint64_t ev
         }                                                                              \
     } while (0)
 
+static int cmp_long(const void *a, const void *b)
+{
+    uint32_t x = ((const ws_long_t *)a)->call, y = ((const ws_long_t *)b)->call;
+    return x < y ? -1 : x > y;
+}
+
 /* A location is read: its stack goes, its arrays shrink to what they hold,
  * so that event counts in the definitions (not trusted) cost nothing. */
 static void done_location(ws_loc_t *l)
@@ -183,6 +189,28 @@ static void done_location(ws_loc_t *l)
     FIT(l->calls);
     FIT(l->sends);
     FIT(l->recvs);
+    FIT(l->colls);
+    FIT(l->gaps);
+    FIT(l->longs);
+    /* Nested MPI calls leave inner first: longs sorted by call. */
+    for (size_t k = 1; k < l->longs.n; k++)
+        if (l->longs.v[k - 1].call > l->longs.v[k].call) {
+            qsort(l->longs.v, l->longs.n, sizeof *l->longs.v, cmp_long);
+            break;
+        }
+}
+
+uint64_t ws_leave_long(const ws_loc_t *l, uint32_t call)
+{
+    size_t a = 0, b = l->longs.n;
+    while (a < b) {
+        size_t m = a + (b - a) / 2;
+        if (l->longs.v[m].call < call) a = m + 1;
+        else b = m;
+    }
+    if (a < l->longs.n && l->longs.v[a].call == call)
+        return (uint64_t)l->longs.v[a].leave_hi << 32 | l->longs.v[a].leave_lo;
+    return l->calls.v[call].enter; /* not reached: every WS_LONG has its entry */
 }
 
 void *ws_alloc(size_t bytes)
@@ -246,7 +274,7 @@ static void ev_enter(void *u, uint64_t t, uint32_t region, uint32_t scl)
     int64_t call = -1;
     if (msc_trace_region_is_mpi(c->t, region)) {
         call = (int64_t)l->calls.n;
-        PUSH(c, l->calls, ((ws_call_t){.enter = t, .leave = t, .region = region, .site = site}),
+        PUSH(c, l->calls, ((ws_call_t){.enter = t, .dur = 0, .site = site}),
              return);
         c->nsum.v[site].calls++;
     }
@@ -278,7 +306,13 @@ static void ev_leave(void *u, uint64_t t, uint32_t region)
     /* The call's time is summed here, while it is in cache: phase 2 then
      * visits only the calls that took part in a message or collective. */
     ws_call_t *cl = &l->calls.v[f->call];
-    cl->leave = t;
+    if (t >= cl->enter && t - cl->enter < WS_LONG) {
+        cl->dur = (uint32_t)(t - cl->enter);
+    } else {
+        cl->dur = WS_LONG;
+        PUSH(c, l->longs, ((ws_long_t){(uint32_t)f->call, (uint32_t)t, (uint32_t)(t >> 32)}),
+             return);
+    }
     uint64_t d = ws_to_ns(c->tick_ns, t - cl->enter);
     l->mpi_ns += d;
     c->nsum.v[cl->site].mpi_ns += d;

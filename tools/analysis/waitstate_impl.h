@@ -16,12 +16,23 @@
 /* What an MPI region does, from its name. */
 enum { K_OTHER, K_RECV, K_SEND, K_SENDRECV, K_WAIT, K_TEST };
 
-/* 24 bytes: phase 1 writes one per MPI call; what phase 2 finds out about
- * a call is kept apart (waitstate_match.c). */
+/* 16 bytes: phase 1 writes one per MPI call; what phase 2 finds out about
+ * a call is kept apart (waitstate_match.c). The region is the call site's
+ * (ws_call_region); the leave is enter + dur (ws_leave), or, when dur is
+ * WS_LONG (a call of 2^32 ticks or more, or a leave before the enter in a
+ * damaged trace), in the location's `longs`. */
 typedef struct {
-    uint64_t enter, leave; /* ticks */
-    uint32_t region, site;
+    uint64_t enter;        /* ticks */
+    uint32_t dur;          /* leave - enter (ticks), or WS_LONG */
+    uint32_t site;         /* call-site node */
 } ws_call_t;
+#define WS_LONG UINT32_MAX
+
+/* The leave of a call whose dur is WS_LONG: 12 bytes, sorted by call. */
+typedef struct {
+    uint32_t call;
+    uint32_t leave_lo, leave_hi;
+} ws_long_t;
 
 /* 20 bytes per message end. */
 typedef struct {
@@ -79,6 +90,7 @@ typedef struct {
     VEC(ws_coll_t) colls;
     VEC(ws_frame_t) stack;
     VEC(ws_gap_t) gaps;    /* sorted by call */
+    VEC(ws_long_t) longs;  /* sorted by call (ws_call_t) */
     uint64_t t_first, t_last; /* first Enter and last Leave of any region (ticks) */
 } ws_loc_t;
 
@@ -120,11 +132,16 @@ struct ws_ctx {
 
 /* ---- what matching leaves for the passes (waitstate_match.c) ---------------- */
 
-/* What the wait-state pass finds out about a call. */
+/* What the wait-state pass finds out about a call: 16 bytes (the flags
+ * share a word with the Late Sender time, which ws_wait_clamp keeps below
+ * 2^61 ticks, 73 years of a nanosecond clock). */
 typedef struct {
-    uint64_t ls, lr;       /* Late Sender, Late Receiver waiting (ticks) */
-    uint32_t flags;        /* F_* */
+    uint64_t ls : 61;      /* Late Sender waiting (ticks) */
+    uint64_t flags : 3;    /* F_* */
+    uint64_t lr;           /* Late Receiver waiting (ticks) */
 } ws_wait_t;
+#define WS_WAIT_MAX (((uint64_t)1 << 61) - 1)
+static inline uint64_t ws_wait_clamp(uint64_t w) { return w < WS_WAIT_MAX ? w : WS_WAIT_MAX; }
 enum { F_WRONG_ORDER = 1, F_LS_DONE = 2, F_LR_DONE = 4 };
 
 /* A send that arrived at the part of its receiver (32 bytes), kept for the
@@ -179,6 +196,19 @@ char *ws_site_string(ws_ctx_t *c, uint32_t node, ws_site_t *s);
 /* Gathers text from every part to part 0 (NULL elsewhere), NUL-terminated. */
 char *ws_gather_text(const ws_net_t *net, const char *text, size_t len);
 
+/* The leave of call `cl` of location l (ticks). */
+uint64_t ws_leave_long(const ws_loc_t *l, uint32_t call);
+static inline uint64_t ws_leave(const ws_loc_t *l, const ws_call_t *cl)
+{
+    return cl->dur != WS_LONG ? cl->enter + cl->dur
+                              : ws_leave_long(l, (uint32_t)(cl - l->calls.v));
+}
+/* The MPI region of call `cl`. */
+static inline uint32_t ws_call_region(const ws_ctx_t *c, const ws_call_t *cl)
+{
+    return c->nodes.v[cl->site].region;
+}
+
 /* A location's span: from its first event to its last (at least its MPI
  * calls'). Only for locations with calls. */
 static inline uint64_t ws_loc_begin(const ws_loc_t *l)
@@ -187,13 +217,13 @@ static inline uint64_t ws_loc_begin(const ws_loc_t *l)
 }
 static inline uint64_t ws_loc_end(const ws_loc_t *l)
 {
-    uint64_t e = l->calls.v[l->calls.n - 1].leave;
+    uint64_t e = ws_leave(l, &l->calls.v[l->calls.n - 1]);
     return l->t_last > e ? l->t_last : e;
 }
 /* The computation before call k (k = calls.n: after the last call), ticks. */
 static inline uint64_t ws_gap_len(const ws_loc_t *l, uint64_t k)
 {
-    uint64_t a = k ? l->calls.v[k - 1].leave : ws_loc_begin(l);
+    uint64_t a = k ? ws_leave(l, &l->calls.v[k - 1]) : ws_loc_begin(l);
     uint64_t b = k < l->calls.n ? l->calls.v[k].enter : ws_loc_end(l);
     return b > a ? b - a : 0;
 }

@@ -342,10 +342,10 @@ static void match_messages(ws_ctx_t *c, const ws_net_t *net, ws_pass_t *p, ws_re
             ws_call_t *rc = &l->calls.v[m->call];
             ws_wait_t *rw = &wt[i][m->call];
             sent_at[k] = sd->enter;
-            int rk = c->region_kind[rc->region];
+            int rk = c->region_kind[ws_call_region(c, rc)];
             if ((rk == K_RECV || rk == K_SENDRECV || rk == K_WAIT) && sd->enter > rc->enter) {
-                uint64_t w = ws_min64(sd->enter, rc->leave) - rc->enter;
-                if (w > rw->ls) rw->ls = w;
+                uint64_t w = ws_min64(sd->enter, ws_leave(l, rc)) - rc->enter;
+                if (w > rw->ls) rw->ls = ws_wait_clamp(w);
             }
             if (rc->enter > sd->enter) {
                 PUSH(c, rep, ((ws_xreply_t){sd->loc, sd->call, rc->enter}), abort());
@@ -390,9 +390,9 @@ static void match_messages(ws_ctx_t *c, const ws_net_t *net, ws_pass_t *p, ws_re
         ws_xreply_t *a = &rin[k];
         if (a->loc >= c->nlocs || a->call >= c->locs[a->loc].calls.n) continue;
         ws_call_t *sc = &c->locs[a->loc].calls.v[a->call];
-        int sk = c->region_kind[sc->region];
+        int sk = c->region_kind[ws_call_region(c, sc)];
         if ((sk == K_SEND || sk == K_SENDRECV) && a->recv_enter > sc->enter) {
-            uint64_t w = ws_min64(a->recv_enter, sc->leave) - sc->enter;
+            uint64_t w = ws_min64(a->recv_enter, ws_leave(&c->locs[a->loc], sc)) - sc->enter;
             ws_wait_t *sw = &wt[a->loc][a->call];
             if (w > sw->lr) sw->lr = w;
         }
@@ -445,7 +445,7 @@ static void match_collectives(ws_ctx_t *c, const ws_net_t *net, ws_pass_t *p)
             p->memb[i][k] = (uint32_t)id;
             ws_call_t *cl = &l->calls.v[co->call];
             if (cl->enter > mx[id]) mx[id] = cl->enter;
-            mn[3 * id] = ws_min64(mn[3 * id], cl->leave);
+            mn[3 * id] = ws_min64(mn[3 * id], ws_leave(l, cl));
             if (l->rank == co->root)
                 mn[3 * id + 1] = ws_min64(mn[3 * id + 1], cl->enter);
             else
@@ -644,7 +644,7 @@ ws_result_t *ws_finish(ws_ctx_t *c, const ws_net_t *net)
             if (!w->lr || (w->flags & F_LR_DONE)) continue;
             w->flags |= F_LR_DONE;
             /* A Sendrecv waits for both ends at once: a Late Sender wins. */
-            if (!(w->ls && c->region_kind[cl->region] == K_SENDRECV))
+            if (!(w->ls && c->region_kind[ws_call_region(c, cl)] == K_SENDRECV))
                 ADD(WS_LATE_RECEIVER, cl, w->lr);
         }
         for (size_t k = 0; k < l->colls.n; k++) {
@@ -657,19 +657,19 @@ ws_result_t *ws_finish(ws_ctx_t *c, const ws_net_t *net)
             if (barrier || ws_is_nxn(co->op)) {
                 if (last_enter > cl->enter)
                     ADD(barrier ? WS_WAIT_BARRIER : WS_WAIT_NXN, cl,
-                        ws_min64(last_enter, cl->leave) - cl->enter);
+                        ws_min64(last_enter, ws_leave(l, cl)) - cl->enter);
                 /* After the first member left; never overlapping the wait. */
                 uint64_t from = first_leave;
-                if (from < ws_min64(last_enter, cl->leave)) from = ws_min64(last_enter, cl->leave);
+                if (from < ws_min64(last_enter, ws_leave(l, cl))) from = ws_min64(last_enter, ws_leave(l, cl));
                 if (from < cl->enter) from = cl->enter;
-                if (cl->leave > from)
-                    ADD(barrier ? WS_BARRIER_COMPLETION : WS_NXN_COMPLETION, cl, cl->leave - from);
+                if (ws_leave(l, cl) > from)
+                    ADD(barrier ? WS_BARRIER_COMPLETION : WS_NXN_COMPLETION, cl, ws_leave(l, cl) - from);
             } else if (ws_is_1ton(co->op)) {
                 if (l->rank != co->root && root_enter != NONE && root_enter > cl->enter)
-                    ADD(WS_LATE_BCAST, cl, ws_min64(root_enter, cl->leave) - cl->enter);
+                    ADD(WS_LATE_BCAST, cl, ws_min64(root_enter, ws_leave(l, cl)) - cl->enter);
             } else if (ws_is_nto1(co->op)) {
                 if (l->rank == co->root && first_other != NONE && first_other > cl->enter)
-                    ADD(WS_EARLY_REDUCE, cl, ws_min64(first_other, cl->leave) - cl->enter);
+                    ADD(WS_EARLY_REDUCE, cl, ws_min64(first_other, ws_leave(l, cl)) - cl->enter);
             }
         }
 #undef ADD
