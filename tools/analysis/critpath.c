@@ -117,7 +117,7 @@ static bool waited_for(ws_ctx_t *c, ws_pass_t *p, size_t i, uint64_t k, dep_t *d
         for (size_t rk = rk0 != SIZE_MAX ? rk0 : first_msg(l->recvs.v, l->recvs.n, k); rk < l->recvs.n && l->recvs.v[rk].call == k; rk++) {
             uint32_t g = p->recv_g[i][rk];
             if (g == WS_NONE32) continue;
-            ws_xsend_t *s = &p->in[g];
+            ws_sent_t *s = &p->in[g];
             if (!found || s->enter > d->t) *d = (dep_t){s->loc, s->call, s->enter, w->ls, WS_LATE_SENDER};
             found = true;
         }
@@ -253,10 +253,11 @@ static uint64_t *comm_bits(const ws_loc_t *l)
     return b;
 }
 
-static void delay_pass(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result_t *r, buf_t *txt)
+/* The claims of c's waiting calls: each to `emit` with the part of the
+ * location it names. */
+typedef void (*claim_fn)(void *u, int q, const claim_t *cl);
+static void each_claim(ws_ctx_t *c, ws_pass_t *p, claim_fn emit, void *u)
 {
-    int np = p->np;
-    VEC(claim_t) *out = ws_xcalloc((size_t)np, sizeof *out);
     for (size_t i = 0; i < c->nlocs; i++) {
         ws_loc_t *l = &c->locs[i];
         /* Calls with a receive or a collective, each once. */
@@ -269,52 +270,90 @@ static void delay_pass(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result
             while (ck < l->colls.n && l->colls.v[ck].call == k) ck++;
             dep_t d;
             if (!waited_for(c, p, i, k, &d, rk0, ck0) || !d.w || d.loc >= c->nlocs) continue;
-            int q = p->owner[c->locs[d.loc].rank];
-            PUSH(c, out[q],
-                 ((claim_t){.loc = d.loc, .call = d.call, .w = d.w < CLAIM_W_MAX ? d.w : CLAIM_W_MAX,
-                            .pattern = (uint32_t)d.pattern}),
-                 abort());
+            claim_t cl = {.loc = d.loc, .call = d.call, .w = d.w < CLAIM_W_MAX ? d.w : CLAIM_W_MAX,
+                          .pattern = (uint32_t)d.pattern};
+            emit(u, p->owner[c->locs[d.loc].rank], &cl);
         }
     }
-    uint64_t *scnt = ws_xcalloc((size_t)np, sizeof *scnt), *rcnt = ws_xcalloc((size_t)np, sizeof *rcnt);
-    uint64_t nout = 0;
-    for (int q = 0; q < np; q++) scnt[q] = out[q].n, nout += out[q].n;
-    claim_t *o;
-    if (np == 1 && out[0].v) {
-        o = out[0].v; /* one part: the claims as they are, no copy */
-    } else {
-        claim_t *op = o = ws_xmalloc((nout ? nout : 1) * sizeof *o);
-        for (int q = 0; q < np; q++) {
-            if (out[q].n) memcpy(op, out[q].v, out[q].n * sizeof *op);
-            op += out[q].n;
-            free(out[q].v);
-        }
-    }
-    free(out);
-    claim_t *in = ws_exchange(net, o, scnt, sizeof *in, rcnt);
+}
+
+typedef struct {
+    ws_ctx_t *c;
+    VEC(claim_t) *out;     /* per part */
+    uint64_t *at;          /* one part: per location, its next slot */
+    claim_t *in;
+} claims_t;
+
+static void claim_push(void *u, int q, const claim_t *cl)
+{
+    claims_t *x = u;
+    PUSH(x->c, x->out[q], *cl, abort());
+}
+static void claim_count(void *u, int q, const claim_t *cl)
+{
+    (void)q;
+    ((claims_t *)u)->at[cl->loc + 1]++;
+}
+static void claim_place(void *u, int q, const claim_t *cl)
+{
+    (void)q;
+    claims_t *x = u;
+    x->in[x->at[cl->loc]++] = *cl;
+}
+
+static void delay_pass(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result_t *r, buf_t *txt)
+{
+    int np = p->np;
+    claims_t x = {.c = c};
+    claim_t *in;
     uint64_t nin = 0;
-    for (int q = 0; q < np; q++) nin += rcnt[q];
-    free(scnt), free(rcnt);
     /* Grouped by location (a counting sort), then by call: each waiter's
-     * claims come in its order, so a location's run is often sorted. */
-    if (nin > 1) {
-        uint64_t *at = ws_xcalloc(c->nlocs + 1, sizeof *at);
-        for (uint64_t k = 0; k < nin; k++) at[in[k].loc < c->nlocs ? in[k].loc + 1 : c->nlocs]++;
-        for (size_t i = 1; i <= c->nlocs; i++) at[i] += at[i - 1];
-        claim_t *srt = ws_xmalloc(nin * sizeof *srt);
-        for (uint64_t k = 0; k < nin; k++) {
-            size_t i = in[k].loc < c->nlocs ? in[k].loc : c->nlocs - 1;
-            srt[at[i]++] = in[k];
+     * claims come in its order, so a location's run is often sorted. With
+     * one part the claims are counted first and then written in place (no
+     * copy); otherwise they travel to the parts of their locations first. */
+    if (np == 1) {
+        x.at = ws_xcalloc(c->nlocs + 1, sizeof *x.at);
+        each_claim(c, p, claim_count, &x);
+        for (size_t i = 1; i <= c->nlocs; i++) x.at[i] += x.at[i - 1];
+        nin = x.at[c->nlocs];
+        in = x.in = ws_xmalloc((nin ? nin : 1) * sizeof *in);
+        each_claim(c, p, claim_place, &x);
+        free(x.at);
+    } else {
+        x.out = ws_xcalloc((size_t)np, sizeof *x.out);
+        each_claim(c, p, claim_push, &x);
+        uint64_t *scnt = ws_xcalloc((size_t)np, sizeof *scnt), *rcnt = ws_xcalloc((size_t)np, sizeof *rcnt);
+        uint64_t nout = 0;
+        for (int q = 0; q < np; q++) scnt[q] = x.out[q].n, nout += x.out[q].n;
+        claim_t *o = ws_xmalloc((nout ? nout : 1) * sizeof *o), *op = o;
+        for (int q = 0; q < np; q++) {
+            if (x.out[q].n) memcpy(op, x.out[q].v, x.out[q].n * sizeof *op);
+            op += x.out[q].n;
+            free(x.out[q].v);
         }
-        free(in);
-        in = srt;
-        for (uint64_t a = 0, b; a < nin; a = b) {
-            bool sorted = true;
-            for (b = a + 1; b < nin && in[b].loc == in[a].loc; b++)
-                if (cmp_claim(&in[b - 1], &in[b]) > 0) sorted = false;
-            if (!sorted) qsort(in + a, b - a, sizeof *in, cmp_claim);
+        free(x.out);
+        in = ws_exchange(net, o, scnt, sizeof *in, rcnt);
+        for (int q = 0; q < np; q++) nin += rcnt[q];
+        free(scnt), free(rcnt);
+        if (nin > 1) {
+            uint64_t *at = ws_xcalloc(c->nlocs + 1, sizeof *at);
+            for (uint64_t k = 0; k < nin; k++) at[in[k].loc < c->nlocs ? in[k].loc + 1 : c->nlocs]++;
+            for (size_t i = 1; i <= c->nlocs; i++) at[i] += at[i - 1];
+            claim_t *srt = ws_xmalloc(nin * sizeof *srt);
+            for (uint64_t k = 0; k < nin; k++) {
+                size_t i = in[k].loc < c->nlocs ? in[k].loc : c->nlocs - 1;
+                srt[at[i]++] = in[k];
+            }
+            free(in);
+            in = srt;
+            free(at);
         }
-        free(at);
+    }
+    for (uint64_t a = 0, b; a < nin; a = b) {
+        bool sorted = true;
+        for (b = a + 1; b < nin && in[b].loc == in[a].loc; b++)
+            if (cmp_claim(&in[b - 1], &in[b]) > 0) sorted = false;
+        if (!sorted) qsort(in + a, b - a, sizeof *in, cmp_claim);
     }
 
     causes_t h = {0};

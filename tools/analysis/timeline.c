@@ -244,7 +244,7 @@ void ws_pass_timeline(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result_
         for (size_t k = 0; k < l->recvs.n; k++) {
             uint32_t g = p->recv_g[i][k];
             if (g == WS_NONE32) continue;
-            ws_xsend_t *s = &p->in[g];
+            ws_sent_t *s = &p->in[g];
             if (stride > 1 && ws_mix((uint64_t)s->loc << 32 | s->call) % stride) continue;
             ws_call_t *rc = &l->calls.v[l->recvs.v[k].call];
             putf(&b, "M %u %llu %zu %llu|", s->loc,

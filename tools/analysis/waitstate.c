@@ -141,7 +141,7 @@ static void free_ctx(ws_ctx_t *c)
     for (size_t i = 0; i < c->nlocs; i++) {
         ws_loc_t *l = &c->locs[i];
         free(l->calls.v), free(l->sends.v), free(l->recvs.v), free(l->colls.v), free(l->stack.v);
-        free(l->gaps.v), free(l->longs.v);
+        free(l->gaps.v), free(l->longs.v), free(l->send_ct.v), free(l->recv_ct.v);
     }
     free(c->locs);
     free(c->region_kind);
@@ -170,6 +170,9 @@ void ws_progress_line(bool on, const char *what, size_t a, size_t b, uint64_t ev
         if ((vec).cap > (vec).n && (vec).n) {                                          \
             void *p_ = realloc((vec).v, (vec).n * sizeof *(vec).v);                    \
             if (p_) (vec).v = p_, (vec).cap = (vec).n;                                 \
+        } else if (!(vec).n) {                                                         \
+            free((vec).v);                                                             \
+            (vec).v = NULL, (vec).cap = 0;                                             \
         }                                                                              \
     } while (0)
 
@@ -189,6 +192,8 @@ static void done_location(ws_loc_t *l)
     FIT(l->calls);
     FIT(l->sends);
     FIT(l->recvs);
+    FIT(l->send_ct);
+    FIT(l->recv_ct);
     FIT(l->colls);
     FIT(l->gaps);
     FIT(l->longs);
@@ -251,6 +256,8 @@ static void ev_location(void *u, size_t i)
     reserve((void **)&l->calls.v, &l->calls.cap, ev / 2 + 1, sizeof *l->calls.v);
     reserve((void **)&l->sends.v, &l->sends.cap, ev / 3 + 1, sizeof *l->sends.v);
     reserve((void **)&l->recvs.v, &l->recvs.cap, ev / 3 + 1, sizeof *l->recvs.v);
+    reserve((void **)&l->send_ct.v, &l->send_ct.cap, ev / 3 + 1, sizeof *l->send_ct.v);
+    reserve((void **)&l->recv_ct.v, &l->recv_ct.cap, ev / 3 + 1, sizeof *l->recv_ct.v);
 }
 
 static void ev_enter(void *u, uint64_t t, uint32_t region, uint32_t scl)
@@ -334,11 +341,15 @@ static void ev_msg(void *u, uint64_t t, bool send, uint32_t peer, uint32_t comm,
     uint32_t call = open_call(l);
     int32_t w = msc_trace_world(c->t, comm, l->rank, peer);
     if (call == UINT32_MAX || w < 0) return;
-    ws_msg_t m = {comm, w, tag, call, bytes >= UINT32_MAX ? UINT32_MAX : (uint32_t)bytes};
-    if (send)
+    ws_msg_t m = {call, w, bytes >= UINT32_MAX ? UINT32_MAX : (uint32_t)bytes};
+    ws_ct_t ct = {comm, tag};
+    if (send) {
         PUSH(c, l->sends, m, return);
-    else
+        PUSH(c, l->send_ct, ct, return);
+    } else {
         PUSH(c, l->recvs, m, return);
+        PUSH(c, l->recv_ct, ct, return);
+    }
 }
 
 static void ev_coll_end(void *u, uint64_t t, uint32_t op, uint32_t comm, uint32_t root)

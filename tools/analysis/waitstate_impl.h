@@ -34,14 +34,16 @@ typedef struct {
     uint32_t leave_lo, leave_hi;
 } ws_long_t;
 
-/* 20 bytes per message end. */
+/* 12 bytes per message end, and 8 more (ws_chan_t: communicator and tag)
+ * until the messages are matched. */
 typedef struct {
-    uint32_t comm;
-    int32_t peer; /* world rank of the other end */
-    uint32_t tag;
     uint32_t call;
+    int32_t peer; /* world rank of the other end */
     uint32_t bytes; /* message size, UINT32_MAX from 4 GiB on (the what-if replay's transfer time) */
 } ws_msg_t;
+typedef struct {
+    uint32_t comm, tag;
+} ws_ct_t;
 
 typedef struct {
     uint32_t comm, op;
@@ -87,6 +89,8 @@ typedef struct {
     VEC(ws_call_t) calls;
     VEC(ws_msg_t) sends;
     VEC(ws_msg_t) recvs;
+    VEC(ws_ct_t) send_ct;  /* per send, per receive: freed once matched */
+    VEC(ws_ct_t) recv_ct;
     VEC(ws_coll_t) colls;
     VEC(ws_frame_t) stack;
     VEC(ws_gap_t) gaps;    /* sorted by call */
@@ -153,16 +157,22 @@ typedef struct {
     uint32_t loc, call;    /* the send call, on the sender's part */
 } ws_xsend_t;
 
+/* What the passes keep of an arrived send once matched (16 bytes). */
+typedef struct {
+    uint64_t enter;        /* of the send call (ticks) */
+    uint32_t loc, call;    /* the send call, on the sender's part */
+} ws_sent_t;
+
 #define WS_NONE32 UINT32_MAX
 #define WS_NONE64 ((uint64_t)INT64_MAX) /* reductions take values below 2^63 */
 
-/* The matches every pass shares. Per message: 32 bytes (in), 4 (g_loc),
+/* The matches every pass shares. Per message: 16 bytes (in), 4 (g_loc),
  * 4 on the receive (recv_g) and 4 on the send (send_j); per collective
  * instance 8 words; per call the wait-state findings (24 bytes). */
 typedef struct {
     int np, me;
     int *owner;            /* world rank -> part */
-    ws_xsend_t *in;        /* sends that arrived here, by g */
+    ws_sent_t *in;         /* sends that arrived here, by g */
     uint64_t nin;
     uint32_t *g_loc;       /* receiving location of g, WS_NONE32 if no receive took it */
     uint64_t *rdispl;      /* first g of the sends from each part */

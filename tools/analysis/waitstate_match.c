@@ -272,20 +272,23 @@ static void match_messages(ws_ctx_t *c, const ws_net_t *net, ws_pass_t *p, ws_re
         if (l->sends.n) p->send_j[i] = xmalloc(l->sends.n * sizeof **p->send_j);
         for (size_t k = 0; k < l->sends.n; k++) {
             ws_msg_t *m = &l->sends.v[k];
+            ws_ct_t *ct = &l->send_ct.v[k];
             p->send_j[i][k] = WS_NONE32;
             if (m->peer < 0 || m->peer >= c->ranks) continue;
             int q = owner[m->peer];
             p->send_j[i][k] = (uint32_t)(off[q] - start[q]);
-            out[off[q]++] = (ws_xsend_t){m->comm, m->tag, l->rank, m->peer,
+            out[off[q]++] = (ws_xsend_t){ct->comm, ct->tag, l->rank, m->peer,
                                          l->calls.v[m->call].enter, (uint32_t)i, m->call};
         }
+        free(l->send_ct.v); /* the channels travel in `out` */
+        l->send_ct.v = NULL, l->send_ct.n = l->send_ct.cap = 0;
     }
     free(start);
     ws_xsend_t *in = exchange(net, out, scnt, sizeof *in, rcnt);
     uint64_t nin = 0;
     p->rdispl = xmalloc((size_t)np * sizeof *p->rdispl);
     for (int q = 0; q < np; q++) p->rdispl[q] = nin, nin += rcnt[q];
-    p->in = in, p->nin = nin;
+    p->nin = nin;
     if (nin >= WS_NONE32) {
         fprintf(stderr, "mpiscope: analysis: more than 2^32 messages arrive at one part; "
                         "analyse with more processes (--np)\n");
@@ -323,11 +326,12 @@ static void match_messages(ws_ctx_t *c, const ws_net_t *net, ws_pass_t *p, ws_re
         x = NULL;
         for (size_t k = 0; k < l->recvs.n; k++) {
             ws_msg_t *m = &l->recvs.v[k];
+            ws_ct_t *ct = &l->recv_ct.v[k];
             sent_at[k] = UINT64_MAX;
             rg[k] = WS_NONE32;
-            if (!x || x->comm != m->comm || x->src != m->peer || x->tag != m->tag ||
+            if (!x || x->comm != ct->comm || x->src != m->peer || x->tag != ct->tag ||
                 x->dst != l->rank)
-                x = chan_get(&ch, m->comm, m->peer, l->rank, m->tag, false);
+                x = chan_get(&ch, ct->comm, m->peer, l->rank, ct->tag, false);
             if (!x || x->head < 0) {
                 r->unmatched++;
                 continue;
@@ -368,12 +372,23 @@ static void match_messages(ws_ctx_t *c, const ws_net_t *net, ws_pass_t *p, ws_re
             if (rw->ls && min_after < l->calls.v[call].enter) rw->flags |= F_WRONG_ORDER;
         }
         free(sent_at);
+        free(l->recv_ct.v); /* matched */
+        l->recv_ct.v = NULL, l->recv_ct.n = l->recv_ct.cap = 0;
     }
     /* Sends no receive took. */
     for (size_t i = 0; i < ch.cap; i++)
         for (int64_t s = ch.t[i].head; ch.t[i].head != -2 && s >= 0; s = next[s]) r->unmatched++;
     free(ch.t);
     free(next);
+    /* The passes need only where each send was: the records shrink in place
+     * (each one moves down, never over one not yet moved). */
+    ws_sent_t *kept = (ws_sent_t *)(void *)in;
+    for (uint64_t g = 0; g < nin; g++) {
+        ws_sent_t k = {in[g].enter, in[g].loc, in[g].call};
+        memcpy(&kept[g], &k, sizeof k);
+    }
+    ws_sent_t *shrunk = nin ? realloc(kept, nin * sizeof *kept) : NULL;
+    p->in = shrunk ? shrunk : kept;
 
     /* The answers go back to the senders' parts: Late Receiver. */
     memset(scnt, 0, (size_t)np * sizeof *scnt);
