@@ -63,7 +63,7 @@ uint32_t ws_gap_code(const ws_loc_t *l, uint64_t k, uint64_t *region_len)
         else hi = m;
     }
     if (lo < l->gaps.n && l->gaps.v[lo].call == k) {
-        if (region_len) *region_len = l->gaps.v[lo].len;
+        if (region_len) *region_len = ws_region_len(l, &l->gaps.v[lo]);
         return l->gaps.v[lo].node;
     }
     return k < l->calls.n ? l->calls.v[k].site | BEFORE : l->calls.v[k - 1].site | AFTER;
@@ -279,9 +279,7 @@ static void each_claim(ws_ctx_t *c, ws_pass_t *p, claim_fn emit, void *u)
 
 typedef struct {
     ws_ctx_t *c;
-    VEC(claim_t) *out;     /* per part */
-    uint64_t *at;          /* one part: per location, its next slot */
-    claim_t *in;
+    VEC(claim_t) *out;     /* per part, or with one part per location */
 } claims_t;
 
 static void claim_push(void *u, int q, const claim_t *cl)
@@ -289,56 +287,53 @@ static void claim_push(void *u, int q, const claim_t *cl)
     claims_t *x = u;
     PUSH(x->c, x->out[q], *cl, abort());
 }
-static void claim_count(void *u, int q, const claim_t *cl)
-{
-    (void)q;
-    ((claims_t *)u)->at[cl->loc + 1]++;
-}
-static void claim_place(void *u, int q, const claim_t *cl)
+static void claim_push_loc(void *u, int q, const claim_t *cl)
 {
     (void)q;
     claims_t *x = u;
-    x->in[x->at[cl->loc]++] = *cl;
+    PUSH(x->c, x->out[cl->loc], *cl, abort());
 }
 
 static void delay_pass(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result_t *r, buf_t *txt)
 {
     int np = p->np;
-    claims_t x = {.c = c};
-    claim_t *in;
-    uint64_t nin = 0;
-    /* Grouped by location (a counting sort), then by call: each waiter's
-     * claims come in its order, so a location's run is often sorted. With
-     * one part the claims are counted first and then written in place (no
-     * copy); otherwise they travel to the parts of their locations first. */
+    claims_t cx = {.c = c};
+    /* Grouped by location, then by call: each waiter's claims come in its
+     * order, so a location's run is often sorted. With one part each
+     * location's claims go to their own array (no copy); otherwise they
+     * travel to the parts of their locations and are grouped there by a
+     * counting sort. grp[i], gn[i]: the claims of location i (the last group
+     * also holds those naming no known location). */
+    claim_t **grp = ws_xcalloc(c->nlocs + 1, sizeof *grp);
+    uint64_t *gn = ws_xcalloc(c->nlocs + 1, sizeof *gn);
+    claim_t *whole = NULL;
     if (np == 1) {
-        x.at = ws_xcalloc(c->nlocs + 1, sizeof *x.at);
-        each_claim(c, p, claim_count, &x);
-        for (size_t i = 1; i <= c->nlocs; i++) x.at[i] += x.at[i - 1];
-        nin = x.at[c->nlocs];
-        in = x.in = ws_xmalloc((nin ? nin : 1) * sizeof *in);
-        each_claim(c, p, claim_place, &x);
-        free(x.at);
+        cx.out = ws_xcalloc(c->nlocs + 1, sizeof *cx.out);
+        each_claim(c, p, claim_push_loc, &cx);
+        for (size_t i = 0; i < c->nlocs; i++) grp[i] = cx.out[i].v, gn[i] = cx.out[i].n;
     } else {
-        x.out = ws_xcalloc((size_t)np, sizeof *x.out);
-        each_claim(c, p, claim_push, &x);
+        cx.out = ws_xcalloc((size_t)np, sizeof *cx.out);
+        each_claim(c, p, claim_push, &cx);
         uint64_t *scnt = ws_xcalloc((size_t)np, sizeof *scnt), *rcnt = ws_xcalloc((size_t)np, sizeof *rcnt);
         uint64_t nout = 0;
-        for (int q = 0; q < np; q++) scnt[q] = x.out[q].n, nout += x.out[q].n;
+        for (int q = 0; q < np; q++) scnt[q] = cx.out[q].n, nout += cx.out[q].n;
         claim_t *o = ws_xmalloc((nout ? nout : 1) * sizeof *o), *op = o;
         for (int q = 0; q < np; q++) {
-            if (x.out[q].n) memcpy(op, x.out[q].v, x.out[q].n * sizeof *op);
-            op += x.out[q].n;
-            free(x.out[q].v);
+            if (cx.out[q].n) memcpy(op, cx.out[q].v, cx.out[q].n * sizeof *op);
+            op += cx.out[q].n;
+            free(cx.out[q].v);
         }
-        free(x.out);
-        in = ws_exchange(net, o, scnt, sizeof *in, rcnt);
+        free(cx.out);
+        cx.out = NULL;
+        claim_t *in = ws_exchange(net, o, scnt, sizeof *in, rcnt);
+        uint64_t nin = 0;
         for (int q = 0; q < np; q++) nin += rcnt[q];
         free(scnt), free(rcnt);
-        if (nin > 1) {
+        if (nin > 1 && c->nlocs) {
             uint64_t *at = ws_xcalloc(c->nlocs + 1, sizeof *at);
             for (uint64_t k = 0; k < nin; k++) at[in[k].loc < c->nlocs ? in[k].loc + 1 : c->nlocs]++;
             for (size_t i = 1; i <= c->nlocs; i++) at[i] += at[i - 1];
+            for (size_t i = 0; i < c->nlocs; i++) gn[i] = at[i + 1] - at[i];
             claim_t *srt = ws_xmalloc(nin * sizeof *srt);
             for (uint64_t k = 0; k < nin; k++) {
                 size_t i = in[k].loc < c->nlocs ? in[k].loc : c->nlocs - 1;
@@ -347,13 +342,11 @@ static void delay_pass(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result
             free(in);
             in = srt;
             free(at);
+            for (size_t i = 0, k = 0; i < c->nlocs; k += gn[i], i++) grp[i] = in + k;
+        } else {
+            grp[0] = in, gn[0] = nin;
         }
-    }
-    for (uint64_t a = 0, b; a < nin; a = b) {
-        bool sorted = true;
-        for (b = a + 1; b < nin && in[b].loc == in[a].loc; b++)
-            if (cmp_claim(&in[b - 1], &in[b]) > 0) sorted = false;
-        if (!sorted) qsort(in + a, b - a, sizeof *in, cmp_claim);
+        whole = in;
     }
 
     causes_t h = {0};
@@ -362,6 +355,15 @@ static void delay_pass(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result
     uint32_t bits_loc = WS_NONE32, gi_loc = WS_NONE32;
     size_t gi = 0, last_cap = 0;
     cause_t *last = NULL;
+    for (size_t G = 0; G <= c->nlocs; G++) {
+    claim_t *in = grp[G];
+    uint64_t nin = gn[G];
+    for (uint64_t a = 0, b; a < nin; a = b) {
+        bool sorted = true;
+        for (b = a + 1; b < nin && in[b].loc == in[a].loc; b++)
+            if (cmp_claim(&in[b - 1], &in[b]) > 0) sorted = false;
+        if (!sorted) qsort(in + a, b - a, sizeof *in, cmp_claim);
+    }
     for (uint64_t a = 0; a < nin;) {
         claim_t cl = in[a];
         uint64_t b = a;
@@ -418,8 +420,10 @@ static void delay_pass(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result
                 x->big = share, x->big_start = s0, x->big_end = l->calls.v[k].enter;
         }
     }
+    if (cx.out) free(cx.out[G].v); /* this location's claims are done */
+    }
     free(bits);
-    free(in);
+    free(cx.out), free(whole), free(grp), free(gn);
     uint64_t v[2 * WS_NPATTERNS];
     memcpy(v, dl, sizeof dl), memcpy(v + WS_NPATTERNS, pr, sizeof pr);
     ws_reduce(net, v, 2 * WS_NPATTERNS, WS_SUM);

@@ -141,7 +141,7 @@ static void free_ctx(ws_ctx_t *c)
     for (size_t i = 0; i < c->nlocs; i++) {
         ws_loc_t *l = &c->locs[i];
         free(l->calls.v), free(l->sends.v), free(l->recvs.v), free(l->colls.v), free(l->stack.v);
-        free(l->gaps.v), free(l->longs.v), free(l->send_ct.v), free(l->recv_ct.v);
+        free(l->gaps.v), free(l->longs.v), free(l->glongs.v), free(l->send_ct.v), free(l->recv_ct.v);
     }
     free(c->locs);
     free(c->region_kind);
@@ -197,6 +197,7 @@ static void done_location(ws_loc_t *l)
     FIT(l->colls);
     FIT(l->gaps);
     FIT(l->longs);
+    FIT(l->glongs);
     /* Nested MPI calls leave inner first: longs sorted by call. */
     for (size_t k = 1; k < l->longs.n; k++)
         if (l->longs.v[k - 1].call > l->longs.v[k].call) {
@@ -205,17 +206,16 @@ static void done_location(ws_loc_t *l)
         }
 }
 
-uint64_t ws_leave_long(const ws_loc_t *l, uint32_t call)
+uint64_t ws_long_find(const ws_long_t *v, size_t n, uint32_t call)
 {
-    size_t a = 0, b = l->longs.n;
+    size_t a = 0, b = n;
     while (a < b) {
         size_t m = a + (b - a) / 2;
-        if (l->longs.v[m].call < call) a = m + 1;
+        if (v[m].call < call) a = m + 1;
         else b = m;
     }
-    if (a < l->longs.n && l->longs.v[a].call == call)
-        return (uint64_t)l->longs.v[a].leave_hi << 32 | l->longs.v[a].leave_lo;
-    return l->calls.v[call].enter; /* not reached: every WS_LONG has its entry */
+    if (a < n && v[a].call == call) return (uint64_t)v[a].leave_hi << 32 | v[a].leave_lo;
+    return 0; /* not reached: every WS_LONG has its entry */
 }
 
 void *ws_alloc(size_t bytes)
@@ -301,11 +301,20 @@ static void ev_leave(void *u, uint64_t t, uint32_t region)
          * calls was in it (the longest of the gap is kept), for the
          * critical path and the delay analysis (critpath.c). */
         if (f->ncalls == l->calls.n) {
-            ws_gap_t g = {(uint32_t)l->calls.n, f->site, t - f->enter};
-            if (l->gaps.n && l->gaps.v[l->gaps.n - 1].call == g.call) {
-                if (g.len > l->gaps.v[l->gaps.n - 1].len) l->gaps.v[l->gaps.n - 1] = g;
+            uint64_t len = t - f->enter;
+            ws_gap_t g = {(uint32_t)l->calls.n, f->site, len < WS_LONG ? (uint32_t)len : WS_LONG};
+            ws_long_t gl = {g.call, (uint32_t)len, (uint32_t)(len >> 32)};
+            ws_gap_t *last = l->gaps.n ? &l->gaps.v[l->gaps.n - 1] : NULL;
+            if (last && last->call == g.call) {
+                if (len > ws_region_len(l, last)) {
+                    /* only a longer one replaces it: a long one stays long */
+                    if (last->len == WS_LONG) l->glongs.v[l->glongs.n - 1] = gl;
+                    else if (g.len == WS_LONG) PUSH(c, l->glongs, gl, return);
+                    *last = g;
+                }
             } else {
                 PUSH(c, l->gaps, g, return);
+                if (g.len == WS_LONG) PUSH(c, l->glongs, gl, return);
             }
         }
         return;
@@ -313,14 +322,15 @@ static void ev_leave(void *u, uint64_t t, uint32_t region)
     /* The call's time is summed here, while it is in cache: phase 2 then
      * visits only the calls that took part in a message or collective. */
     ws_call_t *cl = &l->calls.v[f->call];
-    if (t >= cl->enter && t - cl->enter < WS_LONG) {
-        cl->dur = (uint32_t)(t - cl->enter);
+    uint64_t dt = t - cl->enter; /* a leave before the enter wraps: kept exactly below */
+    if (dt < WS_LONG) {
+        cl->dur = (uint32_t)dt;
     } else {
         cl->dur = WS_LONG;
         PUSH(c, l->longs, ((ws_long_t){(uint32_t)f->call, (uint32_t)t, (uint32_t)(t >> 32)}),
              return);
     }
-    uint64_t d = ws_to_ns(c->tick_ns, t - cl->enter);
+    uint64_t d = ws_to_ns(c->tick_ns, dt);
     l->mpi_ns += d;
     c->nsum.v[cl->site].mpi_ns += d;
 }

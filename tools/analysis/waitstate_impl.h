@@ -28,10 +28,11 @@ typedef struct {
 } ws_call_t;
 #define WS_LONG UINT32_MAX
 
-/* The leave of a call whose dur is WS_LONG: 12 bytes, sorted by call. */
+/* A value kept apart, keyed by call (12 bytes): the leave of a call whose
+ * dur is WS_LONG, or the region length of a gap whose len is WS_LONG. */
 typedef struct {
     uint32_t call;
-    uint32_t leave_lo, leave_hi;
+    uint32_t leave_lo, leave_hi; /* the value (a leave, or a length for glongs) */
 } ws_long_t;
 
 /* 12 bytes per message end, and 8 more (ws_chan_t: communicator and tag)
@@ -77,10 +78,10 @@ typedef struct {
 
 /* A user (VT_) region entered and left between two MPI calls: the
  * computation before call `call` took place in it (the longest such region
- * of that gap is kept). 16 bytes, only where user regions are used. */
+ * of that gap is kept). 12 bytes, only where user regions are used. */
 typedef struct {
     uint32_t call, node;
-    uint64_t len; /* ticks in the region */
+    uint32_t len; /* ticks in the region, WS_LONG: in the location's glongs (ws_region_len) */
 } ws_gap_t;
 
 typedef struct {
@@ -95,6 +96,7 @@ typedef struct {
     VEC(ws_frame_t) stack;
     VEC(ws_gap_t) gaps;    /* sorted by call */
     VEC(ws_long_t) longs;  /* sorted by call (ws_call_t) */
+    VEC(ws_long_t) glongs; /* sorted by call: gaps' region lengths from WS_LONG on */
     uint64_t t_first, t_last; /* first Enter and last Leave of any region (ticks) */
 } ws_loc_t;
 
@@ -206,8 +208,18 @@ char *ws_site_string(ws_ctx_t *c, uint32_t node, ws_site_t *s);
 /* Gathers text from every part to part 0 (NULL elsewhere), NUL-terminated. */
 char *ws_gather_text(const ws_net_t *net, const char *text, size_t len);
 
+/* The value of `call` in a sorted table of long values. */
+uint64_t ws_long_find(const ws_long_t *v, size_t n, uint32_t call);
+static inline uint64_t ws_leave_long(const ws_loc_t *l, uint32_t call)
+{
+    return ws_long_find(l->longs.v, l->longs.n, call);
+}
+/* The ticks in the user region of gap `g` of location l. */
+static inline uint64_t ws_region_len(const ws_loc_t *l, const ws_gap_t *g)
+{
+    return g->len != WS_LONG ? g->len : ws_long_find(l->glongs.v, l->glongs.n, g->call);
+}
 /* The leave of call `cl` of location l (ticks). */
-uint64_t ws_leave_long(const ws_loc_t *l, uint32_t call);
 static inline uint64_t ws_leave(const ws_loc_t *l, const ws_call_t *cl)
 {
     return cl->dur != WS_LONG ? cl->enter + cl->dur
