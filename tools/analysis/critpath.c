@@ -118,7 +118,8 @@ static bool waited_for(ws_ctx_t *c, ws_pass_t *p, size_t i, uint64_t k, dep_t *d
             uint32_t g = p->recv_g[i][rk];
             if (g == WS_NONE32) continue;
             ws_sent_t *s = &p->in[g];
-            if (!found || s->enter > d->t) *d = (dep_t){s->loc, s->call, s->enter, w->ls, WS_LATE_SENDER};
+            if (!found || s->enter > d->t)
+                *d = (dep_t){s->loc, s->call, s->enter, ws_ls(p, i, (uint32_t)k), WS_LATE_SENDER};
             found = true;
         }
         if (found) return true;

@@ -107,7 +107,8 @@ static uint64_t call_wait(ws_ctx_t *c, ws_pass_t *p, size_t i, uint64_t k, size_
 {
     ws_loc_t *l = &c->locs[i];
     ws_call_t *cl = &l->calls.v[k];
-    uint64_t w = p->wt[i][k].ls > p->wt[i][k].lr ? p->wt[i][k].ls : p->wt[i][k].lr;
+    uint64_t ls = ws_ls(p, i, (uint32_t)k), lr = ws_lr(p, i, (uint32_t)k);
+    uint64_t w = ls > lr ? ls : lr;
     for (; *ck < l->colls.n && l->colls.v[*ck].call < k; (*ck)++) {
     }
     for (size_t j = *ck; j < l->colls.n && l->colls.v[j].call == k; j++) {

@@ -138,16 +138,20 @@ struct ws_ctx {
 
 /* ---- what matching leaves for the passes (waitstate_match.c) ---------------- */
 
-/* What the wait-state pass finds out about a call: 16 bytes (the flags
- * share a word with the Late Sender time, which ws_wait_clamp keeps below
- * 2^61 ticks, 73 years of a nanosecond clock). */
+/* What the wait-state pass finds out about a call: 8 bytes. A waiting time
+ * of WS_LS_BIG (WS_LR_BIG) ticks or more is WS_LS_BIG (WS_LR_BIG) here and
+ * exact in the pass's table of long waits: read them with ws_ls and ws_lr,
+ * raise them with ws_wait_max. */
 typedef struct {
-    uint64_t ls : 61;      /* Late Sender waiting (ticks) */
-    uint64_t flags : 3;    /* F_* */
-    uint64_t lr;           /* Late Receiver waiting (ticks) */
+    uint32_t ls;           /* Late Sender waiting (ticks) */
+    uint32_t lr : 29;      /* Late Receiver waiting (ticks) */
+    uint32_t flags : 3;    /* F_* */
 } ws_wait_t;
-#define WS_WAIT_MAX (((uint64_t)1 << 61) - 1)
-static inline uint64_t ws_wait_clamp(uint64_t w) { return w < WS_WAIT_MAX ? w : WS_WAIT_MAX; }
+#define WS_LS_BIG UINT32_MAX
+#define WS_LR_BIG ((1u << 29) - 1)
+typedef struct {
+    uint64_t key, val;     /* key 0: empty */
+} ws_wlong_t;
 enum { F_WRONG_ORDER = 1, F_LS_DONE = 2, F_LR_DONE = 4 };
 
 /* A send that arrived at the part of its receiver (32 bytes), kept for the
@@ -192,7 +196,33 @@ typedef struct {
     uint64_t t0, t_end;    /* first MPI call entered, last one left (ticks, all parts) */
     uint64_t *gap_tot;     /* [3 * nodes] computation per gap code (ticks; the ideal replay
                             * sums it, the critical path's imbalance uses it) */
+    ws_wlong_t *wl;        /* long waits: open addressing by (location, call, which) */
+    size_t wl_n, wl_cap;
 } ws_pass_t;
+
+/* Long waits (see ws_wait_t): the exact value of `which` (0 Late Sender,
+ * 1 Late Receiver) of call k of location i; raising one (ws_wait_max). */
+uint64_t ws_wait_long(const ws_pass_t *p, size_t i, uint32_t k, int which);
+void ws_wait_long_set(ws_pass_t *p, size_t i, uint32_t k, int which, uint64_t v);
+static inline uint64_t ws_ls(const ws_pass_t *p, size_t i, uint32_t k)
+{
+    uint32_t v = p->wt[i][k].ls;
+    return v != WS_LS_BIG ? v : ws_wait_long(p, i, k, 0);
+}
+static inline uint64_t ws_lr(const ws_pass_t *p, size_t i, uint32_t k)
+{
+    uint32_t v = p->wt[i][k].lr;
+    return v != WS_LR_BIG ? v : ws_wait_long(p, i, k, 1);
+}
+/* Raises a waiting time to w if w is larger. */
+static inline void ws_wait_max(ws_pass_t *p, size_t i, uint32_t k, int which, uint64_t w)
+{
+    ws_wait_t *x = &p->wt[i][k];
+    if (w <= (which ? ws_lr(p, i, k) : ws_ls(p, i, k))) return;
+    if (which == 0 && w < WS_LS_BIG) x->ls = (uint32_t)w;
+    else if (which == 1 && w < WS_LR_BIG) x->lr = (uint32_t)w;
+    else ws_wait_long_set(p, i, k, which, w);
+}
 
 /* Exchanges of the passes: one part needs none. */
 static inline bool ws_alone(const ws_net_t *n) { return !n || n->nparts <= 1; }

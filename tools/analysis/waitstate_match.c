@@ -234,6 +234,44 @@ char *ws_gather_text(const ws_net_t *net, const char *text, size_t len)
     return o;
 }
 
+/* ---- long waits (ws_wait_t) ------------------------------------------------------ */
+
+static uint64_t wl_key(size_t i, uint32_t k, int which)
+{
+    return ((uint64_t)i << 33 | (uint64_t)k << 1 | (uint64_t)(which != 0)) + 1;
+}
+
+uint64_t ws_wait_long(const ws_pass_t *p, size_t i, uint32_t k, int which)
+{
+    uint64_t key = wl_key(i, k, which);
+    for (size_t h = ws_mix(key) & (p->wl_cap - 1); p->wl_cap && p->wl[h].key; h = (h + 1) & (p->wl_cap - 1))
+        if (p->wl[h].key == key) return p->wl[h].val;
+    return which ? WS_LR_BIG : WS_LS_BIG; /* not reached: every such value has its entry */
+}
+
+void ws_wait_long_set(ws_pass_t *p, size_t i, uint32_t k, int which, uint64_t v)
+{
+    if (2 * (p->wl_n + 1) > p->wl_cap) {
+        size_t cap = p->wl_cap ? 2 * p->wl_cap : 64;
+        ws_wlong_t *t = xcalloc(cap, sizeof *t);
+        for (size_t j = 0; j < p->wl_cap; j++) {
+            if (!p->wl[j].key) continue;
+            size_t h = ws_mix(p->wl[j].key) & (cap - 1);
+            while (t[h].key) h = (h + 1) & (cap - 1);
+            t[h] = p->wl[j];
+        }
+        free(p->wl);
+        p->wl = t, p->wl_cap = cap;
+    }
+    uint64_t key = wl_key(i, k, which);
+    size_t h = ws_mix(key) & (p->wl_cap - 1);
+    while (p->wl[h].key && p->wl[h].key != key) h = (h + 1) & (p->wl_cap - 1);
+    if (!p->wl[h].key) p->wl_n++;
+    p->wl[h] = (ws_wlong_t){key, v};
+    if (which) p->wt[i][k].lr = WS_LR_BIG;
+    else p->wt[i][k].ls = WS_LS_BIG;
+}
+
 /* owner[r]: the part holding world rank r (ws_part_owns's blocks). */
 static int *rank_owners(int ranks, int nparts)
 {
@@ -344,12 +382,10 @@ static void match_messages(ws_ctx_t *c, const ws_net_t *net, ws_pass_t *p, ws_re
             p->g_loc[s] = (uint32_t)i;
             ws_xsend_t *sd = &in[s];
             ws_call_t *rc = &l->calls.v[m->call];
-            ws_wait_t *rw = &wt[i][m->call];
             sent_at[k] = sd->enter;
             int rk = c->region_kind[ws_call_region(c, rc)];
             if ((rk == K_RECV || rk == K_SENDRECV || rk == K_WAIT) && sd->enter > rc->enter) {
-                uint64_t w = ws_min64(sd->enter, ws_leave(l, rc)) - rc->enter;
-                if (w > rw->ls) rw->ls = ws_wait_clamp(w);
+                ws_wait_max(p, i, m->call, 0, ws_min64(sd->enter, ws_leave(l, rc)) - rc->enter);
             }
             if (rc->enter > sd->enter) {
                 PUSH(c, rep, ((ws_xreply_t){sd->loc, sd->call, rc->enter}), abort());
@@ -408,8 +444,7 @@ static void match_messages(ws_ctx_t *c, const ws_net_t *net, ws_pass_t *p, ws_re
         int sk = c->region_kind[ws_call_region(c, sc)];
         if ((sk == K_SEND || sk == K_SENDRECV) && a->recv_enter > sc->enter) {
             uint64_t w = ws_min64(a->recv_enter, ws_leave(&c->locs[a->loc], sc)) - sc->enter;
-            ws_wait_t *sw = &wt[a->loc][a->call];
-            if (w > sw->lr) sw->lr = w;
+            ws_wait_max(p, a->loc, a->call, 1, w);
         }
     }
     free(rin);
@@ -650,8 +685,9 @@ ws_result_t *ws_finish(ws_ctx_t *c, const ws_net_t *net)
             ws_wait_t *w = &wt[i][l->recvs.v[k].call];
             if (!w->ls || (w->flags & F_LS_DONE)) continue;
             w->flags |= F_LS_DONE;
-            ADD(WS_LATE_SENDER, cl, w->ls);
-            if (w->flags & F_WRONG_ORDER) ADD(WS_LATE_SENDER_WO, cl, w->ls);
+            uint64_t ls = ws_ls(pp, i, l->recvs.v[k].call);
+            ADD(WS_LATE_SENDER, cl, ls);
+            if (w->flags & F_WRONG_ORDER) ADD(WS_LATE_SENDER_WO, cl, ls);
         }
         for (size_t k = 0; k < l->sends.n; k++) {
             ws_call_t *cl = &l->calls.v[l->sends.v[k].call];
@@ -660,7 +696,7 @@ ws_result_t *ws_finish(ws_ctx_t *c, const ws_net_t *net)
             w->flags |= F_LR_DONE;
             /* A Sendrecv waits for both ends at once: a Late Sender wins. */
             if (!(w->ls && c->region_kind[ws_call_region(c, cl)] == K_SENDRECV))
-                ADD(WS_LATE_RECEIVER, cl, w->lr);
+                ADD(WS_LATE_RECEIVER, cl, ws_lr(pp, i, l->sends.v[k].call));
         }
         for (size_t k = 0; k < l->colls.n; k++) {
             ws_coll_t *co = &l->colls.v[k];
@@ -698,7 +734,7 @@ ws_result_t *ws_finish(ws_ctx_t *c, const ws_net_t *net)
     for (size_t i = 0; i < c->nlocs; i++)
         free(wt[i]), free(ps.recv_g[i]), free(ps.send_j[i]), free(ps.memb[i]);
     free(wt), free(ps.recv_g), free(ps.send_j), free(ps.memb);
-    free(ps.in), free(ps.g_loc), free(ps.rdispl), free(ps.owner);
+    free(ps.in), free(ps.g_loc), free(ps.rdispl), free(ps.owner), free(ps.wl);
     sum_totals(net, r);
     site_ns = gather_sites(c, net, site_ns, &nn);
     /* Sites (part 0): every MPI call path, the ones with waiting time first. */
