@@ -36,8 +36,11 @@
  *    - Early Reduce (Reduce, Gather(v)): the root entered before the first
  *      other member: min(first other enter, leave) - root.enter.
  *
- * Memory: 24 bytes per MPI call and 16 per message end while reading, and
- * 24 more per call in phase 2, with 32 per send in transit.
+ * Memory: 16 bytes per MPI call and 12 per message end (8 more for its
+ * communicator and tag until matched) while reading, and 8 more per call in
+ * phase 2, with 32 per send in transit and 16 once matched; lengths that
+ * do not fit the records' 32-bit fields go to exact side tables
+ * (waitstate_impl.h, docs/analysis.md "Memory").
  *
  * Under MPI (mpi/mpiscope_analyze.c) both phases are split the way
  * Scalasca's replay splits them: each analysis process reads whole ranks'
