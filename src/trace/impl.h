@@ -130,6 +130,7 @@ void trc_defs_write(OTF2_Archive *archive, const trc_loc_t *locs, int nlocs,
  * own set `s` (mapped kinds; they point into *block, which the caller
  * frees). False on every rank if memory ran out on any (nothing to free). */
 typedef struct {
+    size_t own;                      /* words of this rank's own set, before merging */
     int children, up_msgs;           /* subtrees merged here; messages received */
     size_t up_recv, up_sent;         /* words of sets received from children, sent to the parent */
     size_t down_recv, down_sent;     /* words of maps received, sent */

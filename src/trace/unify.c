@@ -30,20 +30,22 @@
 
 enum { TAG_UP = 78, TAG_DOWN = 79 };
 
-/* MPISCOPE_TEST_UNIFY_STATS=<file> (tests only): each rank appends a line
- * with what the unification cost it. */
+/* MPISCOPE_TEST_UNIFY_STATS=1 (tests only): each rank appends a line with
+ * what the unification cost it to <output directory>/unify-stats.txt. */
 static void stats(const trc_unify_stats_t *st)
 {
-    const char *path = getenv("MPISCOPE_TEST_UNIFY_STATS");
-    if (!path || !*path) return;
-    char line[256];
+    const char *on = getenv("MPISCOPE_TEST_UNIFY_STATS");
+    if (!on || strcmp(on, "1") != 0 || !msc_g.outdir[0]) return;
+    char line[320], path[sizeof msc_g.outdir + 32];
+    snprintf(path, sizeof path, "%s/unify-stats.txt", msc_g.outdir);
     int n = snprintf(line, sizeof line,
-                     "rank %d size %d children %d up_recv_msgs %d up_recv_words %zu "
+                     "rank %d size %d own_words %zu children %d up_recv_msgs %d up_recv_words %zu "
                      "up_sent_words %zu down_recv_words %zu down_sent_words %zu "
                      "held_words %zu global_words %zu\n",
-                     msc_g.world_rank, msc_g.world_size, st->children, st->up_msgs,
+                     msc_g.world_rank, msc_g.world_size, st->own, st->children, st->up_msgs,
                      st->up_recv, st->up_sent, st->down_recv, st->down_sent, st->held,
                      st->global);
+    if (n < 0 || (size_t)n >= sizeof line) return;
     FILE *f = fopen(path, "a");
     if (!f) return;
     setvbuf(f, NULL, _IONBF, 0); /* one write: lines of the ranks do not mix */
@@ -81,7 +83,11 @@ bool trc_unify(tu_set_t *s, uint32_t **block, uint32_t *global[TU_KINDS], trc_un
     memset(st, 0, sizeof *st);
     memset(cmap, 0, sizeof cmap);
     st->children = nch;
+    st->own = tu_words(s);
     for (int k = 0; k < TU_KINDS; k++) global[k] = NULL;
+    /* Our own communicator: a receive that fails (no memory for a message:
+     * it is received truncated) returns instead of ending the program. */
+    PMPI_Comm_set_errhandler(msc_g.comm, MPI_ERRORS_RETURN);
 
     /* Up: merge the children's sets, nearest first, then send to the parent. */
     for (int c = 0; c < nch; c++) {
