@@ -1,6 +1,6 @@
 # Unit tests without MPI: the MPI-free core (settings, clock) and the trace's
-# definition sets (src/trace/defset.c), linked against msc_base. Each line of list.h becomes its own CTest test, run in its own
-# process: unit/<name>.
+# definition sets (src/trace/defset.c), linked against msc_base. Each line of
+# list.h becomes its own CTest test, run in its own process: unit/<name>.
 add_executable(unit_tests
   ${CMAKE_CURRENT_LIST_DIR}/runner.c
   ${CMAKE_CURRENT_LIST_DIR}/test_settings.c
