@@ -45,10 +45,11 @@ foreach(f IN LISTS MSC_FLAVORS)
     msc_intercept_case(${f} counts large_count NP 2)
   endif()
 
-  # Calls made inside MPI calls (callbacks) are not the application's.
+  # Calls made by the application's callbacks inside MPI calls are recorded.
   msc_mpi_program(${f} reentrancy SOURCES reentrancy.c FLAGS ${msc_cflags})
   msc_intercept_case(${f} reentrancy user_op NP 2)
   msc_intercept_case(${f} reentrancy attr_callbacks NP 2)
+  msc_intercept_case(${f} reentrancy delete_frees NP 2)
   msc_intercept_case(${f} reentrancy errhandler NP 1)
   msc_intercept_case(${f} reentrancy grequest NP 1)
 
