@@ -37,7 +37,7 @@ static void usage(FILE *o)
             "usage: mpiscope report [--sort time|calls|bytes|name] [--limit N | --all]\n"
             "                       [--html [-o FILE]] [--no-waitstates] [--reanalyze]\n"
             "                       [--np N [--mpi openmpi|mpich]] [--parallel-locations N]\n"
-            "                       [--allow-partial] DIR|FILE.json\n"
+            "                       [--allow-partial] [--by-node] DIR|FILE.json\n"
             "       mpiscope report [--weak] [--np N] RUN1 RUN2 [RUN3...]\n"
             "\n"
             "Prints the profile report of DIR/profile.json (default: sorted by time, 20 rows\n"
@@ -51,6 +51,9 @@ static void usage(FILE *o)
             "  --html              write one self-contained HTML file (DIR/report.html, or -o)\n"
             "  -o FILE             where --html writes\n"
             "  --no-waitstates     skip the trace analysis\n"
+            "  --by-node           add the ranks grouped by host: per node its ranks' MPI time\n"
+            "                      and share, and the node's totals (hosts from profile.json,\n"
+            "                      else from the trace's system tree)\n"
             "  --reanalyze         analyse the trace again even if waitstates.json is current\n"
             "  --np N              analyse the trace with N MPI processes (mpiscope-analyze\n"
             "                      under the MPI's launcher, mpirun.<mpi>); default 1: here\n"
@@ -197,6 +200,7 @@ int msc_cmd_report_all(int argc, char **argv)
 {
     const char *target = NULL, *html_out = NULL;
     bool html = false, no_ws = false, reanalyze = false, weak = false, allow_partial = false;
+    bool by_node = false;
     char **runs = calloc((size_t)argc + 1, sizeof *runs);
     int nruns = 0;
     msc_ws_opts_t wso = {1, NULL, 0, false};
@@ -224,6 +228,8 @@ int msc_cmd_report_all(int argc, char **argv)
             weak = true;
         } else if (!strcmp(a, "--allow-partial")) {
             allow_partial = true;
+        } else if (!strcmp(a, "--by-node")) {
+            by_node = true;
         } else if (!strcmp(a, "--no-waitstates")) {
             no_ws = true;
         } else if (!strcmp(a, "--reanalyze")) {
@@ -338,6 +344,9 @@ int msc_cmd_report_all(int argc, char **argv)
         if (has_profile) {
             pass[npass++] = profile;
             rc = msc_cmd_report(npass, pass);
+            fflush(stdout);
+            if (by_node && msc_report_nodes(is_dir ? target : NULL, profile, stdout) != 0 && rc == 0)
+                rc = 1;
         } else {
             printf("(no profile.json in %s: the run was traced only)\n", target);
         }
