@@ -1637,6 +1637,7 @@ static void trace_finalize(void)
         snprintf(path, sizeof path, "%s/trace", msc_g.outdir);
         nftw(path, no_write_for_others, 16, FTW_PHYS);
     }
+    trc_parts_write();
     archive = NULL;
     /* A failed write (full disk) can leave the anchor file empty: a reader
      * would take the directory for a trace and fail on it. Rank 0 moves
