@@ -84,6 +84,9 @@ typedef struct msc_call {
     uint64_t t_enter;         /* ns, before the PMPI call */
     uint64_t t_leave;         /* ns, after it */
     int rc;                   /* what PMPI returned (MPI_SUCCESS for non-int functions) */
+    int opened;               /* the gate was open during the PMPI call (msc_call_open):
+                               * calls of the application's callbacks are recorded
+                               * inside this one */
 
     MPI_Comm comm;
     int peer, tag;            /* destination or source, and tag */

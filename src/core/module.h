@@ -16,7 +16,7 @@
 
 #include "call.h"
 
-#define MSC_MODULE_ABI 2 /* 2: due hooks */
+#define MSC_MODULE_ABI 3 /* 2: due hooks; 3: nest hooks */
 
 typedef struct msc_module {
     int abi;                          /* MSC_MODULE_ABI */
@@ -59,6 +59,14 @@ typedef struct msc_module {
      * the same time due, so the hook keeps its own check. */
     void (*due)(msc_call_t *c);
     const _Atomic uint64_t *due_ns;
+    /* Optional: called after enter, before the PMPI call, for a call whose
+     * PMPI call may run the application's code (attribute callbacks, a user
+     * reduction operation; wrapgen.py: CALLBACK_FUNCTIONS): the MPI calls that
+     * code makes are recorded while this call is in flight, their leave
+     * hooks before this call's. A module that writes a call's begin at leave
+     * time (the trace's Enter) writes it here instead; c->opened tells its
+     * leave hook so. The hooks run with the gate busy. */
+    void (*nest)(msc_call_t *c);
 } msc_module_t;
 
 /* Called from a constructor. Returns the module's slot, or -1 if full. */

@@ -84,6 +84,7 @@ void msc_output_setup(const char *program)
             path[0] = 0;
         }
         msc_g.outdir_shared = !unseen;
+        msc_g.outdir_unseen = nunseen;
     }
     snprintf(msc_g.outdir, sizeof msc_g.outdir, "%s", ok ? path : "");
 }

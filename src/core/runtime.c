@@ -43,6 +43,11 @@ void msc_hooks_refresh(void)
     pthread_mutex_unlock(&hooks_lock);
 }
 
+void msc_hooks_nest(msc_call_t *c)
+{
+    for (int i = 0; i < msc_hooks.n_nest; i++) msc_hooks.nest[i](c);
+}
+
 void msc_hooks_due(msc_call_t *c)
 {
     for (int i = 0; i < msc_hooks.n_due; i++)
@@ -155,6 +160,7 @@ void msc_runtime_init(int thread_provided)
             msc_hooks.leave_wanted[msc_hooks.n_leave] = m->leave_wanted ? m->leave_wanted : &always;
             msc_hooks.leave[msc_hooks.n_leave++] = m->leave;
         }
+        if (m->nest) msc_hooks.nest[msc_hooks.n_nest++] = m->nest;
         if (m->due && m->due_ns) {
             msc_hooks.due_word[msc_hooks.n_due] = m->due_ns;
             msc_hooks.due[msc_hooks.n_due++] = m->due;

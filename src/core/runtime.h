@@ -23,9 +23,14 @@ typedef struct {
     const _Atomic int *leave_wanted[MSC_MODULES_MAX];
     void (*due[MSC_MODULES_MAX])(msc_call_t *c);
     const _Atomic uint64_t *due_word[MSC_MODULES_MAX];
+    int n_nest;
+    void (*nest[MSC_MODULES_MAX])(msc_call_t *c);
 } msc_hooks_t;
 
 extern msc_hooks_t msc_hooks MSC_INTERNAL;
+
+/* The nest hooks (module.h), from msc_call_open (wrap.h). */
+void msc_hooks_nest(msc_call_t *c) MSC_INTERNAL;
 
 /* The due hooks of the modules whose time has come (module.h: due). */
 void msc_hooks_due(msc_call_t *c) MSC_INTERNAL;

@@ -83,6 +83,7 @@ typedef struct {
     msc_settings_t settings;
     char outdir[PATH_MAX];       /* output directory; empty when output is impossible */
     bool outdir_shared;          /* this rank sees rank 0's output directory (output.c) */
+    int outdir_unseen;           /* ranks that do not see it (the same on every rank) */
     uint64_t t_init_begin;       /* ns, entry of MPI_Init */
     uint64_t t_init_end;         /* ns, return of PMPI_Init */
     uint64_t t_ready;            /* ns, the tool's own start done (its collectives waited for

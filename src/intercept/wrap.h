@@ -94,6 +94,7 @@ static MSC_HOT int msc_call_begin(msc_call_t *c, msc_fn_t fn, msc_kind_t kind, m
     c->thread = t;
     c->ndone = 0;
     c->req_id = 0;
+    c->opened = 0;
     return 1;
 }
 
@@ -142,6 +143,36 @@ static MSC_HOT void msc_call_done(msc_call_t *c, int rc, msc_fn_t fn, msc_kind_t
 static MSC_HOT void msc_call_leave(msc_call_t *c, int rc)
 {
     msc_call_done(c, rc, c->fn, c->kind);
+}
+
+/* Around the PMPI call of a function that may run the application's code
+ * (attribute callbacks, user reduction operations, error handlers called by
+ * MPI_*_call_errhandler; wrapgen.py chooses them): msc_call_open, after
+ * msc_call_enter, runs the modules' nest hooks and opens this thread's gate,
+ * so that the MPI calls of that code are recorded (nested in this call);
+ * msc_call_shut closes it again when PMPI returns, before the leave hooks.
+ * A nested call leaves the gate open behind it (msc_gate_release), as it
+ * found it. Only the recording path of these functions pays for it. */
+static inline void msc_call_open(msc_call_t *c)
+{
+    c->opened = 1;
+    msc_hooks_nest(c);
+    msc_gate_release();
+}
+
+static MSC_HOT void msc_call_shut(void)
+{
+    atomic_store_explicit(&msc_tls.gate, MSC_GATE_BUSY, memory_order_relaxed);
+}
+
+/* Whether a reduction's operation may be the application's function: any
+ * operation but the predefined ones. */
+static inline int msc_op_is_user(MPI_Op op)
+{
+    return op != MPI_SUM && op != MPI_PROD && op != MPI_MAX && op != MPI_MIN &&
+           op != MPI_LAND && op != MPI_LOR && op != MPI_LXOR && op != MPI_BAND &&
+           op != MPI_BOR && op != MPI_BXOR && op != MPI_MAXLOC && op != MPI_MINLOC &&
+           op != MPI_REPLACE && op != MPI_NO_OP && op != MPI_OP_NULL;
 }
 
 /* Stand-in status when the caller passed MPI_STATUS_IGNORE. */

@@ -40,6 +40,11 @@ static inline uint64_t trc_ts(uint64_t t)
 
 /* defs.c ------------------------------------------------------------------*/
 void trc_defs_init(void) TRC_HIDDEN;
+/* The trace in parts (output directory not shared by every node): rank 0
+ * writes trace/parts.txt naming the ranks whose events are in other nodes'
+ * copies (parts.c). Collective over msc_g.comm; nothing when every rank
+ * shares the directory. */
+void trc_parts_write(void) TRC_HIDDEN;
 /* Rank 0: the archive's MPISCOPE::INCOMPLETE_REASON when it is written incomplete. */
 void trc_defs_incomplete_reason(const char *why) TRC_HIDDEN;
 trc_comm_t *trc_comm_lookup_slow(MPI_Comm comm) TRC_HIDDEN;  /* registers unknown handles */

@@ -7,7 +7,8 @@ list(APPEND MSC_MODULE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/unify.c
   ${CMAKE_CURRENT_LIST_DIR}/sync.c
   ${CMAKE_CURRENT_LIST_DIR}/emergency.c
-  ${CMAKE_CURRENT_LIST_DIR}/segments.c)
+  ${CMAKE_CURRENT_LIST_DIR}/segments.c
+  ${CMAKE_CURRENT_LIST_DIR}/parts.c)
 list(APPEND MSC_MODULE_INCLUDES ${OTF2_INCLUDE_DIRS})
 list(APPEND MSC_MODULE_LIBS PkgConfig::OTF2)
 # MPI call sites resolve at finalize with the profile's resolver

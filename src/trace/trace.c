@@ -1024,7 +1024,7 @@ static void records(trc_thread_t *t, msc_call_t *c, uint64_t te, uint64_t tl)
             const trc_comm_t *cm = trc_comm(c->comm);
             uint64_t s, r;
             coll_bytes(c, cm, &s, &r);
-            emit(t, &(trc_rec_t){.kind = R_COLL_BEGIN, .t = te});
+            if (!c->opened) emit(t, &(trc_rec_t){.kind = R_COLL_BEGIN, .t = te}); /* on_nest */
             emit(t, &(trc_rec_t){.kind = R_COLL_END, .t = tl, .a = (uint32_t)(coll_op[c->fn] - 1),
                                 .b = cm->ref, .c = coll_root(c, cm), .x = s, .y = r});
         }
@@ -1088,19 +1088,11 @@ static void thread_flush(trc_thread_t *t)
     site_forget(t);
 }
 
-static void on_leave(msc_call_t *c)
+/* The Enter of a call whose PMPI call may record nested calls (module.h:
+ * nest): written now, so that theirs follow it; on_leave then writes only
+ * the rest. */
+static MSC_HOT void write_enter(trc_thread_t *t, msc_call_t *c, uint64_t te)
 {
-    trc_thread_t *t = thread_of(c->thread);
-    if (MSC_UNLIKELY(!t)) return;
-    /* Another thread flushed: this one flushes its own location now. */
-    if (MSC_UNLIKELY(t->flush_gen != atomic_load_explicit(&flush_gen, memory_order_relaxed))) {
-        thread_flush(t);
-        if (atomic_load(&failed)) { /* stopped: this thread records nothing more */
-            c->thread->module_data[slot] = NULL;
-            return;
-        }
-    }
-    uint64_t te = trc_ts(c->t_enter), tl = trc_ts(c->t_leave);
     /* Enter and Leave straight to the writer outside unordered periods (the
      * record is passed by address: a by-value copy cost store-forwarding
      * stalls on every call). The Enter has an attribute only when the call
@@ -1119,6 +1111,39 @@ static void on_leave(msc_call_t *c)
         emit(t, &(trc_rec_t){.kind = R_MPI_ENTER, .t = te, .a = (uint32_t)c->fn,
                             .x = (uint64_t)(uintptr_t)c->site});
     }
+}
+
+static void on_nest(msc_call_t *c)
+{
+    trc_thread_t *t = thread_of(c->thread);
+    if (!t) return;
+    if (t->flush_gen != atomic_load_explicit(&flush_gen, memory_order_relaxed)) {
+        thread_flush(t);
+        if (atomic_load(&failed)) {
+            c->thread->module_data[slot] = NULL;
+            return;
+        }
+    }
+    uint64_t te = trc_ts(c->t_enter);
+    write_enter(t, c, te);
+    if (c->kind == MSC_KIND_COLL && coll_op[c->fn]) emit(t, &(trc_rec_t){.kind = R_COLL_BEGIN, .t = te});
+}
+
+static void on_leave(msc_call_t *c)
+{
+    trc_thread_t *t = thread_of(c->thread);
+    if (MSC_UNLIKELY(!t)) return;
+    /* Another thread flushed: this one flushes its own location now. */
+    if (MSC_UNLIKELY(t->flush_gen != atomic_load_explicit(&flush_gen, memory_order_relaxed))) {
+        thread_flush(t);
+        if (atomic_load(&failed)) { /* stopped: this thread records nothing more */
+            c->thread->module_data[slot] = NULL;
+            return;
+        }
+    }
+    uint64_t te = trc_ts(c->t_enter), tl = trc_ts(c->t_leave);
+    /* A call that recorded nested calls wrote its Enter before them (on_nest). */
+    if (MSC_LIKELY(!c->opened)) write_enter(t, c, te);
     if (c->rc == MPI_SUCCESS || c->rc == MPI_ERR_IN_STATUS) records(t, c, te, tl);
     /* A write of this call failed (a flush to a full disk): the writer is
      * not used again. */
@@ -1612,6 +1637,7 @@ static void trace_finalize(void)
         snprintf(path, sizeof path, "%s/trace", msc_g.outdir);
         nftw(path, no_write_for_others, 16, FTW_PHYS);
     }
+    trc_parts_write();
     archive = NULL;
     /* A failed write (full disk) can leave the anchor file empty: a reader
      * would take the directory for a trace and fail on it. Rank 0 moves
@@ -1689,6 +1715,7 @@ static const msc_module_t trace_module = {
     .init = trace_init,
     .enter = NULL,
     .leave = on_leave,
+    .nest = on_nest,
     .pcontrol = trace_pcontrol,
     .finalize = trace_finalize,
     .emergency = trace_emergency,

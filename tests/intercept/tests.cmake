@@ -45,10 +45,17 @@ foreach(f IN LISTS MSC_FLAVORS)
     msc_intercept_case(${f} counts large_count NP 2)
   endif()
 
-  # Calls made inside MPI calls (callbacks) are not the application's.
+  # Calls made by the application's callbacks inside MPI calls are recorded.
   msc_mpi_program(${f} reentrancy SOURCES reentrancy.c FLAGS ${msc_cflags})
   msc_intercept_case(${f} reentrancy user_op NP 2)
   msc_intercept_case(${f} reentrancy attr_callbacks NP 2)
+  msc_intercept_case(${f} reentrancy delete_frees NP 2)
+  # The same calls in profile.json, the trace (nested) and check mode (no leak).
+  foreach(c delete_frees user_op)
+    msc_intercept_case(${f} reentrancy ${c} NP 2 SUFFIX -modes
+      ENV MPISCOPE_MODE=profile,trace,check
+      CHECK "/usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/check_nested.py $MSC_OUT ${c} 2")
+  endforeach()
   msc_intercept_case(${f} reentrancy errhandler NP 1)
   msc_intercept_case(${f} reentrancy grequest NP 1)
 

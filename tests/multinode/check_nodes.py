@@ -6,7 +6,11 @@ really ran (the program's own "rank R host H" lines).
 
 - profile.json merges every rank: world_size NP, and per function and per
   rank exactly the calls spread.c makes (10 MPI_Sendrecv, 10 MPI_Allreduce,
-  10 MPI_Barrier per rank); when per_rank names hosts, each is the rank's.
+  10 MPI_Barrier per rank); per_rank names each rank's host (a profile with
+  run metadata, key "run", must; one without, from before issue 16's
+  per-rank table, cannot);
+- `mpiscope report --by-node` lists every rank under the host it ran on,
+  each node with exactly its ranks, and the node count;
 - the trace is valid and has every call (tests/trace/check_trace.py with
   the program's expect.<rank> files);
 - the OTF2 system tree has one node (class "node") per host, named by the
@@ -53,9 +57,40 @@ for r, e in per.items():
         hosts_in_profile += 1
         if h != host[r]:
             bad.append(f"profile: rank {r} on host {h}, but it ran on {host[r]}")
+if "run" in prof and hosts_in_profile != np_:
+    bad.append(f"profile: per_rank names the host of {hosts_in_profile} of {np_} ranks")
 print(f"check_nodes: profile merges {np_} ranks on {len(set(host.values()))} hosts"
       + (f"; per_rank names every rank's host" if hosts_in_profile == np_ else
-         "; per_rank names no host (not in this profile format)"))
+         "; per_rank names no host (profile without run metadata)"))
+
+# The report grouped by node (hosts from the profile or the system tree).
+lib = os.environ["MSC_LIB"]
+cli = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(lib)))),
+                   "bin", "mpiscope")
+rep_ = subprocess.run([cli, "report", "--by-node", "--no-waitstates", out], capture_output=True,
+                      text=True)
+if rep_.returncode:
+    bad.append(f"mpiscope report --by-node: exit {rep_.returncode}: {rep_.stderr.strip()}")
+section = rep_.stdout.split("\nRanks by node", 1)
+listed, node, nodes_line = {}, None, None
+for line in (section[1].splitlines() if len(section) == 2 else []):
+    m = re.match(r"  node (\S+): (\d+) rank\(s\)", line)
+    if m:
+        node = m.group(1)
+        continue
+    m = re.match(r"\s+(\d+)\s+[0-9.]+\s+[0-9.]+$", line)
+    if m and node:
+        listed[int(m.group(1))] = node
+        continue
+    m = re.match(r"  (\d+) node\(s\), (\d+) rank\(s\)", line)
+    if m:
+        nodes_line = (int(m.group(1)), int(m.group(2)))
+        break
+if listed != host:
+    bad.append(f"report --by-node: ranks under {listed}, they ran on {host}")
+if nodes_line != (len(set(host.values())), np_):
+    bad.append(f"report --by-node: totals {nodes_line}, expected {len(set(host.values()))} nodes")
+print(f"check_nodes: report --by-node lists every rank under its host ({nodes_line})")
 
 r = subprocess.run(["/usr/bin/python3", os.path.join(os.path.dirname(__file__), "..", "trace",
                                                      "check_trace.py"), out])

@@ -90,6 +90,24 @@ if [ "$test" = unshared ]; then
   done
   grep -q "is not shared by every rank" "$dir/stderr" ||
     { echo "run.sh: mpiscope did not say that the output directory is not shared" >&2; exit 1; }
+  # Rank 0's copy alone is a partial trace, and the report names exactly the
+  # ranks (with their hosts) whose events are in the other copies; given
+  # those copies with --part, it reports the whole run.
+  cli=$(dirname "$(dirname "$(dirname "$(dirname "$MSC_LIB")")")")/bin/mpiscope
+  want=$(awk '$4 != "msn1" {printf "%s%s (%s)", n++ ? ", " : "", $2, $4}' "$dir/placement")
+  "$cli" report --no-waitstates "$dir/copies/msn1" > "$dir/report0" 2> "$dir/report0.err"
+  rc=$?
+  [ "$rc" = 3 ] || { cat "$dir/report0.err" >&2; echo "run.sh: report of rank 0's copy exited $rc, not 3 (partial)" >&2; exit 1; }
+  grep -qF "the events of ranks $want are in the copy" "$dir/report0.err" ||
+    { cat "$dir/report0.err" >&2; echo "run.sh: the report does not name exactly ranks $want as elsewhere" >&2; exit 1; }
+  "$cli" report "$dir/copies/msn1" --part "$dir/copies/msn2" --part "$dir/copies/msn3" \
+    > "$dir/report-parts" 2> "$dir/report-parts.err" ||
+    { cat "$dir/report-parts.err" >&2; echo "run.sh: report with --part failed" >&2; exit 1; }
+  ! grep -q "PARTIAL\|in parts" "$dir/report-parts" "$dir/report-parts.err" ||
+    { echo "run.sh: the report with every part still says partial" >&2; exit 1; }
+  grep -q "^Wait states (from the trace: [0-9]* events, $np ranks, $np locations" "$dir/report-parts" ||
+    { echo "run.sh: the merged parts were not analysed with every rank" >&2; exit 1; }
+  echo "unshared: rank 0's copy names ranks $want as elsewhere; --part merges them"
   out=$dir/merged
   mkdir -p "$out"
   for n in msn1 msn2 msn3; do cp -a "$dir/copies/$n/." "$out/"; done

@@ -59,6 +59,18 @@ void msc_html_timeline(FILE *out, const msc_json_t *ws);
  * analyses where there are traces. 0, or 1 with a message on stderr. */
 int msc_report_scaling(int n, char **dirs, bool weak, const msc_ws_opts_t *wso, FILE *out);
 
+/* `mpiscope report --by-node` (report_nodes.c): the ranks of profile.json
+ * grouped by host; dir (may be NULL) for the trace's system tree. 0, or 1
+ * with a message when no host per rank is known. */
+int msc_report_nodes(const char *dir, const char *profile, FILE *out);
+
+/* The trace in parts (report_parts.c): which ranks' event files are in
+ * other nodes' copies (a message, or NULL when none is missing), and the
+ * copies merged into a new directory of links (0, or 1 with a message). */
+char *msc_report_parts_missing(const char *dir);
+int msc_report_parts_merge(const char *target, char **parts, int nparts, char *merged, size_t len);
+void msc_report_parts_cleanup(const char *merged);
+
 /* The HTML report (report_html.c): any of dir (for checks.json, mpit.json),
  * profile_path and ws may be missing. Returns 0 or 1 (message on stderr). */
 int msc_report_html(const char *dir, const char *profile_path, const msc_json_doc_t *ws,

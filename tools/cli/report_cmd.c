@@ -37,7 +37,7 @@ static void usage(FILE *o)
             "usage: mpiscope report [--sort time|calls|bytes|name] [--limit N | --all]\n"
             "                       [--html [-o FILE]] [--no-waitstates] [--reanalyze]\n"
             "                       [--np N [--mpi openmpi|mpich]] [--parallel-locations N]\n"
-            "                       [--allow-partial] DIR|FILE.json\n"
+            "                       [--allow-partial] [--by-node] [--part COPY]... DIR|FILE.json\n"
             "       mpiscope report [--weak] [--np N] RUN1 RUN2 [RUN3...]\n"
             "\n"
             "Prints the profile report of DIR/profile.json (default: sorted by time, 20 rows\n"
@@ -51,6 +51,12 @@ static void usage(FILE *o)
             "  --html              write one self-contained HTML file (DIR/report.html, or -o)\n"
             "  -o FILE             where --html writes\n"
             "  --no-waitstates     skip the trace analysis\n"
+            "  --part COPY         a node's copy of DIR, when the output directory was not\n"
+            "                      shared by every node (DIR/trace/parts.txt): its ranks'\n"
+            "                      trace events are merged with DIR's (repeat per node)\n"
+            "  --by-node           add the ranks grouped by host: per node its ranks' MPI time\n"
+            "                      and share, and the node's totals (hosts from profile.json,\n"
+            "                      else from the trace's system tree)\n"
             "  --reanalyze         analyse the trace again even if waitstates.json is current\n"
             "  --np N              analyse the trace with N MPI processes (mpiscope-analyze\n"
             "                      under the MPI's launcher, mpirun.<mpi>); default 1: here\n"
@@ -197,6 +203,10 @@ int msc_cmd_report_all(int argc, char **argv)
 {
     const char *target = NULL, *html_out = NULL;
     bool html = false, no_ws = false, reanalyze = false, weak = false, allow_partial = false;
+    bool by_node = false;
+    char *parts[256];
+    int nparts = 0;
+    char merged[4096] = "", html_default[4000];
     char **runs = calloc((size_t)argc + 1, sizeof *runs);
     int nruns = 0;
     msc_ws_opts_t wso = {1, NULL, 0, false};
@@ -224,6 +234,16 @@ int msc_cmd_report_all(int argc, char **argv)
             weak = true;
         } else if (!strcmp(a, "--allow-partial")) {
             allow_partial = true;
+        } else if (!strcmp(a, "--part") && i + 1 < argc) {
+            if (nparts == (int)(sizeof parts / sizeof *parts)) {
+                fprintf(stderr, "mpiscope report: at most %zu --part copies\n",
+                        sizeof parts / sizeof *parts);
+                free(pass), free(runs);
+                return 2;
+            }
+            parts[nparts++] = argv[++i];
+        } else if (!strcmp(a, "--by-node")) {
+            by_node = true;
         } else if (!strcmp(a, "--no-waitstates")) {
             no_ws = true;
         } else if (!strcmp(a, "--reanalyze")) {
@@ -281,6 +301,20 @@ int msc_cmd_report_all(int argc, char **argv)
     }
     struct stat sb;
     bool is_dir = stat(target, &sb) == 0 && S_ISDIR(sb.st_mode);
+    if (nparts) {
+        if (!is_dir || msc_report_parts_merge(target, parts, nparts, merged, sizeof merged)) {
+            if (!is_dir) fprintf(stderr, "mpiscope report: --part needs DIR, not a file\n");
+            msc_report_parts_cleanup(merged);
+            free(pass);
+            return is_dir ? 1 : 2;
+        }
+        /* The HTML page goes next to DIR, not into the links (removed at the end). */
+        if (html && !html_out) {
+            snprintf(html_default, sizeof html_default, "%.3900s/report.html", target);
+            html_out = html_default;
+        }
+        target = merged;
+    }
     char profile[4096], anchor[4096];
     snprintf(profile, sizeof profile, is_dir ? "%s/profile.json" : "%s", target);
     snprintf(anchor, sizeof anchor, "%s/trace/traces.otf2", target);
@@ -294,12 +328,14 @@ int msc_cmd_report_all(int argc, char **argv)
         pass[npass++] = dir;
         int rc = msc_cmd_report(npass, pass);
         free(pass);
+        msc_report_parts_cleanup(merged);
         return rc;
     }
     if (!has_profile && !has_trace) {
         fprintf(stderr, "mpiscope report: %s has neither profile.json nor a trace "
                         "(trace/traces.otf2)\n", target);
         free(pass);
+        msc_report_parts_cleanup(merged);
         return 1;
     }
     /* A damaged trace (trace_check.c) is still analysed, from what can be
@@ -311,6 +347,15 @@ int msc_cmd_report_all(int argc, char **argv)
     snprintf(unreadable, sizeof unreadable, "%s/trace.unreadable", target);
     if (has_trace) {
         damage = msc_trace_damage(anchor, NULL);
+        /* Ranks whose events are in other nodes' copies (report_parts.c). */
+        char *elsewhere = msc_report_parts_missing(target);
+        if (elsewhere) {
+            size_t n = strlen(elsewhere) + (damage ? strlen(damage) : 0) + 4;
+            char *both = malloc(n);
+            if (both) snprintf(both, n, "%s%s%s", elsewhere, damage ? "; " : "", damage ? damage : "");
+            free(damage), free(elsewhere);
+            damage = both;
+        }
     } else if (is_dir && access(unreadable, F_OK) == 0) {
         damage = strdup("the trace could not be written (what there is is in trace.unreadable)");
     }
@@ -338,6 +383,9 @@ int msc_cmd_report_all(int argc, char **argv)
         if (has_profile) {
             pass[npass++] = profile;
             rc = msc_cmd_report(npass, pass);
+            fflush(stdout);
+            if (by_node && msc_report_nodes(is_dir ? target : NULL, profile, stdout) != 0 && rc == 0)
+                rc = 1;
         } else {
             printf("(no profile.json in %s: the run was traced only)\n", target);
         }
@@ -386,5 +434,6 @@ int msc_cmd_report_all(int argc, char **argv)
     free(damage);
     msc_json_free(ws);
     free(pass);
+    msc_report_parts_cleanup(merged);
     return rc;
 }

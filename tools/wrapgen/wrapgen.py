@@ -232,6 +232,41 @@ def role_lines(fn):
     return out
 
 
+# Functions whose PMPI call may run the application's own code (attribute
+# copy and delete callbacks, error handlers), and, further down, reductions
+# whose operation is the application's (user_op_param): the wrapper opens the
+# gate around the PMPI call (msc_call_open, wrap.h), so that the MPI calls
+# that code makes are recorded, nested in this one. Nothing else is opened:
+# inside any other PMPI call an MPI_ call is the library calling itself
+# (ROMIO, the Fortran and C++ layers) and stays unrecorded. Only C wrappers
+# open: a Fortran binding may reach the C MPI_ function of the same call.
+# Not opened: completion calls (a generalized request's query and free
+# functions run inside MPI_Wait/Test, whose record uses the thread's scratch
+# arrays, which a nested completion call would overwrite), nonblocking
+# collectives (the operation runs at completion) and error handlers called
+# by the library on a failing call (any function). MPI_Finalize: lifecycle.c.
+CALLBACK_FUNCTIONS = {
+    "MPI_Comm_free", "MPI_Comm_disconnect", "MPI_Comm_dup", "MPI_Comm_dup_with_info",
+    "MPI_Comm_set_attr", "MPI_Comm_delete_attr", "MPI_Attr_put", "MPI_Attr_delete",
+    "MPI_Type_free", "MPI_Type_dup", "MPI_Type_set_attr", "MPI_Type_delete_attr",
+    "MPI_Win_free", "MPI_Win_set_attr", "MPI_Win_delete_attr",
+    "MPI_Comm_call_errhandler", "MPI_Win_call_errhandler", "MPI_File_call_errhandler",
+    "MPI_Session_call_errhandler",
+}
+
+
+def user_op_param(fn):
+    """The MPI_Op parameter of a blocking reduction (or MPI_Reduce_local),
+    whose operation may be the application's function; None otherwise."""
+    if fn.kind == "COLL" and "op" in fn.roles:
+        return fn.roles["op"]
+    if fn.name in ("MPI_Reduce_local", "MPI_Reduce_local_c"):
+        for x in fn.proto.params:
+            if re.match(r"\s*MPI_Op\s+\w+\s*$", x.text):
+                return x.name
+    return None
+
+
 def c_wrapper(fn):
     """The exported wrapper tests the gate and tail-calls either PMPI or the
     recording path, which lives in its own function so that the path taken
@@ -258,8 +293,18 @@ def c_wrapper(fn):
     if "status" in fn.roles:
         lines.append("    MPI_Status msc_status;")
     lines += ["    " + s for s in role_lines(fn)]
-    lines += ["    msc_call_enter(&msc_c);",
-              f"    {p.ret} msc_rc = {call};",
+    lines.append("    msc_call_enter(&msc_c);")
+    op = user_op_param(fn)
+    if fn.name in CALLBACK_FUNCTIONS:
+        lines.append("    msc_call_open(&msc_c);")
+    elif op:
+        lines.append(f"    if (msc_op_is_user({op})) msc_call_open(&msc_c);")
+    lines.append(f"    {p.ret} msc_rc = {call};")
+    if fn.name in CALLBACK_FUNCTIONS:
+        lines.append("    msc_call_shut();")
+    elif op:
+        lines.append("    if (msc_c.opened) msc_call_shut();")
+    lines += [
               f"    msc_call_done(&msc_c, {'msc_rc' if is_int else 'MPI_SUCCESS'}, "
               f"MSC_FN_{p.name}, MSC_KIND_{fn.kind});",
               "    return msc_rc;",
