@@ -28,6 +28,7 @@
 
 #include "callsite.h"
 #include "clock.h"
+#include "io.h"
 #include "log.h"
 #include "output.h"
 #include "pjson.h"
@@ -47,14 +48,24 @@ typedef struct {
     int32_t rmin_at, rmax_at;  /* world ranks where they occur */
     uint32_t nranks;           /* ranks that made the call */
     uint32_t has_hist;
+    uint32_t has_io;           /* a file: an iorec_t follows on the wire */
     uint64_t hist[MSC_PROF_BINS]; /* only when has_hist */
 } rec_t;
 
 #define REC_WIRE_SMALL offsetof(rec_t, hist)
 
+/* A file of the I/O section (key "I\t<name>", or "O" for the files beyond
+ * the budget): its rec_t has the time (all of the file's calls), the
+ * operations as calls and the per-rank spread of the time. */
+typedef struct {
+    msc_pio_stat_t s;
+    uint64_t rank_max_ns[2];   /* ns, the most time one rank spent reading, writing it */
+} iorec_t;
+
 typedef struct {
     char *key;
     rec_t r;
+    iorec_t *io;               /* files only */
 } entry_t;
 
 typedef struct {
@@ -68,6 +79,8 @@ typedef struct {
     uint64_t dropped_requests;
     uint64_t tot[2][2];       /* [class][msgs, bytes], all pairs */
     uint64_t omitted[3];      /* pairs, msgs, bytes left out by the pair budget */
+    uint64_t files_dropped;   /* opens of files beyond a rank's MPISCOPE_PROFILE_FILES */
+    uint64_t files_merged;    /* file records summed into "O" by the merge budget */
     uint64_t npairs, nrec;
 } header_t;
 
@@ -106,14 +119,14 @@ static void set_reindex(set_t *st)
     }
 }
 
-/* The record of `key`, created empty if new; NULL if memory ran out. */
-static rec_t *set_get(set_t *st, const char *key)
+/* The entry of `key`, created empty if new; NULL if memory ran out. */
+static entry_t *set_entry(set_t *st, const char *key)
 {
     if (2 * (st->n + 1) > st->idx_cap) set_reindex(st);
     if (!st->idx) return NULL;
     size_t j = str_hash(key) & (st->idx_cap - 1);
     for (; st->idx[j] != SIZE_MAX; j = (j + 1) & (st->idx_cap - 1))
-        if (strcmp(st->e[st->idx[j]].key, key) == 0) return &st->e[st->idx[j]].r;
+        if (strcmp(st->e[st->idx[j]].key, key) == 0) return &st->e[st->idx[j]];
     if (st->n == st->cap) {
         size_t cap = st->cap ? 2 * st->cap : 256;
         entry_t *e = realloc(st->e, cap * sizeof *e);
@@ -128,8 +141,29 @@ static rec_t *set_get(set_t *st, const char *key)
     e->r.s.tmin_ns = UINT64_MAX;
     e->r.rmin_ns = UINT64_MAX;
     e->r.rmin_at = e->r.rmax_at = -1;
+    if (key[0] == 'I' || key[0] == 'O') {
+        e->io = calloc(1, sizeof *e->io);
+        if (!e->io) {
+            free(e->key);
+            return NULL;
+        }
+        e->r.has_io = 1;
+    }
     st->idx[j] = st->n++;
-    return &e->r;
+    return e;
+}
+
+static rec_t *set_get(set_t *st, const char *key)
+{
+    entry_t *e = set_entry(st, key);
+    return e ? &e->r : NULL;
+}
+
+static void io_merge(iorec_t *a, const iorec_t *b)
+{
+    msc_pio_stat_add(&a->s, &b->s);
+    for (int i = 0; i < 2; i++)
+        if (b->rank_max_ns[i] > a->rank_max_ns[i]) a->rank_max_ns[i] = b->rank_max_ns[i];
 }
 
 static void stat_add(msc_pstat_t *a, const msc_pstat_t *b)
@@ -160,7 +194,7 @@ static void rec_merge(rec_t *a, const rec_t *b)
 
 static void set_free(set_t *st)
 {
-    for (size_t i = 0; i < st->n; i++) free(st->e[i].key);
+    for (size_t i = 0; i < st->n; i++) free(st->e[i].key), free(st->e[i].io);
     free(st->e);
     free(st->idx);
     free(st->pairs);
@@ -267,6 +301,35 @@ static void local_set(set_t *st, const fold_t *f)
     }
 }
 
+/* This rank's files (io.c): one record each, "O" for the files beyond its
+ * budget. Returns the rank's I/O time (ns). */
+static uint64_t local_files(set_t *st)
+{
+    size_t n = 0;
+    uint64_t others = 0, total = 0;
+    msc_pio_file_t *files = msc_pio_snapshot(&n, &others);
+    int me = msc_g.world_rank;
+    for (size_t i = 0; files && i < n; i++) {
+        char key[4200];
+        if (files[i].name) snprintf(key, sizeof key, "I\t%s", files[i].name);
+        else snprintf(key, sizeof key, "O");
+        entry_t *e = set_entry(st, key);
+        if (!e) continue;
+        const msc_pio_stat_t *x = &files[i].s;
+        uint64_t t = x->time_ns[0] + x->time_ns[1] + x->time_ns[2];
+        total += t;
+        rec_t one = {.s = {.count = x->ops[0][0] + x->ops[0][1] + x->ops[1][0] + x->ops[1][1],
+                           .time_ns = t, .tmin_ns = UINT64_MAX},
+                     .rmin_ns = t, .rmax_ns = t, .rmin_at = me, .rmax_at = me, .nranks = 1};
+        rec_merge(&e->r, &one);
+        iorec_t io = {.s = *x, .rank_max_ns = {x->time_ns[0], x->time_ns[1]}};
+        io_merge(e->io, &io);
+    }
+    st->h.files_dropped = others;
+    msc_pio_free(files, n);
+    return total;
+}
+
 static void local_pairs(set_t *st, const fold_t *f)
 {
     if (!f->row) return;
@@ -306,23 +369,46 @@ static int by_bytes_desc(const void *a, const void *b)
     return x->cls - y->cls;
 }
 
-/* Keeps the heaviest sites and pairs within their budgets. */
+/* Keeps the heaviest sites, files and pairs within their budgets: lighter
+ * sites are counted, lighter files summed into the others' record. */
 static void set_trim(set_t *st)
 {
     if (st->n > 1) qsort(st->e, st->n, sizeof *st->e, by_time_desc);
-    size_t keep = 0, sites = 0;
+    size_t keep = 0, sites = 0, nfiles = 0, max_files = (size_t)msc_g.settings.v[MSC_SET_PROFILE_FILES].num;
+    entry_t *spill = NULL; /* files left out, until they go into "O" */
+    size_t nspill = 0;
     for (size_t i = 0; i < st->n; i++) {
-        bool site = st->e[i].key[0] == 'S';
+        bool site = st->e[i].key[0] == 'S', file = st->e[i].key[0] == 'I';
         if (site && sites >= (size_t)msc_prof.max_sites) {
             st->h.merged_sites++;
             free(st->e[i].key);
             continue;
         }
-        sites += site;
+        if (file && nfiles >= max_files) {
+            entry_t *sp = realloc(spill, (nspill + 1) * sizeof *sp);
+            if (sp) {
+                spill = sp;
+                spill[nspill++] = st->e[i];
+            } else {
+                free(st->e[i].key), free(st->e[i].io);
+            }
+            st->h.files_merged++;
+            continue;
+        }
+        sites += site, nfiles += file;
         st->e[keep++] = st->e[i];
     }
     st->n = keep;
     set_reindex(st);
+    for (size_t i = 0; i < nspill; i++) {
+        entry_t *o = set_entry(st, "O");
+        if (o) {
+            rec_merge(&o->r, &spill[i].r);
+            io_merge(o->io, spill[i].io);
+        }
+        free(spill[i].key), free(spill[i].io);
+    }
+    free(spill);
     if (st->npairs > 1) qsort(st->pairs, st->npairs, sizeof *st->pairs, by_bytes_desc);
     for (size_t i = (size_t)msc_prof.matrix_pairs; i < st->npairs; i++) {
         st->h.omitted[0]++;
@@ -349,6 +435,7 @@ static char *pack(set_t *st, size_t *len)
         fwrite(st->e[i].key, 1, kl, o);
         const rec_t *r = &st->e[i].r;
         fwrite(r, r->has_hist ? sizeof *r : REC_WIRE_SMALL, 1, o);
+        if (r->has_io) fwrite(st->e[i].io, sizeof *st->e[i].io, 1, o);
     }
     if (st->npairs) fwrite(st->pairs, sizeof *st->pairs, st->npairs, o);
     if (fclose(o) != 0) {
@@ -387,8 +474,20 @@ static void unpack_merge(set_t *st, const char *b, size_t len)
             memcpy(r.hist, b + off, sizeof r.hist);
             off += sizeof r.hist;
         }
-        rec_t *dst = key ? set_get(st, key) : NULL;
-        if (dst) rec_merge(dst, &r);
+        iorec_t io;
+        if (r.has_io) {
+            if (len - off < sizeof io) {
+                free(key);
+                return;
+            }
+            memcpy(&io, b + off, sizeof io);
+            off += sizeof io;
+        }
+        entry_t *dst = key ? set_entry(st, key) : NULL;
+        if (dst) {
+            rec_merge(&dst->r, &r);
+            if (r.has_io && dst->io) io_merge(dst->io, &io);
+        }
         free(key);
     }
     if ((len - off) / sizeof(pair_t) < h.npairs) return;
@@ -401,6 +500,8 @@ static void unpack_merge(set_t *st, const char *b, size_t len)
     st->h.dropped_sites += h.dropped_sites;
     st->h.merged_sites += h.merged_sites;
     st->h.dropped_requests += h.dropped_requests;
+    st->h.files_dropped += h.files_dropped;
+    st->h.files_merged += h.files_merged;
     for (int c = 0; c < 2; c++)
         for (int k = 0; k < 2; k++) st->h.tot[c][k] += h.tot[c][k];
     for (int k = 0; k < 3; k++) st->h.omitted[k] += h.omitted[k];
@@ -437,6 +538,7 @@ static void tree_merge(set_t *st)
 
 typedef struct {
     uint64_t wall_ns, profiled_ns, mpi_ns, calls;
+    uint64_t io_ns;            /* ns in MPI-IO calls on files (io.c) */
 } rank_sum_t;
 
 static void json_stats(FILE *o, const rec_t *r, int world)
@@ -484,6 +586,102 @@ static void json_frames(FILE *o, char *key)
         fputc('}', o);
     }
     fputc(']', o);
+}
+
+static void json_sizes(FILE *o, const uint64_t *hist)
+{
+    fputc('[', o);
+    bool first = true;
+    for (int b = 0; b < MSC_PROF_BINS; b++) {
+        if (!hist[b]) continue;
+        unsigned long long lo = b ? 1ull << (b - 1) : 0;
+        unsigned long long hi = b ? (b == MSC_PROF_BINS - 1 ? 0 : (1ull << b) - 1) : 0;
+        fprintf(o, "%s{\"bin\": %d, \"lo\": %llu, \"hi\": %llu, \"count\": %llu}",
+                first ? "" : ", ", b, lo, hi, (unsigned long long)hist[b]);
+        first = false;
+    }
+    fputc(']', o);
+}
+
+/* Bytes per second that `bytes` in `ns` make (0 without time). */
+static double rate(uint64_t bytes, uint64_t ns)
+{
+    return ns ? (double)bytes * 1e9 / (double)ns : 0.0;
+}
+
+static void json_file(FILE *o, const entry_t *e)
+{
+    const rec_t *r = &e->r;
+    const msc_pio_stat_t *x = &e->io->s;
+    double mean = r->nranks ? (double)r->s.time_ns / r->nranks : 0;
+    fprintf(o, "\"ranks\": %u, \"opens\": %llu, \"reads_independent\": %llu, "
+               "\"reads_collective\": %llu, \"writes_independent\": %llu, "
+               "\"writes_collective\": %llu, \"bytes_read\": %llu, \"bytes_written\": %llu, "
+               "\"read_time_ns\": %llu, \"write_time_ns\": %llu, \"meta_time_ns\": %llu, "
+               "\"time_ns\": %llu, \"read_time_rank_max_ns\": %llu, \"write_time_rank_max_ns\": %llu, "
+               "\"read_bandwidth_Bps\": %.0f, \"write_bandwidth_Bps\": %.0f, "
+               "\"rank_time_min_ns\": %llu, \"rank_time_min_at\": %d, \"rank_time_max_ns\": %llu, "
+               "\"rank_time_max_at\": %d, \"imbalance_pct\": %.3f, \"read_sizes\": ",
+            r->nranks, (unsigned long long)x->opens, (unsigned long long)x->ops[0][0],
+            (unsigned long long)x->ops[0][1], (unsigned long long)x->ops[1][0],
+            (unsigned long long)x->ops[1][1], (unsigned long long)x->bytes[0],
+            (unsigned long long)x->bytes[1], (unsigned long long)x->time_ns[0],
+            (unsigned long long)x->time_ns[1], (unsigned long long)x->time_ns[2],
+            (unsigned long long)r->s.time_ns, (unsigned long long)e->io->rank_max_ns[0],
+            (unsigned long long)e->io->rank_max_ns[1], rate(x->bytes[0], e->io->rank_max_ns[0]),
+            rate(x->bytes[1], e->io->rank_max_ns[1]),
+            (unsigned long long)(r->rmin_at >= 0 ? r->rmin_ns : 0), r->rmin_at,
+            (unsigned long long)r->rmax_ns, r->rmax_at,
+            r->rmax_ns ? 100.0 * ((double)r->rmax_ns - mean) / (double)r->rmax_ns : 0.0);
+    json_sizes(o, x->hist[0]);
+    fprintf(o, ", \"write_sizes\": ");
+    json_sizes(o, x->hist[1]);
+}
+
+/* The I/O section: per file, and the ranks' I/O time. */
+static void json_io(FILE *o, set_t *st, const rank_sum_t *ranks, int nranks, int rank0)
+{
+    uint64_t tot = 0, mn = UINT64_MAX, mx = 0, br = 0, bw = 0;
+    int mn_at = 0, mx_at = 0, with_io = 0;
+    for (int i = 0; i < nranks; i++) {
+        uint64_t t = ranks[i].io_ns;
+        tot += t, with_io += t > 0;
+        if (t < mn) mn = t, mn_at = rank0 + i;
+        if (t > mx) mx = t, mx_at = rank0 + i;
+    }
+    const entry_t *others = NULL;
+    for (size_t i = 0; i < st->n; i++) {
+        if (!st->e[i].io) continue;
+        br += st->e[i].io->s.bytes[0], bw += st->e[i].io->s.bytes[1];
+        if (st->e[i].key[0] == 'O') others = &st->e[i];
+    }
+    double mean = nranks ? (double)tot / nranks : 0;
+    fprintf(o, "\"io\": {\"files_limit\": %lld, \"files_dropped\": %llu, \"files_merged\": %llu, "
+               "\"ranks_with_io\": %d, \"time_ns\": %llu, \"bytes_read\": %llu, \"bytes_written\": %llu, "
+               "\"rank_time_min_ns\": %llu, \"rank_time_min_at\": %d, \"rank_time_max_ns\": %llu, "
+               "\"rank_time_max_at\": %d, \"rank_time_mean_ns\": %.0f, \"imbalance_pct\": %.3f,\n  \"files\": [",
+            msc_g.settings.v[MSC_SET_PROFILE_FILES].num, (unsigned long long)st->h.files_dropped,
+            (unsigned long long)st->h.files_merged, with_io, (unsigned long long)tot,
+            (unsigned long long)br, (unsigned long long)bw,
+            (unsigned long long)(nranks ? mn : 0), mn_at, (unsigned long long)mx, mx_at, mean,
+            mx ? 100.0 * ((double)mx - mean) / (double)mx : 0.0);
+    bool first = true;
+    for (size_t i = 0; i < st->n; i++) { /* sorted by time by the caller */
+        if (st->e[i].key[0] != 'I') continue;
+        fprintf(o, "%s\n    {\"name\": ", first ? "" : ",");
+        msc_json_put_string(o, st->e[i].key + 2);
+        fprintf(o, ", ");
+        json_file(o, &st->e[i]);
+        fputc('}', o);
+        first = false;
+    }
+    fprintf(o, "]");
+    if (others) {
+        fprintf(o, ",\n  \"other_files\": {");
+        json_file(o, others);
+        fputc('}', o);
+    }
+    fputc('}', o);
 }
 
 static void json_write(FILE *o, set_t *st, const rank_sum_t *ranks, int nranks, bool flush,
@@ -537,10 +735,10 @@ static void json_write(FILE *o, set_t *st, const rank_sum_t *ranks, int nranks, 
             (unsigned long long)tot.calls);
     fprintf(o, "\"per_rank\": [");
     for (int i = 0; i < nranks; i++)
-        fprintf(o, "%s\n  {\"rank\": %d, \"wall_ns\": %llu, \"profiled_ns\": %llu, \"mpi_ns\": %llu, \"calls\": %llu}",
+        fprintf(o, "%s\n  {\"rank\": %d, \"wall_ns\": %llu, \"profiled_ns\": %llu, \"mpi_ns\": %llu, \"calls\": %llu, \"io_ns\": %llu}",
                 i ? "," : "", rank0 + i, (unsigned long long)ranks[i].wall_ns,
                 (unsigned long long)ranks[i].profiled_ns, (unsigned long long)ranks[i].mpi_ns,
-                (unsigned long long)ranks[i].calls);
+                (unsigned long long)ranks[i].calls, (unsigned long long)ranks[i].io_ns);
     fprintf(o, "],\n\"functions\": [");
     if (st->n > 1) qsort(st->e, st->n, sizeof *st->e, by_time_desc);
     bool first = true;
@@ -593,7 +791,9 @@ static void json_write(FILE *o, set_t *st, const rank_sum_t *ranks, int nranks, 
                 i ? "," : "", p->from, p->to, p->cls ? "collective" : "p2p",
                 (unsigned long long)p->msgs, (unsigned long long)p->bytes);
     }
-    fprintf(o, "]},\n\"dropped\": {\"callsite_calls\": %llu, \"callsites_merged\": %llu, "
+    fprintf(o, "]},\n");
+    json_io(o, st, ranks, nranks, rank0);
+    fprintf(o, ",\n\"dropped\": {\"callsite_calls\": %llu, \"callsites_merged\": %llu, "
                "\"requests\": %llu}",
             (unsigned long long)st->h.dropped_sites, (unsigned long long)st->h.merged_sites,
             (unsigned long long)st->h.dropped_requests);
@@ -710,10 +910,12 @@ static void prof_write(bool flush, const char *why)
     if (f.fn) msc_threads_foreach(fold_thread, &f);
 
     set_t st = {0};
+    uint64_t io_ns = 0;
     if (f.fn) {
         local_set(&st, &f);
         local_pairs(&st, &f);
     }
+    io_ns = local_files(&st);
     st.h.dropped_sites = f.dropped;
     st.h.dropped_requests = msc_requests_dropped();
     set_trim(&st);
@@ -726,6 +928,7 @@ static void prof_write(bool flush, const char *why)
         mine.mpi_ns += f.fn[i].s.time_ns;
         mine.calls += f.fn[i].s.count;
     }
+    mine.io_ns = io_ns;
 
     rank_sum_t *ranks = NULL;
     int nranks = 1;

@@ -23,10 +23,16 @@
  * those bytes are credited to the function and call site that posted them.
  * MPI_PROC_NULL moves nothing. Collectives count their buffer sizes; their
  * matrix edges follow the logical data flow of each shape (docs/profile.md).
+ * Nonblocking collectives count as the blocking ones when posted, persistent
+ * ones (MPI_*_init) at each MPI_Start, credited to the MPI_*_init call, and
+ * neighbourhood collectives along the communicator's topology. File reads
+ * and writes count what their status says was done (nonblocking ones when
+ * they complete, the split collectives at their _end).
  */
 #include "profile.h"
 #include "../core/fatal.h"
 
+#include <ctype.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -35,6 +41,7 @@
 
 #include "callsite.h"
 #include "clock.h"
+#include "io.h"
 #include "log.h"
 #include "module.h"
 #include "state.h"
@@ -44,11 +51,12 @@ msc_prof_t msc_prof;
 typedef enum {
     SH_NONE = 0, SH_BARRIER, SH_BCAST, SH_REDUCE, SH_ALLREDUCE, SH_SCAN, SH_RSB, SH_RS,
     SH_GATHER, SH_GATHERV, SH_SCATTER, SH_SCATTERV, SH_ALLGATHER, SH_ALLGATHERV,
-    SH_ALLTOALL, SH_ALLTOALLV, SH_OTHER_COLL
+    SH_ALLTOALL, SH_ALLTOALLV, SH_NALLGATHER, SH_NALLGATHERV, SH_NALLTOALL, SH_NALLTOALLV,
+    SH_OTHER_COLL
 } shape_t;
 
 static const struct {
-    const char *name; /* without MPI_, the nonblocking I and the _c suffix */
+    const char *name; /* without MPI_, the nonblocking I, the _init and _c suffixes */
     shape_t shape;
 } shapes[] = {
     {"Barrier", SH_BARRIER},     {"Bcast", SH_BCAST},
@@ -59,19 +67,32 @@ static const struct {
     {"Scatter", SH_SCATTER},     {"Scatterv", SH_SCATTERV},
     {"Allgather", SH_ALLGATHER}, {"Allgatherv", SH_ALLGATHERV},
     {"Alltoall", SH_ALLTOALL},   {"Alltoallv", SH_ALLTOALLV},
+    {"Neighbor_allgather", SH_NALLGATHER}, {"Neighbor_allgatherv", SH_NALLGATHERV},
+    {"Neighbor_alltoall", SH_NALLTOALL},   {"Neighbor_alltoallv", SH_NALLTOALLV},
 };
 
+static void strip_suffix(char *name, const char *suffix)
+{
+    size_t len = strlen(name), n = strlen(suffix);
+    if (len > n && strcmp(name + len - n, suffix) == 0) name[len - n] = 0;
+}
+
+/* The shape of every collective, blocking (MPI_Iallreduce and
+ * MPI_Allreduce_init have MPI_Allreduce's), and the direction of the ends
+ * of split file collectives. */
 static void setup_shapes(void)
 {
     for (int f = 0; f < MSC_FN_COUNT; f++) {
         int k = msc_fn_kind[f];
-        if (k != MSC_KIND_COLL && k != MSC_KIND_ICOLL) continue;
+        if (k == MSC_KIND_IO_END) msc_prof.io_write[f] = strstr(msc_fn_name[f], "_write") != NULL;
+        if (k != MSC_KIND_COLL && k != MSC_KIND_ICOLL && k != MSC_KIND_COLL_INIT) continue;
         char name[64];
         const char *n = msc_fn_name[f] + 4; /* "MPI_" */
         if (k == MSC_KIND_ICOLL && *n == 'I') n++;
         snprintf(name, sizeof name, "%s", n);
-        size_t len = strlen(name);
-        if (len > 2 && strcmp(name + len - 2, "_c") == 0) name[len - 2] = 0;
+        name[0] = (char)toupper((unsigned char)name[0]);
+        strip_suffix(name, "_c");
+        if (k == MSC_KIND_COLL_INIT) strip_suffix(name, "_init");
         msc_prof.shape[f] = SH_OTHER_COLL;
         for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
             if (strcmp(shapes[i].name, name) == 0) msc_prof.shape[f] = (unsigned char)shapes[i].shape;
@@ -169,7 +190,8 @@ static void comm_clear(msc_ptab_t *p)
 {
     for (int i = 0; i < MSC_PROF_COMM_CACHE; i++) {
         free(p->comms[i].world);
-        p->comms[i].world = NULL;
+        free(p->comms[i].in);
+        memset(&p->comms[i], 0, sizeof p->comms[i]);
         p->comms[i].comm = MPI_COMM_NULL;
     }
 }
@@ -185,7 +207,8 @@ static __attribute__((noinline)) msc_pcomm_t *comm_fill(msc_ptab_t *p, MPI_Comm 
     if (same_comm(e->comm, comm)) return e;
     if (!add || comm == MPI_COMM_NULL) return NULL;
     free(e->world);
-    e->world = NULL;
+    free(e->in);
+    memset(e, 0, sizeof *e);
     e->comm = MPI_COMM_NULL;
     int inter = 0;
     MPI_Group g = MPI_GROUP_NULL, wg = MPI_GROUP_NULL;
@@ -304,6 +327,79 @@ static inline void add_sized(msc_pfn_t *f, msc_pstat_t *st, uint64_t sent, uint6
     f->hist[size_bin(sent ? sent : recv)]++;
 }
 
+/* The neighbourhood of a topology communicator, in the order of MPI's
+ * neighbourhood collectives: a Cartesian one has, per dimension, the source
+ * and the destination of MPI_Cart_shift by 1 (the same list in and out), a
+ * graph its neighbours, a distributed graph its sources and destinations.
+ * Asked once per communicator; false: no topology (or no memory). */
+static __attribute__((noinline)) bool comm_topo(msc_pcomm_t *cm)
+{
+    if (cm->topo) return cm->in != NULL;
+    cm->topo = true;
+    int status = MPI_UNDEFINED, nin = 0, nout = 0, weighted = 0, nd = 0;
+    if (PMPI_Topo_test(cm->comm, &status) != MPI_SUCCESS) return false;
+    if (status == MPI_CART) {
+        if (PMPI_Cartdim_get(cm->comm, &nd) != MPI_SUCCESS) return false;
+        nin = nout = 2 * nd;
+    } else if (status == MPI_GRAPH) {
+        if (PMPI_Graph_neighbors_count(cm->comm, cm->me, &nin) != MPI_SUCCESS) return false;
+        nout = nin;
+    } else if (status == MPI_DIST_GRAPH) {
+        if (PMPI_Dist_graph_neighbors_count(cm->comm, &nin, &nout, &weighted) != MPI_SUCCESS)
+            return false;
+    } else {
+        return false;
+    }
+    size_t n = (size_t)nin + (size_t)nout;
+    int *v = malloc((2 * n + 1) * sizeof *v); /* in, out, and room for weights */
+    if (!v) return false;
+    int rc = MPI_SUCCESS;
+    if (status == MPI_CART) {
+        for (int d = 0; d < nd && rc == MPI_SUCCESS; d++)
+            rc = PMPI_Cart_shift(cm->comm, d, 1, &v[2 * d], &v[2 * d + 1]);
+        memcpy(v + nin, v, (size_t)nin * sizeof *v);
+    } else if (status == MPI_GRAPH) {
+        rc = PMPI_Graph_neighbors(cm->comm, cm->me, nin, v);
+        memcpy(v + nin, v, (size_t)nin * sizeof *v);
+    } else {
+        int *w = v + n;
+        rc = PMPI_Dist_graph_neighbors(cm->comm, nin, v, weighted ? w : MPI_UNWEIGHTED, nout,
+                                       v + nin, weighted ? w + nin : MPI_UNWEIGHTED);
+    }
+    if (rc != MPI_SUCCESS) {
+        free(v);
+        return false;
+    }
+    cm->nin = nin, cm->nout = nout;
+    cm->in = v, cm->out = v + nin;
+    return true;
+}
+
+/* A neighbourhood collective: a block to each out-neighbour, one from each
+ * in-neighbour; MPI_PROC_NULL neighbours (Cartesian edges) move nothing. */
+static void neighbourhood(msc_ptab_t *p, msc_call_t *c, msc_pfn_t *f, msc_pstat_t *st,
+                          msc_pcomm_t *cm, shape_t sh)
+{
+    if (cm->inter || !comm_topo(cm)) {
+        add_sized(f, st, 0, 0);
+        return;
+    }
+    bool vsend = sh == SH_NALLTOALLV, vrecv = sh == SH_NALLGATHERV || sh == SH_NALLTOALLV;
+    uint64_t sent = 0, recv = 0;
+    int64_t each = vsend ? 0 : tb(c->type, c->count);
+    int64_t reach = vrecv ? 0 : tb(c->rtype, c->rcount);
+    for (int j = 0; j < cm->nout; j++) {
+        if (cm->out[j] == MPI_PROC_NULL) continue;
+        uint64_t b = (uint64_t)(vsend ? tb(c->type, count_at(c, c->counts, j)) : each);
+        sent += b;
+        edge(p, MSC_PROF_COLL, cm, cm->out[j], b);
+    }
+    for (int i = 0; i < cm->nin; i++)
+        if (cm->in[i] != MPI_PROC_NULL)
+            recv += (uint64_t)(vrecv ? tb(c->rtype, count_at(c, c->rcounts, i)) : reach);
+    add_sized(f, st, sent, recv);
+}
+
 /* A collective other than a barrier (which moves nothing and is not sized). */
 static __attribute__((noinline)) void collective(msc_ptab_t *p, msc_call_t *c, msc_pfn_t *f,
                                                  msc_pstat_t *st)
@@ -386,6 +482,12 @@ static __attribute__((noinline)) void collective(msc_ptab_t *p, msc_call_t *c, m
         else sent = tb(c->type, count_sum(c, c->counts, n)), ecounts = c->counts, etype = c->type;
         edges = E_ALL;
         break;
+    case SH_NALLGATHER:
+    case SH_NALLGATHERV:
+    case SH_NALLTOALL:
+    case SH_NALLTOALLV:
+        neighbourhood(p, c, f, st, cm, sh);
+        return;
     default:
         break;
     }
@@ -410,9 +512,12 @@ static __attribute__((noinline)) void completions(msc_ptab_t *p, msc_call_t *c)
         msc_done_t *d = &c->done[i];
         if (d->info.id == 0 || d->cancelled) continue;
         int k = d->info.kind;
-        bool recv = k == MSC_KIND_IRECV || k == MSC_KIND_RECV_INIT || k == MSC_KIND_IMRECV;
-        if (!recv && k != MSC_KIND_SEND_INIT) continue; /* Isend: counted when posted */
-        if (!recv && d->info.peer == MPI_PROC_NULL) continue;
+        bool recv = k == MSC_KIND_IRECV || k == MSC_KIND_RECV_INIT || k == MSC_KIND_IMRECV ||
+                    k == MSC_KIND_IO_IREAD;
+        bool sent = (k == MSC_KIND_SEND_INIT && d->info.peer != MPI_PROC_NULL) ||
+                    k == MSC_KIND_IO_IWRITE; /* Isend: counted when posted */
+        if (!recv && !sent) continue;
+        if (k == MSC_KIND_IO_IREAD || k == MSC_KIND_IO_IWRITE) msc_pio_done(d);
         uint64_t bytes = d->bytes > 0 ? (uint64_t)d->bytes : 0;
         msc_pfn_t *f = &p->fn[d->info.fn];
         void *pc[MSC_PROF_DEPTH_MAX] = {d->info.site};
@@ -423,12 +528,46 @@ static __attribute__((noinline)) void completions(msc_ptab_t *p, msc_call_t *c)
             st->bytes_recv += bytes;
         } else {
             st->bytes_sent += bytes;
-            if (p->row && d->info.peer >= 0) {
+            if (k == MSC_KIND_SEND_INIT && p->row && d->info.peer >= 0) {
                 msc_pcomm_t *cm = comm_get(p, d->info.comm, false);
                 if (cm) edge(p, MSC_PROF_P2P, cm, d->info.peer, bytes);
             }
         }
     }
+}
+
+/* Persistent collectives started by MPI_Start(all): one instance each,
+ * counted like the blocking form and credited to the MPI_*_init call and
+ * its site (as completed persistent receives are). */
+static __attribute__((noinline)) void started(msc_ptab_t *p, msc_call_t *c)
+{
+    int n = c->kind == MSC_KIND_START ? 1 : c->nreq;
+    const MPI_Request *reqs = c->kind == MSC_KIND_START ? &c->req_in : c->reqs_in;
+    for (int i = 0; reqs && i < n; i++) {
+        msc_req_info_t in;
+        if (!msc_requests_find(reqs[i], &in) || in.kind != MSC_KIND_COLL_INIT) continue;
+        if (msc_prof.shape[in.fn] == SH_BARRIER) continue;
+        msc_call_t one = {
+            .fn = in.fn, .kind = MSC_KIND_COLL_INIT, .comm = in.comm, .root = in.root,
+            .buf = in.send_in_place ? MPI_IN_PLACE : NULL,
+            .rbuf = in.recv_in_place ? MPI_IN_PLACE : NULL,
+            .count = in.count, .type = in.type, .rcount = in.rcount, .rtype = in.rtype,
+            .counts = in.counts, .rcounts = in.rcounts,
+            .counts_are_mpi_count = in.counts_are_mpi_count,
+        };
+        msc_pfn_t *f = &p->fn[in.fn];
+        void *pc[MSC_PROF_DEPTH_MAX] = {in.site};
+        msc_psite_t *s = in.site ? site_get(p, (int)in.fn, pc) : NULL;
+        collective(p, &one, f, s ? &s->s : &f->s);
+    }
+}
+
+/* Bytes of a file read or write, from its status. */
+static uint64_t file_bytes(MPI_Status *st)
+{
+    MPI_Count n = 0;
+    if (PMPI_Get_elements_x(st, MPI_BYTE, &n) != MPI_SUCCESS || n < 0) return 0;
+    return (uint64_t)n;
 }
 
 /* Bytes a receive status says arrived. Both MPIs keep the count in bytes
@@ -530,6 +669,33 @@ static __attribute__((noinline)) void leave_kind(msc_ptab_t *p, msc_call_t *c, m
     case MSC_KIND_ICOLL:
         if (ok && msc_prof.shape[c->fn] != SH_BARRIER) collective(p, c, f, st);
         break;
+    case MSC_KIND_COLL_INIT: /* counted when started */
+        if (ok) atomic_store_explicit(&msc_prof.coll_inits, true, memory_order_relaxed);
+        break;
+    case MSC_KIND_START:
+    case MSC_KIND_STARTALL:
+        if (ok && atomic_load_explicit(&msc_prof.coll_inits, memory_order_relaxed)) started(p, c);
+        break;
+    case MSC_KIND_IO_READ:
+    case MSC_KIND_IO_WRITE:
+    case MSC_KIND_IO_END:
+        if (ok) {
+            uint64_t n = file_bytes(c->status);
+            bool w = c->kind == MSC_KIND_IO_WRITE || (c->kind == MSC_KIND_IO_END && msc_prof.io_write[c->fn]);
+            add_sized(f, st, w ? n : 0, w ? 0 : n);
+            msc_pio_call(c, n);
+        }
+        break;
+    case MSC_KIND_IO_IREAD:
+    case MSC_KIND_IO_IWRITE: /* bytes when they complete */
+        msc_pio_call(c, 0);
+        break;
+    case MSC_KIND_HANDLE_NEW:
+    case MSC_KIND_HANDLE_FREE:
+        if (c->obj_class == MSC_OBJ_FILE) msc_pio_call(c, 0);
+        else if (MSC_UNLIKELY((int)c->fn == msc_prof.fn_type_free))
+            atomic_fetch_add_explicit(&msc_prof.type_epoch, 1, memory_order_release);
+        break;
     case MSC_KIND_COMM_FREE:
         atomic_fetch_add_explicit(&msc_prof.comm_epoch, 1, memory_order_release);
         break;
@@ -623,6 +789,7 @@ static int profile_init(int slot)
     msc_prof.per_rank = msc_g.settings.v[MSC_SET_PROFILE_PER_RANK].num != 0;
     setup_shapes();
     msc_prof.fn_type_free = msc_fn_lookup("MPI_Type_free");
+    msc_pio_init();
     return 0;
 }
 

@@ -61,7 +61,10 @@ typedef struct {
     int size;      /* ranks of the (remote, for intercommunicators) group */
     int me;        /* this process's rank in comm */
     bool inter;    /* intercommunicator: peers name remote ranks */
+    bool topo;     /* nin/nout/in/out are known (the first neighbourhood collective) */
     int *world;    /* world rank of each peer rank; NULL: identity */
+    int nin, nout; /* neighbourhood: in- and out-neighbours, in MPI's order */
+    int *in, *out; /*   their ranks in comm (MPI_PROC_NULL at a Cartesian edge) */
 } msc_pcomm_t;
 
 /* A function's totals are fn[f].s plus the stats of all its sites: a call
@@ -101,6 +104,8 @@ typedef struct {
     _Atomic uint64_t comm_epoch;  /* bumped when a communicator is freed */
     _Atomic uint64_t type_epoch;  /* bumped when a datatype is freed */
     int fn_type_free;        /* function id of MPI_Type_free, or -1 */
+    _Atomic bool coll_inits; /* a persistent collective was made: MPI_Start looks */
+    unsigned char io_write[MSC_FN_COUNT]; /* IO_END functions: 1 for writes */
     uint64_t off_since_ns;   /* ns, when MPI_Pcontrol(0) took effect (0: recording) */
     uint64_t off_ns;         /* ns, total time with recording off */
     int flushes;             /* MPI_Pcontrol(2) calls so far */

@@ -138,6 +138,70 @@ static void site_label(char *buf, size_t len, const msc_json_t *site)
     }
 }
 
+static void sizes_row(FILE *o, const char *label, const msc_json_t *h)
+{
+    if (!h || h->type != MSC_JARR || !h->n) return;
+    fprintf(o, "      %-6s", label);
+    for (const msc_json_t *b = h->child; b; b = b->next) {
+        int64_t lo = msc_json_int(b, "lo"), hi = msc_json_int(b, "hi");
+        if (lo == hi) fprintf(o, " [%lld]:%lld", (long long)lo, (long long)msc_json_int(b, "count"));
+        else fprintf(o, " [%lld-%lld]:%lld", (long long)lo, (long long)hi, (long long)msc_json_int(b, "count"));
+    }
+    fputc('\n', o);
+}
+
+static void file_row(FILE *o, const char *name, const msc_json_t *f)
+{
+    char rd[32], wr[32], ops_r[32], ops_w[32];
+    human_bytes(rd, sizeof rd, msc_json_num(f, "bytes_read"));
+    human_bytes(wr, sizeof wr, msc_json_num(f, "bytes_written"));
+    snprintf(ops_r, sizeof ops_r, "%lld/%lld", (long long)msc_json_int(f, "reads_independent"),
+             (long long)msc_json_int(f, "reads_collective"));
+    snprintf(ops_w, sizeof ops_w, "%lld/%lld", (long long)msc_json_int(f, "writes_independent"),
+             (long long)msc_json_int(f, "writes_collective"));
+    char label[48];
+    size_t len = strlen(name);
+    snprintf(label, sizeof label, "%s%s", len > 40 ? "..." : "", len > 40 ? name + len - 37 : name);
+    fprintf(o, "  %-40s %5lld %6lld %13s %13s %10s %10s %10.6f %9.1f %9.1f %6.1f\n", label,
+            (long long)msc_json_int(f, "ranks"), (long long)msc_json_int(f, "opens"), ops_r, ops_w,
+            rd, wr, sec(msc_json_int(f, "time_ns")), msc_json_num(f, "read_bandwidth_Bps") / 1e6,
+            msc_json_num(f, "write_bandwidth_Bps") / 1e6, msc_json_num(f, "imbalance_pct"));
+    sizes_row(o, "read", msc_json_get(f, "read_sizes"));
+    sizes_row(o, "write", msc_json_get(f, "write_sizes"));
+}
+
+/* The I/O section (MPI-IO), when the run opened a file. */
+static void render_io(FILE *o, const msc_json_t *root, size_t limit)
+{
+    const msc_json_t *io = msc_json_get(root, "io");
+    const msc_json_t *files = msc_json_get(io, "files"), *other = msc_json_get(io, "other_files");
+    size_t n = files && files->type == MSC_JARR ? files->n : 0;
+    if (!n && !other) return;
+    char rd[32], wr[32];
+    human_bytes(rd, sizeof rd, msc_json_num(io, "bytes_read"));
+    human_bytes(wr, sizeof wr, msc_json_num(io, "bytes_written"));
+    fprintf(o, "\nI/O (MPI-IO): %zu file(s), %lld of %lld rank(s) did I/O\n", n,
+            (long long)msc_json_int(io, "ranks_with_io"), (long long)msc_json_int(root, "ranks"));
+    fprintf(o, "  read %s, written %s, I/O time all ranks %.6f s\n", rd, wr,
+            sec(msc_json_int(io, "time_ns")));
+    fprintf(o, "  I/O time per rank min/mean/max %.6f s @%lld / %.6f s / %.6f s @%lld, imbalance %.2f %%\n",
+            sec(msc_json_int(io, "rank_time_min_ns")), (long long)msc_json_int(io, "rank_time_min_at"),
+            msc_json_num(io, "rank_time_mean_ns") / 1e9, sec(msc_json_int(io, "rank_time_max_ns")),
+            (long long)msc_json_int(io, "rank_time_max_at"), msc_json_num(io, "imbalance_pct"));
+    fprintf(o, "  %-40s %5s %6s %13s %13s %10s %10s %10s %9s %9s %6s\n", "file", "ranks", "opens",
+            "reads ind/col", "writes ind/col", "read", "written", "time(s)", "rd MB/s", "wr MB/s",
+            "imbal%");
+    size_t i = 0;
+    for (const msc_json_t *f = n ? files->child : NULL; f && i < limit; f = f->next, i++)
+        file_row(o, msc_json_str(f, "name", "?"), f);
+    if (n > limit) fprintf(o, "  ... %zu more\n", n - limit);
+    if (other) file_row(o, "(other files)", other);
+    int64_t dropped = msc_json_int(io, "files_dropped"), merged = msc_json_int(io, "files_merged");
+    if (dropped || merged)
+        fprintf(o, "  other files: %lld open(s) beyond a rank's budget, %lld file record(s) beyond the "
+                   "merged budget (MPISCOPE_PROFILE_FILES)\n", (long long)dropped, (long long)merged);
+}
+
 int msc_profile_render(FILE *o, const msc_json_t *root, const msc_render_opts_t *opts)
 {
     if (!root || root->type != MSC_JOBJ || !msc_json_get(root, "schema_version")) {
@@ -233,6 +297,7 @@ int msc_profile_render(FILE *o, const msc_json_t *root, const msc_render_opts_t 
                     (long long)msc_json_int(om, "pairs"), (long long)msc_json_int(om, "messages"),
                     (long long)msc_json_int(om, "bytes"));
     }
+    render_io(o, root, limit);
     const msc_json_t *pv = msc_json_get(msc_json_get(root, "pvars"), "variables");
     if (pv && pv->type == MSC_JARR && pv->n) {
         fprintf(o, "\nMPI_T performance variables (MPISCOPE_PVARS; summed over peers, bound to "

@@ -12,7 +12,7 @@ foreach(f IN LISTS MSC_FLAVORS)
   else()
     set(np 4)
   endif()
-  foreach(t pingpong ring persistent split pcontrol)
+  foreach(t pingpong ring persistent split pcontrol icoll io)
     msc_mpi_program(${f} profile_${t} SOURCES ${t}.c)
     set(ranks ${np})
     if(t STREQUAL "pingpong")
@@ -51,6 +51,10 @@ foreach(f IN LISTS MSC_FLAVORS)
   msc_mpi_test(${f} profile/per-rank NP ${np} PROGRAM profile_perrank TIMEOUT 60
     ENV MPISCOPE_QUIET=1 MPISCOPE_PROFILE_PER_RANK=1
     CHECK "${msc_profile_check} perrank $MPISCOPE_OUTPUT ${CMAKE_CURRENT_LIST_DIR}/perrank.c ${np} ${MSC_TEST_BIN}/msc_profile_report")
+  # The I/O section's file budget: each rank keeps its first file.
+  msc_mpi_test(${f} profile/bound-files NP ${np} PROGRAM profile_io TIMEOUT 60
+    ENV MPISCOPE_QUIET=1 MPISCOPE_PROFILE_FILES=1
+    CHECK "${msc_profile_check} io $MPISCOPE_OUTPUT ${CMAKE_CURRENT_LIST_DIR}/io.c ${np} ${MSC_TEST_BIN}/msc_profile_report")
   # Four threads under MPI_THREAD_MULTIPLE, each on its own communicator.
   msc_mpi_program(${f} profile_threads SOURCES threads.c)
   msc_mpi_test(${f} profile/threads NP ${np} PROGRAM profile_threads TIMEOUT 90
