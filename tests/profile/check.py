@@ -81,6 +81,7 @@ validate(doc, "profile.json")
 expect("schema_version", doc["schema_version"], 1)
 expect("ranks", doc["ranks"], nranks)
 expect("per_rank entries", len(doc["per_rank"]), nranks)
+expect("per_rank order", [r["rank"] for r in doc["per_rank"]], list(range(nranks)))
 # MPI time is summed over a rank's threads: with 4 threads in MPI at once
 # (threads.c, plus the main thread) it may exceed the wall time 5-fold.
 threads = 5 if test == "threads" else 1

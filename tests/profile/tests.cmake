@@ -22,6 +22,13 @@ foreach(f IN LISTS MSC_FLAVORS)
       ENV MPISCOPE_QUIET=1
       CHECK "${msc_profile_check} ${t} $MPISCOPE_OUTPUT ${CMAKE_CURRENT_LIST_DIR}/${t}.c ${ranks} ${MSC_TEST_BIN}/msc_profile_report")
   endforeach()
+  # The merge tree with a rank count that is not a power of two (every
+  # subtree shape): per-rank rows in rank order, every rank's records.
+  if(f STREQUAL "openmpi")
+    msc_mpi_test(${f} profile/ring-7 NP 7 PROGRAM profile_ring TIMEOUT 90
+      ENV MPISCOPE_QUIET=1
+      CHECK "${msc_profile_check} ring $MPISCOPE_OUTPUT ${CMAKE_CURRENT_LIST_DIR}/ring.c 7 ${MSC_TEST_BIN}/msc_profile_report")
+  endif()
   # Two frames per call site: main, and its caller in the C library.
   msc_mpi_test(${f} profile/pingpong-depth2 NP 2 PROGRAM profile_pingpong TIMEOUT 60
     ENV MPISCOPE_QUIET=1 MPISCOPE_CALLSITE_DEPTH=2
