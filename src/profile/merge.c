@@ -38,8 +38,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "banner.h"
 #include "callsite.h"
 #include "clock.h"
+#include "runinfo.h"
 #include "log.h"
 #include "requests.h"
 #include "state.h"
@@ -111,6 +113,24 @@ static rec_t *set_get(set_t *st, const char *key)
     return e ? &e->r : NULL;
 }
 
+/* The index of host `name` in the set's table, added if new (0 without
+ * memory: the first host stands for it). */
+static uint32_t host_index(set_t *st, const char *name)
+{
+    for (uint32_t i = 0; i < st->nhosts; i++)
+        if (strcmp(st->hosts[i], name) == 0) return i;
+    char **h = realloc(st->hosts, (st->nhosts + 1) * sizeof *h);
+    char *copy = strdup(name);
+    if (!h || !copy) {
+        if (h) st->hosts = h;
+        free(copy);
+        return 0;
+    }
+    st->hosts = h;
+    h[st->nhosts] = copy;
+    return st->nhosts++;
+}
+
 static void io_merge(iorec_t *a, const iorec_t *b)
 {
     msc_pio_stat_add(&a->s, &b->s);
@@ -151,6 +171,8 @@ static void set_free(set_t *st)
     free(st->idx);
     free(st->pairs);
     free(st->ranks);
+    for (uint32_t i = 0; i < st->nhosts; i++) free(st->hosts[i]);
+    free(st->hosts);
     memset(st, 0, sizeof *st);
 }
 
@@ -390,6 +412,7 @@ static char *pack(set_t *st, size_t *len)
     st->h.nrec = st->n;
     st->h.npairs = st->npairs;
     st->h.nranks = st->nranks;
+    st->h.nhosts = st->nhosts;
     fwrite(&st->h, sizeof st->h, 1, o);
     for (size_t i = 0; i < st->n; i++) {
         uint32_t kl = (uint32_t)strlen(st->e[i].key);
@@ -401,6 +424,11 @@ static char *pack(set_t *st, size_t *len)
     }
     if (st->npairs) fwrite(st->pairs, sizeof *st->pairs, st->npairs, o);
     if (st->nranks) fwrite(st->ranks, sizeof *st->ranks, st->nranks, o);
+    for (uint32_t i = 0; i < st->nhosts; i++) {
+        uint32_t hl = (uint32_t)strlen(st->hosts[i]);
+        fwrite(&hl, sizeof hl, 1, o);
+        fwrite(st->hosts[i], 1, hl, o);
+    }
     if (fclose(o) != 0) {
         free(buf);
         return NULL;
@@ -464,11 +492,27 @@ static void unpack_merge(set_t *st, const char *b, size_t len)
     /* The child's ranks follow this node's (the subtree of me + mask). */
     if ((len - off) / sizeof(rank_sum_t) < h.nranks) return;
     rank_sum_t *nr = realloc(st->ranks, (st->nranks + h.nranks + 1) * sizeof *nr);
-    if (nr) {
-        memcpy(nr + st->nranks, b + off, h.nranks * sizeof *nr);
-        st->ranks = nr;
-        st->nranks += h.nranks;
+    if (!nr) return;
+    memcpy(nr + st->nranks, b + off, h.nranks * sizeof *nr);
+    off += h.nranks * sizeof *nr;
+    st->ranks = nr;
+    rank_sum_t *child = nr + st->nranks;
+    st->nranks += h.nranks;
+    /* The child's host indices become indices into this node's table. */
+    for (uint64_t i = 0; i < h.nhosts; i++) {
+        uint32_t hl;
+        if (len - off < sizeof hl) return;
+        memcpy(&hl, b + off, sizeof hl);
+        off += sizeof hl;
+        if (len - off < hl) return;
+        char *name = strndup(b + off, hl);
+        off += hl;
+        uint32_t to = host_index(st, name);
+        free(name);
+        for (uint64_t r = 0; r < h.nranks; r++)
+            if (child[r].host == i) child[r].host = to | 0x80000000u;
     }
+    for (uint64_t r = 0; r < h.nranks; r++) child[r].host &= 0x7fffffffu;
     st->h.dropped_sites += h.dropped_sites;
     st->h.merged_sites += h.merged_sites;
     st->h.dropped_requests += h.dropped_requests;
@@ -636,6 +680,7 @@ static void prof_write(bool flush, const char *why)
     }
     mine.io_ns = io_ns;
 
+    mine.host = host_index(&st, msc_prun_host());
     st.ranks = malloc(sizeof *st.ranks);
     if (st.ranks) st.ranks[0] = mine, st.nranks = 1;
     char *per_rank = NULL;
@@ -657,6 +702,10 @@ static void prof_write(bool flush, const char *why)
             else if (flush) snprintf(base, sizeof base, "profile.rank%d.flush%d", msc_g.world_rank, msc_prof.flushes);
             else snprintf(base, sizeof base, "profile");
             msc_pwrite_files(json, len, base);
+            /* Run without `mpiscope run` (which prints it itself, after the
+             * launcher): the closing summary, before the core's last line. */
+            if (!flush && !msc_g.settings.v[MSC_SET_QUIET].num)
+                msc_banner_print(stderr, msc_g.outdir, msc_g.outdir);
         }
         free(json);
     }

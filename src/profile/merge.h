@@ -54,7 +54,7 @@ typedef struct {
     uint64_t omitted[3];      /* pairs, msgs, bytes left out by the pair budget */
     uint64_t files_dropped;   /* opens of files beyond a rank's MPISCOPE_PROFILE_FILES */
     uint64_t files_merged;    /* file records summed into "O" by the merge budget */
-    uint64_t npairs, nrec, nranks;
+    uint64_t npairs, nrec, nranks, nhosts;
 } header_t;
 
 /* One rank's line of the per-rank table: gathered whole, up the same tree
@@ -63,6 +63,7 @@ typedef struct {
 typedef struct {
     uint64_t wall_ns, profiled_ns, mpi_ns, calls;
     uint64_t io_ns;            /* ns in MPI-IO calls on files (io.c) */
+    uint32_t host, pad;        /* index into the set's hosts */
 } rank_sum_t;
 
 typedef struct {
@@ -74,6 +75,8 @@ typedef struct {
     size_t npairs;
     rank_sum_t *ranks;  /* the ranks of this subtree, in rank order */
     size_t nranks;
+    char **hosts;       /* the host names of those ranks, each once */
+    uint32_t nhosts;
     header_t h;
 } set_t;
 

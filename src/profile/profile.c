@@ -42,6 +42,7 @@
 #include "callsite.h"
 #include "clock.h"
 #include "io.h"
+#include "runinfo.h"
 #include "log.h"
 #include "module.h"
 #include "state.h"
@@ -790,6 +791,7 @@ static int profile_init(int slot)
     setup_shapes();
     msc_prof.fn_type_free = msc_fn_lookup("MPI_Type_free");
     msc_pio_init();
+    msc_prun_init();
     return 0;
 }
 

@@ -15,6 +15,7 @@
 #include "output.h"
 #include "pjson.h"
 #include "render.h"
+#include "runinfo.h"
 #include "state.h"
 #include "../core/json_out.h"
 
@@ -167,6 +168,30 @@ static void json_io(FILE *o, set_t *st, const rank_sum_t *ranks, int nranks, int
     fputc('}', o);
 }
 
+/* "hosts": each host with its ranks as ranges ("0-3,8"), in order of
+ * their first rank. */
+static void json_hosts(FILE *o, const set_t *st, int rank0)
+{
+    fprintf(o, ", \"hosts\": [");
+    for (uint32_t h = 0; h < st->nhosts; h++) {
+        fprintf(o, "%s{\"name\": ", h ? ", " : "");
+        msc_json_put_string(o, st->hosts[h]);
+        fprintf(o, ", \"ranks\": \"");
+        size_t count = 0;
+        bool first = true;
+        for (size_t i = 0; i < st->nranks; i++) {
+            if (st->ranks[i].host != h) continue;
+            size_t j = i;
+            while (j + 1 < st->nranks && st->ranks[j + 1].host == h) j++;
+            if (j > i) fprintf(o, "%s%zu-%zu", first ? "" : ",", rank0 + i, rank0 + j);
+            else fprintf(o, "%s%zu", first ? "" : ",", rank0 + i);
+            count += j - i + 1, first = false, i = j;
+        }
+        fprintf(o, "\", \"count\": %zu}", count);
+    }
+    fputc(']', o);
+}
+
 void msc_pwrite_json(FILE *o, set_t *st, bool flush, const char *per_rank_fns, const char *why)
 {
     const rank_sum_t *ranks = st->ranks;
@@ -188,14 +213,8 @@ void msc_pwrite_json(FILE *o, set_t *st, bool flush, const char *per_rank_fns, c
     double mean = nranks ? (double)tot.mpi_ns / nranks : 0;
     fprintf(o, "{\n\"schema_version\": %d,\n\"tool\": \"mpiscope\",\n\"mpi\": \"%s\",\n",
             SCHEMA_VERSION, MSC_MPI_NAME);
-    char prog[256] = "";
-    FILE *c = fopen("/proc/self/comm", "r");
-    if (c) {
-        if (fgets(prog, sizeof prog, c)) prog[strcspn(prog, "\n")] = 0;
-        fclose(c);
-    }
     fprintf(o, "\"program\": ");
-    msc_json_put_string(o, prog);
+    msc_json_put_string(o, msc_prun_program());
     fprintf(o, ",\n\"scope\": \"%s\",\n", why ? "rank-incomplete" : flush ? "rank-flush" : "run");
     if (why) {
         fprintf(o, "\"incomplete\": {\"rank\": %d, \"reason\": ", msc_g.world_rank);
@@ -217,12 +236,18 @@ void msc_pwrite_json(FILE *o, set_t *st, bool flush, const char *per_rank_fns, c
             (unsigned long long)(nranks ? mmin : 0), rank0 + mmin_at, (unsigned long long)mmax,
             rank0 + mmax_at, mean, mmax ? 100.0 * ((double)mmax - mean) / (double)mmax : 0.0,
             (unsigned long long)tot.calls);
-    fprintf(o, "\"per_rank\": [");
-    for (int i = 0; i < nranks; i++)
-        fprintf(o, "%s\n  {\"rank\": %d, \"wall_ns\": %llu, \"profiled_ns\": %llu, \"mpi_ns\": %llu, \"calls\": %llu, \"io_ns\": %llu}",
-                i ? "," : "", rank0 + i, (unsigned long long)ranks[i].wall_ns,
-                (unsigned long long)ranks[i].profiled_ns, (unsigned long long)ranks[i].mpi_ns,
-                (unsigned long long)ranks[i].calls, (unsigned long long)ranks[i].io_ns);
+    fprintf(o, "\"run\": {");
+    msc_prun_json(o, wmax);
+    json_hosts(o, st, rank0);
+    fprintf(o, "},\n\"per_rank\": [");
+    for (int i = 0; i < nranks; i++) {
+        fprintf(o, "%s\n  {\"rank\": %d, \"host\": ", i ? "," : "", rank0 + i);
+        msc_json_put_string(o, ranks[i].host < st->nhosts ? st->hosts[ranks[i].host] : "?");
+        fprintf(o, ", \"wall_ns\": %llu, \"profiled_ns\": %llu, \"mpi_ns\": %llu, \"calls\": %llu, \"io_ns\": %llu}",
+                (unsigned long long)ranks[i].wall_ns, (unsigned long long)ranks[i].profiled_ns,
+                (unsigned long long)ranks[i].mpi_ns, (unsigned long long)ranks[i].calls,
+                (unsigned long long)ranks[i].io_ns);
+    }
     fprintf(o, "],\n\"functions\": [");
     if (st->n > 1) qsort(st->e, st->n, sizeof *st->e, msc_pmerge_by_time);
     bool first = true;

@@ -138,6 +138,86 @@ static void site_label(char *buf, size_t len, const msc_json_t *site)
     }
 }
 
+/* The run's metadata (profile.json "run"; absent in older profiles). */
+static void render_run(FILE *o, const msc_json_t *root)
+{
+    const msc_json_t *run = msc_json_get(root, "run");
+    if (!run) return;
+    fprintf(o, "  command   %s\n", msc_json_str(run, "command", "?"));
+    fprintf(o, "  started   %s, ran %.3f s (longest rank)\n", msc_json_str(run, "start_time", "?"),
+            sec(msc_json_int(run, "duration_ns")));
+    const msc_json_t *hosts = msc_json_get(run, "hosts");
+    size_t nh = hosts && hosts->type == MSC_JARR ? hosts->n : 0, i = 0;
+    fprintf(o, "  hosts     %zu:", nh);
+    for (const msc_json_t *h = nh ? hosts->child : NULL; h && i < 8; h = h->next, i++)
+        fprintf(o, "%s %s (ranks %s)", i ? "," : "", msc_json_str(h, "name", "?"),
+                msc_json_str(h, "ranks", "?"));
+    if (nh > 8) fprintf(o, ", ... %zu more", nh - 8);
+    fprintf(o, "\n  MPI       %s (MPI %s); mpiscope %s\n", msc_json_str(run, "mpi_library", "?"),
+            msc_json_str(run, "mpi_version", "?"), msc_json_str(run, "mpiscope_version", "?"));
+    const msc_json_t *set = msc_json_get(run, "settings");
+    fprintf(o, "  settings ");
+    if (!set || !set->n) fprintf(o, " all defaults");
+    for (const msc_json_t *s = set ? set->child : NULL; s; s = s->next)
+        fprintf(o, " %s=%s", s->key ? s->key : "?", s->str ? s->str : "?");
+    fputc('\n', o);
+}
+
+static int64_t app_ns(const msc_json_t *r)
+{
+    int64_t a = msc_json_int(r, "profiled_ns") - msc_json_int(r, "mpi_ns");
+    return a > 0 ? a : 0;
+}
+
+static double mpi_pct(const msc_json_t *r)
+{
+    int64_t p = msc_json_int(r, "profiled_ns");
+    return p ? 100.0 * (double)msc_json_int(r, "mpi_ns") / (double)p : 0.0;
+}
+
+static void rank_row(FILE *o, const char *label, const msc_json_t *r)
+{
+    char host[32];
+    snprintf(host, sizeof host, "%s", msc_json_str(r, "host", "-"));
+    fprintf(o, "  %-8s %6lld %-20s %12.6f %12.6f %7.2f %12.6f %10lld\n", label,
+            (long long)msc_json_int(r, "rank"), host, sec(app_ns(r)), sec(msc_json_int(r, "mpi_ns")),
+            mpi_pct(r), sec(msc_json_int(r, "io_ns")), (long long)msc_json_int(r, "calls"));
+}
+
+static int by_mpi_ns(const void *a, const void *b)
+{
+    const msc_json_t *x = *(const msc_json_t *const *)a, *y = *(const msc_json_t *const *)b;
+    int64_t u = msc_json_int(x, "mpi_ns"), v = msc_json_int(y, "mpi_ns");
+    if (u != v) return u < v ? -1 : 1;
+    return msc_json_int(x, "rank") < msc_json_int(y, "rank") ? -1 : 1;
+}
+
+/* Every rank's times, as mpiP's table; past `fold` ranks only the ranks of
+ * least, median and most MPI time. */
+static void render_ranks(FILE *o, const msc_json_t *root, size_t fold)
+{
+    const msc_json_t *pr = msc_json_get(root, "per_rank");
+    size_t n = pr && pr->type == MSC_JARR ? pr->n : 0;
+    if (!n) return;
+    fprintf(o, "\nPer rank (%zu%s; application time = profiled time - MPI time)\n", n,
+            n > fold ? ", folded: the ranks of least, median and most MPI time" : "");
+    fprintf(o, "  %-8s %6s %-20s %12s %12s %7s %12s %10s\n", "", "rank", "host", "app(s)",
+            "MPI(s)", "MPI%", "MPI-IO(s)", "calls");
+    if (n <= fold) {
+        for (const msc_json_t *r = pr->child; r; r = r->next) rank_row(o, "", r);
+        return;
+    }
+    const msc_json_t **v = malloc(n * sizeof *v);
+    if (!v) return;
+    size_t k = 0;
+    for (const msc_json_t *r = pr->child; r; r = r->next) v[k++] = r;
+    qsort(v, k, sizeof *v, by_mpi_ns);
+    rank_row(o, "min", v[0]);
+    rank_row(o, "median", v[(k - 1) / 2]);
+    rank_row(o, "max", v[k - 1]);
+    free(v);
+}
+
 static void sizes_row(FILE *o, const char *label, const msc_json_t *h)
 {
     if (!h || h->type != MSC_JARR || !h->n) return;
@@ -222,7 +302,9 @@ int msc_profile_render(FILE *o, const msc_json_t *root, const msc_render_opts_t 
     if (inc)
         fprintf(o, " (INCOMPLETE: rank %lld went down: %s)", (long long)msc_json_int(inc, "rank"),
                 msc_json_str(inc, "reason", "?"));
-    fprintf(o, "\n\nSummary\n");
+    fputc('\n', o);
+    render_run(o, root);
+    fprintf(o, "\nSummary\n");
     fprintf(o, "  wall time, longest rank        %12.6f s\n", sec(msc_json_int(sum, "wall_ns_max")));
     fprintf(o, "  profiled time, all ranks       %12.6f s\n", sec(msc_json_int(sum, "profiled_ns_total")));
     fprintf(o, "  MPI time, all ranks            %12.6f s (%.2f%% of profiled time)\n",
@@ -233,6 +315,7 @@ int msc_profile_render(FILE *o, const msc_json_t *root, const msc_render_opts_t 
             (long long)msc_json_int(sum, "mpi_ns_rank_max_at"));
     fprintf(o, "  imbalance (max-mean)/max       %12.2f %%\n", msc_json_num(sum, "imbalance_pct"));
     fprintf(o, "  MPI calls                      %12lld\n", (long long)msc_json_int(sum, "calls"));
+    render_ranks(o, root, limit);
 
     size_t n;
     const msc_json_t **rows = sorted(msc_json_get(root, "functions"), opts->sort, &n);

@@ -90,6 +90,75 @@ for r in doc["per_rank"]:
         failures.append(f"rank {r['rank']}: expected 0 < mpi_ns <= {threads} x profiled_ns, profiled_ns <= wall_ns: {r}")
 
 n = nranks
+
+
+def check_run(doc):
+    """The run's metadata (docs/profile.md, Run metadata)."""
+    import datetime
+    import re
+    import socket
+    run = doc.get("run", {})
+    exe = run.get("executable", "")
+    if not (os.path.isabs(exe) and os.path.exists(exe)):
+        failures.append(f"run.executable {exe!r} is not an existing absolute path")
+    expect("program (the executable's whole name)", doc["program"], os.path.basename(exe))
+    args = run.get("args", [])
+    words = [exe] + [a if a and not re.search(r"[\s'\"\\$`*?\[\]{}()<>|&;]", a) else "'" + a.replace("'", "'\\''") + "'" for a in args]
+    expect("run.command", run.get("command"), " ".join(words))
+    want_args = os.environ.get("MSC_TEST_ARGS")
+    if want_args is not None:
+        expect("run.args", args, want_args.split("|"))
+    host = socket.gethostname()
+    expect("run.hosts", run.get("hosts"), [{"name": host, "ranks": f"0-{n - 1}" if n > 1 else "0", "count": n}])
+    expect("per_rank hosts", [r.get("host") for r in doc["per_rank"]], [host] * n)
+    defaults = {}
+    with open(os.path.join(os.environ.get("MSC_SOURCE_DIR", "."), "src", "core", "settings.def")) as f:
+        text = f.read()
+    for m in re.finditer(r'MSC_SETTING\(\w+,\s*"(\w+)",\s*\w+,[^"]*?(?:"[^"]*"|NULL),\s*"([^"]*)"', text):
+        defaults[m.group(1)] = m.group(2)
+    want = {k: v for k, v in os.environ.items() if k.startswith("MPISCOPE_") and defaults.get(k) != v}
+    expect("run.settings (the non-default ones)", run.get("settings"), want)
+    lib, ver = run.get("mpi_library", ""), run.get("mpi_version")
+    if doc["mpi"] == "openmpi":
+        ok = lib.startswith("Open MPI v4.") and ver == "3.1"
+    else:
+        ok = lib.startswith("MPICH Version: 4.") and ver == "4.0"
+    if not ok:
+        failures.append(f"run.mpi_library/mpi_version {lib!r} {ver!r} do not name {doc['mpi']}")
+    with open(os.path.join(os.environ.get("MSC_SOURCE_DIR", "."), "CMakeLists.txt")) as f:
+        version = re.search(r"project\(mpiscope VERSION ([0-9.]+)", f.read()).group(1)
+    expect("run.mpiscope_version", run.get("mpiscope_version"), version)
+    expect("run.duration_ns", run.get("duration_ns"), doc["summary"]["wall_ns_max"])
+    try:
+        t = datetime.datetime.strptime(run.get("start_time", ""), "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=datetime.timezone.utc)
+    except ValueError:
+        failures.append(f"run.start_time {run.get('start_time')!r} is not an ISO 8601 UTC time")
+        return
+    ns = run.get("start_unix_ns", 0)
+    if abs(t.timestamp() - ns / 1e9) > 0.001:
+        failures.append(f"run.start_time {t} and start_unix_ns {ns} differ")
+    written = os.path.getmtime(os.path.join(out, "profile.json"))
+    if not written - 600 <= ns / 1e9 <= written:
+        failures.append(f"run.start_unix_ns {ns} is not within the 10 minutes before profile.json was written ({written})")
+
+
+def rank_rows(text):
+    """The rows of profile.txt's per-rank table: (label, rank, host)."""
+    rows, on = [], False
+    for line in text.splitlines():
+        if line.startswith("Per rank ("):
+            on = True
+            continue
+        if on and not line.strip():
+            break
+        if on and line.split() and line.split()[0] != "rank":
+            w = line.split()
+            rows.append((w[0], int(w[1]), w[2]) if not w[0].isdigit() else ("", int(w[0]), w[1]))
+    return rows
+
+
+if test not in ("sites", "matrix-ranks", "matrix-pairs", "requests", "perrank", "threads"):
+    check_run(doc)
 budget_files = int(os.environ.get("MPISCOPE_PROFILE_FILES", "256"))
 if test == "pingpong":
     per = 1 + 8 + 1000 + 65536
@@ -439,6 +508,14 @@ limited = subprocess.run([report, "--sort", "calls", "--limit", "1", out], captu
 expect("report --sort calls --limit 1 exit code", limited.returncode, 0)
 if "more\n" not in limited.stdout:
     failures.append("report --limit 1 did not limit the rows")
+# The per-rank table: every rank in profile.txt (n <= 20); with --limit 1,
+# folded to the ranks of least, lower median and most MPI time.
+import socket
+expect("per-rank table of profile.txt", rank_rows(text), [("", r, socket.gethostname()) for r in range(n)])
+by_mpi = sorted(doc["per_rank"], key=lambda r: (r["mpi_ns"], r["rank"]))
+folded = [("min", by_mpi[0]["rank"]), ("median", by_mpi[(n - 1) // 2]["rank"]), ("max", by_mpi[-1]["rank"])]
+if n > 1:
+    expect("per-rank table folded (--limit 1)", [(a, b) for a, b, _ in rank_rows(limited.stdout)], folded)
 
 if failures:
     print(f"profile check {test}: {len(failures)} failure(s)")

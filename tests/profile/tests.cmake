@@ -18,8 +18,15 @@ foreach(f IN LISTS MSC_FLAVORS)
     if(t STREQUAL "pingpong")
       set(ranks 2)
     endif()
-    msc_mpi_test(${f} profile/${t} NP ${ranks} PROGRAM profile_${t} TIMEOUT 60
-      ENV MPISCOPE_QUIET=1
+    set(args)
+    set(targs)
+    if(t STREQUAL "pingpong")
+      # Arguments for run.args and run.command (one with a space).
+      set(args ARGS alpha "two words")
+      set(targs "MSC_TEST_ARGS=alpha|two words")
+    endif()
+    msc_mpi_test(${f} profile/${t} NP ${ranks} PROGRAM profile_${t} TIMEOUT 60 ${args}
+      ENV MPISCOPE_QUIET=1 ${targs}
       CHECK "${msc_profile_check} ${t} $MPISCOPE_OUTPUT ${CMAKE_CURRENT_LIST_DIR}/${t}.c ${ranks} ${MSC_TEST_BIN}/msc_profile_report")
   endforeach()
   # The merge tree with a rank count that is not a power of two (every
@@ -68,3 +75,18 @@ foreach(f IN LISTS MSC_FLAVORS)
     ENV MPISCOPE_QUIET=1
     CHECK "${msc_profile_check} threads $MPISCOPE_OUTPUT ${CMAKE_CURRENT_LIST_DIR}/threads.c ${np} ${MSC_TEST_BIN}/msc_profile_report")
 endforeach()
+
+# The closing summary on stderr: `mpiscope run`, with checks and a trace, and
+# the library alone (tests/profile/banner.sh).
+if(TARGET mpiscope)
+  foreach(f IN LISTS MSC_FLAVORS)
+    if(f STREQUAL "mpich")
+      set(np 2)
+    else()
+      set(np 4)
+    endif()
+    add_test(NAME ${f}/profile/banner COMMAND ${CMAKE_CURRENT_LIST_DIR}/banner.sh ${f} ${np})
+    set_tests_properties(${f}/profile/banner PROPERTIES TIMEOUT 120 LABELS "mpi;${f}"
+      ENVIRONMENT "MSC_CLI=$<TARGET_FILE:mpiscope>;MSC_TEST_BIN=${MSC_TEST_BIN};MSC_LIBDIR=${CMAKE_BINARY_DIR}/${MSC_LIBDIR_REL};MSC_OUT=${MSC_TEST_OUT}/${f}_profile_banner")
+  endforeach()
+endif()

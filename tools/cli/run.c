@@ -38,6 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../src/profile/banner.h"
 #include "commands.h"
 #include "launcher.h"
 #include "mpi_detect.h"
@@ -717,6 +718,7 @@ static int run(run_request_t *r)
     else
         rc = launch(command.argv, NULL, 0);
     msc_argv_free(&command);
+    if (!quiet && !nothing) msc_banner_print(stderr, r->value[MSC_SET_OUTPUT], shown_dir);
     if (!quiet && !nothing) fprintf(stderr, "mpiscope: results in %s\n", shown_dir);
     return rc;
 }
