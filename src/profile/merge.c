@@ -195,11 +195,13 @@ static void fold_thread(msc_thread_t *t, void *arg)
         stat_add(&f->fn[i].s, &p->fn[i].s);
         for (int b = 0; b < MSC_PROF_BINS; b++) f->fn[i].hist[b] += p->fn[i].hist[b];
     }
-    if (p->row && f->row)
+    if (p->row && f->row) {
         for (size_t i = 0; i < 2 * (size_t)msc_g.world_size; i++) {
             f->row[i].msgs += p->row[i].msgs;
             f->row[i].bytes += p->row[i].bytes;
         }
+        msc_prof_pending_edges(p, f->row);
+    }
     for (uint32_t i = 0; i < p->site_cap; i++) {
         if (!p->sites[i].pc[0]) continue;
         stat_add(&f->fn[p->sites[i].fn].s, &p->sites[i].s);

@@ -122,6 +122,7 @@ static msc_ptab_t *table_new(msc_thread_t *t)
     for (int f = 0; f < MSC_FN_COUNT; f++) p->fn[f].s.tmin_ns = UINT64_MAX;
     p->comm_epoch = atomic_load(&msc_prof.comm_epoch);
     p->edge_epoch = UINT64_MAX;
+    p->coll_fn = -1;
     t->module_data[msc_prof.slot] = p;
     return p;
 }
@@ -187,9 +188,39 @@ static unsigned comm_slot(MPI_Comm c)
     return (unsigned)(k >> 40) % MSC_PROF_COMM_CACHE;
 }
 
+/* The edges an entry's accumulators stand for, added to `row`. */
+static void spread(const msc_pcomm_t *e, msc_pcell_t *row)
+{
+    if (!row || e->inter || !(e->all.msgs | e->up.msgs)) return;
+    msc_pcell_t *coll = row + (size_t)MSC_PROF_COLL * (size_t)msc_g.world_size;
+    for (int j = 0; j < e->size; j++) {
+        if (j == e->me) continue;
+        int w = e->world ? e->world[j] : j;
+        if (w < 0 || w >= msc_g.world_size) continue;
+        coll[w].msgs += e->all.msgs;
+        coll[w].bytes += e->all.bytes;
+        if (j > e->me) coll[w].msgs += e->up.msgs, coll[w].bytes += e->up.bytes;
+    }
+}
+
+void msc_prof_pending_edges(const msc_ptab_t *p, msc_pcell_t *row)
+{
+    for (int i = 0; i < MSC_PROF_COMM_CACHE; i++)
+        if (!same_comm(p->comms[i].comm, MPI_COMM_NULL)) spread(&p->comms[i], row);
+}
+
+/* Moves an entry's accumulated edges into its thread's row. */
+static void settle(msc_ptab_t *p, msc_pcomm_t *e)
+{
+    spread(e, p->row);
+    e->all = e->up = (msc_pcell_t){0, 0};
+}
+
 static void comm_clear(msc_ptab_t *p)
 {
+    p->coll_fn = -1;
     for (int i = 0; i < MSC_PROF_COMM_CACHE; i++) {
+        if (!same_comm(p->comms[i].comm, MPI_COMM_NULL)) settle(p, &p->comms[i]);
         free(p->comms[i].world);
         free(p->comms[i].in);
         memset(&p->comms[i], 0, sizeof p->comms[i]);
@@ -207,6 +238,8 @@ static __attribute__((noinline)) msc_pcomm_t *comm_fill(msc_ptab_t *p, MPI_Comm 
     msc_pcomm_t *e = &p->comms[comm_slot(comm)];
     if (same_comm(e->comm, comm)) return e;
     if (!add || comm == MPI_COMM_NULL) return NULL;
+    if (!same_comm(e->comm, MPI_COMM_NULL)) settle(p, e);
+    p->coll_fn = -1; /* the memo may point into this entry */
     free(e->world);
     free(e->in);
     memset(e, 0, sizeof *e);
@@ -297,6 +330,22 @@ static inline void p2p_edge(msc_ptab_t *p, MPI_Comm comm, int peer, uint64_t byt
         return;
     cell->msgs++;
     cell->bytes += bytes;
+}
+
+/* Size of `count` elements of `type`, with the last type's size remembered
+ * per thread (a library call saved per send); MPI_Type_free forgets it, as a
+ * freed handle may come back naming another type. */
+static inline uint64_t type_bytes(msc_ptab_t *p, MPI_Datatype type, MPI_Count count)
+{
+    if (count <= 0) return 0;
+    if (MSC_LIKELY(memcmp(&type, &p->last_type, sizeof type) == 0 &&
+                   p->type_epoch == atomic_load_explicit(&msc_prof.type_epoch, memory_order_relaxed)))
+        return p->last_type_size * (uint64_t)count;
+    int64_t one = msc_type_bytes(type, 1);
+    p->last_type = type;
+    p->last_type_size = one > 0 ? (uint64_t)one : 0;
+    p->type_epoch = atomic_load_explicit(&msc_prof.type_epoch, memory_order_relaxed);
+    return p->last_type_size * (uint64_t)count;
 }
 
 /* ---- collectives -------------------------------------------------------- */
@@ -401,6 +450,50 @@ static void neighbourhood(msc_ptab_t *p, msc_call_t *c, msc_pfn_t *f, msc_pstat_
     add_sized(f, st, sent, recv);
 }
 
+/* Fills the collective memo (profile.h) from a call just counted. */
+static void coll_remember(msc_ptab_t *p, const msc_call_t *c, msc_pcomm_t *cm, uint8_t edge_kind,
+                          uint64_t sent, uint64_t recv, uint64_t each)
+{
+    shape_t sh = (shape_t)msc_prof.shape[c->fn];
+    p->coll_fn = (int32_t)c->fn;
+    p->coll_comm = c->comm;
+    p->coll_type = c->type;
+    p->coll_count = c->count;
+    p->coll_rooted = sh == SH_BCAST || sh == SH_REDUCE;
+    p->coll_root = p->coll_rooted ? c->root : 0;
+    p->coll_in_place = c->buf == MPI_IN_PLACE;
+    p->coll_comm_epoch = atomic_load_explicit(&msc_prof.comm_epoch, memory_order_relaxed);
+    p->coll_type_epoch = p->type_epoch;
+    p->coll_sent = sent, p->coll_recv = recv, p->coll_each = each;
+    p->coll_bin = (uint8_t)size_bin(sent ? sent : recv);
+    msc_pcell_t *e = &p->coll_sink;
+    if (p->row && !cm->inter) {
+        if (edge_kind == 1) e = &cm->all;
+        else if (edge_kind == 2) e = &cm->up;
+        else if (edge_kind == 3 && edge_cell(p, MSC_PROF_COLL, cm, c->root)) e = edge_cell(p, MSC_PROF_COLL, cm, c->root);
+    }
+    p->coll_edge = e;
+}
+
+/* The memo's answer for a collective just made, counted; false: not the
+ * memo's call (or something was freed since), nothing done. */
+static inline bool coll_memo(msc_ptab_t *p, const msc_call_t *c, msc_pfn_t *f, msc_pstat_t *st)
+{
+    if (!((int32_t)c->fn == p->coll_fn && same_comm(c->comm, p->coll_comm) &&
+          memcmp(&c->type, &p->coll_type, sizeof c->type) == 0 && c->count == p->coll_count &&
+          (c->buf == MPI_IN_PLACE) == p->coll_in_place &&
+          (!p->coll_rooted || c->root == p->coll_root) &&
+          p->coll_comm_epoch == atomic_load_explicit(&msc_prof.comm_epoch, memory_order_relaxed) &&
+          p->coll_type_epoch == atomic_load_explicit(&msc_prof.type_epoch, memory_order_relaxed)))
+        return false;
+    st->bytes_sent += p->coll_sent;
+    st->bytes_recv += p->coll_recv;
+    f->hist[p->coll_bin]++;
+    p->coll_edge->msgs++;
+    p->coll_edge->bytes += p->coll_each;
+    return true;
+}
+
 /* A collective other than a barrier (which moves nothing and is not sized). */
 static __attribute__((noinline)) void collective(msc_ptab_t *p, msc_call_t *c, msc_pfn_t *f,
                                                  msc_pstat_t *st)
@@ -420,18 +513,18 @@ static __attribute__((noinline)) void collective(msc_ptab_t *p, msc_call_t *c, m
     enum { E_NONE, E_ALL, E_TO_ROOT, E_FROM_ROOT, E_HIGHER } edges = E_NONE;
     switch (sh) {
     case SH_BCAST:
-        each = tb(c->type, c->count);
+        each = (int64_t)type_bytes(p, c->type, c->count);
         if (root) sent = each, edges = E_FROM_ROOT;
         else recv = each;
         break;
     case SH_REDUCE:
-        each = sent = tb(c->type, c->count);
+        each = sent = (int64_t)type_bytes(p, c->type, c->count);
         if (root) recv = each;
         else edges = E_TO_ROOT;
         break;
     case SH_ALLREDUCE:
     case SH_SCAN:
-        each = sent = recv = tb(c->type, c->count);
+        each = sent = recv = (int64_t)type_bytes(p, c->type, c->count);
         edges = sh == SH_SCAN ? E_HIGHER : E_ALL;
         break;
     case SH_RSB:
@@ -494,6 +587,24 @@ static __attribute__((noinline)) void collective(msc_ptab_t *p, msc_call_t *c, m
     }
     add_sized(f, st, (uint64_t)sent, (uint64_t)recv);
     if (!p->row || cm->inter) return;
+    /* The same size to every peer (or every higher one): O(1) now, spread
+     * over the peers' cells later (spread). */
+    if (sh == SH_BCAST || sh == SH_REDUCE || sh == SH_ALLREDUCE || sh == SH_SCAN)
+        coll_remember(p, c, cm, edges == E_ALL || edges == E_FROM_ROOT ? 1 : edges == E_HIGHER ? 2
+                                : edges == E_TO_ROOT && c->root != me ? 3 : 0,
+                      (uint64_t)sent, (uint64_t)recv, (uint64_t)each);
+    if (!ecounts && (edges == E_ALL || edges == E_FROM_ROOT)) {
+        cm->all.msgs++, cm->all.bytes += (uint64_t)each;
+        return;
+    }
+    if (!ecounts && edges == E_HIGHER) {
+        cm->up.msgs++, cm->up.bytes += (uint64_t)each;
+        return;
+    }
+    if (edges == E_TO_ROOT && !ecounts) {
+        if (c->root != me) edge(p, MSC_PROF_COLL, cm, c->root, (uint64_t)each);
+        return;
+    }
     for (int j = 0; j < n; j++) {
         if (j == me) continue;
         bool on = edges == E_ALL || (edges == E_FROM_ROOT) ||
@@ -587,21 +698,6 @@ static inline uint64_t status_bytes(MPI_Status *st)
 #endif
 }
 
-/* Size of `count` elements of `type`, with the last type's size remembered
- * per thread (a library call saved per send); MPI_Type_free forgets it, as a
- * freed handle may come back naming another type. */
-static inline uint64_t type_bytes(msc_ptab_t *p, MPI_Datatype type, MPI_Count count)
-{
-    if (count <= 0) return 0;
-    if (MSC_LIKELY(memcmp(&type, &p->last_type, sizeof type) == 0 &&
-                   p->type_epoch == atomic_load_explicit(&msc_prof.type_epoch, memory_order_relaxed)))
-        return p->last_type_size * (uint64_t)count;
-    int64_t one = msc_type_bytes(type, 1);
-    p->last_type = type;
-    p->last_type_size = one > 0 ? (uint64_t)one : 0;
-    p->type_epoch = atomic_load_explicit(&msc_prof.type_epoch, memory_order_relaxed);
-    return p->last_type_size * (uint64_t)count;
-}
 
 /* ---- the hook ------------------------------------------------------------ */
 
@@ -764,7 +860,10 @@ static void profile_leave(msc_call_t *c)
         add_sized(f, st, sent, status_bytes(c->status));
         return;
     case MSC_KIND_COLL:
-        if (msc_prof.shape[c->fn] == SH_BARRIER && !c->ndone) return; /* moves nothing */
+    case MSC_KIND_ICOLL:
+        if (c->ndone) break;
+        if (msc_prof.shape[c->fn] == SH_BARRIER) return; /* moves nothing */
+        if (c->rc == MPI_SUCCESS && coll_memo(p, c, f, st)) return;
         break;
     default:
         break;
