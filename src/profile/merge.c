@@ -673,7 +673,7 @@ static void prof_write(bool flush, const char *why)
     set_trim(&st);
 
     uint64_t now = flush ? msc_now_ns() : msc_g.t_finalize_begin;
-    rank_sum_t mine = {.wall_ns = now - msc_g.t_init_end};
+    rank_sum_t mine = {.wall_ns = now - (msc_g.t_ready ? msc_g.t_ready : msc_g.t_init_end)};
     uint64_t off = msc_prof.off_ns + (msc_prof.off_since_ns ? now - msc_prof.off_since_ns : 0);
     mine.profiled_ns = mine.wall_ns > off ? mine.wall_ns - off : 0;
     for (int i = 0; f.fn && i < MSC_FN_COUNT; i++) {

@@ -14,6 +14,7 @@
 #include "log.h"
 #include "output.h"
 #include "pjson.h"
+#include "pop.h"
 #include "render.h"
 #include "runinfo.h"
 #include "state.h"
@@ -22,7 +23,7 @@
 /* src/mpit/pvars.c, if built: the "pvars" object of profile.json, or NULL. */
 extern const char *msc_pvars_profile_section(void) __attribute__((weak, visibility("hidden")));
 
-enum { SCHEMA_VERSION = 1 };
+enum { SCHEMA_VERSION = MSC_PROFILE_SCHEMA };
 
 
 static void json_stats(FILE *o, const rec_t *r, int world)
@@ -248,7 +249,13 @@ void msc_pwrite_json(FILE *o, set_t *st, bool flush, const char *per_rank_fns, c
                 (unsigned long long)ranks[i].mpi_ns, (unsigned long long)ranks[i].calls,
                 (unsigned long long)ranks[i].io_ns);
     }
-    fprintf(o, "],\n\"functions\": [");
+    msc_pop_t pop; /* POP's efficiencies from the same per-rank times (pop.c) */
+    msc_pop_compute(&ranks[0].profiled_ns, &ranks[0].mpi_ns, sizeof *ranks / sizeof(uint64_t),
+                    nranks, &pop);
+    pop.useful_max_at += rank0, pop.useful_min_at += rank0;
+    fprintf(o, "],\n");
+    msc_pop_json(o, &pop);
+    fprintf(o, ",\n\"functions\": [");
     if (st->n > 1) qsort(st->e, st->n, sizeof *st->e, msc_pmerge_by_time);
     bool first = true;
     for (size_t i = 0; i < st->n; i++) {

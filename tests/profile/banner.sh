@@ -69,7 +69,7 @@ got=$(summary "$MSC_OUT/1.err")
 $got
 expected
 $want"
-tail -n 1 "$MSC_OUT/1.err" | grep -qx "mpiscope: results in $out" || fail "run 1: the last line is not 'results in': $(tail -n 1 "$MSC_OUT/1.err")"
+tail -n 1 "$MSC_OUT/1.err" | grep -qE "^mpiscope: results in $out( \(.*profile.json.*\))?$" || fail "run 1: the last line is not 'results in': $(tail -n 1 "$MSC_OUT/1.err")"
 [ "$(grep -c 'MPI-IO: 5 file(s)' "$MSC_OUT/1.err")" = 1 ] || [ "$np" != 4 ] || fail "run 1: no MPI-IO line of 5 files"
 
 # 2. With checks and a trace.

@@ -6,3 +6,4 @@
 #include "../../src/profile/pjson.c"
 #include "../../src/profile/render.c"
 #include "../../src/profile/banner.c"
+#include "../../src/profile/pop.c"

@@ -982,6 +982,7 @@ int msc_report_html(const char *dir, const char *profile_path, const msc_json_do
     section_checks(o, dir);
     if (p) {
         section_rank_table(o, p);
+        msc_html_pop(o, p, ws); /* report_html_analysis.c */
         section_ranks(o, p);
         section_functions(o, p);
         section_callsites(o, p);
@@ -990,10 +991,13 @@ int msc_report_html(const char *dir, const char *profile_path, const msc_json_do
         section_matrix(o, p);
     } else {
         fprintf(o, "<section><p>No profile.json: the run was traced only.</p></section>\n");
+        msc_html_pop(o, NULL, ws);
     }
     section_regions(o, dir);
     section_mpit(o, p, dir);
     if (ws) section_waitstates(o, ws);
+    if (ws) msc_html_analysis(o, ws); /* report_html_analysis.c */
+    if (ws) msc_html_timeline(o, ws); /* report_html_timeline.c */
     if (page) {
         fclose(o);
         o = page;
