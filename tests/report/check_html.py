@@ -252,6 +252,20 @@ def check_sections(out, page, with_trace, full):
         v, u = shown.group(1).split()
         if abs(float(v) * unit[u] - wall) > 0.0011 * max(1, wall) * (1 if u == "s" else 1e-3):
             fail(f"the summary's wall time is {shown.group(1)}, profile.json says {wall:.6f} s")
+    # Least and most MPI time per rank: profile.json's, each its own number
+    # (the old page printed the wall time as the most).
+    unit_s = {"s": 1, "ms": 1e-3, "µs": 1e-6, "us": 1e-6, "ns": 1e-9}
+    mm = re.search(r"least ([\d.]+) (\S+) on rank (\d+), most ([\d.]+) (\S+) on rank (\d+)", page)
+    if not mm:
+        fail("the summary has no 'least ... on rank N, most ... on rank M'")
+    else:
+        sm = prof["summary"]
+        for v, u, at, key in ((mm.group(1), mm.group(2), mm.group(3), "mpi_ns_rank_min"),
+                              (mm.group(4), mm.group(5), mm.group(6), "mpi_ns_rank_max")):
+            got, want = float(v) * unit_s.get(u, 0), sm[key] / 1e9
+            if abs(got - want) > 0.002 * want + 1e-9 or int(at) != sm[key + "_at"]:
+                fail(f"the summary says {v} {u} on rank {at} for {key}, profile.json "
+                     f"{want:.6f} s on rank {sm[key + '_at']}")
     # The per-rank table: every rank with its host.
     sec = re.search(r'<section id="rank-table">(.*?)</section>', page, re.S)
     rows = re.findall(r"<tr><td class=\"n\" data-v=\"(\d+)\">\d+</td><td>([^<]*)</td>", sec.group(1) if sec else "")
