@@ -23,6 +23,8 @@
  *   START         request or (nreq, requests)
  *   COLL          comm root op buf count type rbuf rcount rtype (v-forms: counts rcounts)
  *   ICOLL         as COLL, and request
+ *   COLL_INIT     as ICOLL: a persistent collective (MPI_*_init); each
+ *                 MPI_Start of its request posts one instance
  *   COMM          comm, newcomm (communicator constructors and destructors)
  *   ABORT         comm (MPI_Abort: the modules' emergency hooks have run)
  *   HANDLE_NEW    obj obj_class: the address of the new handle (valid after the call)
@@ -39,6 +41,8 @@
  *   IO_READ       file rbuf rcount rtype status (offset for the _at forms)
  *   IO_IWRITE, IO_IREAD  as IO_WRITE/IO_READ with request instead of status
  *                 (posted to the request table; completions come back in done[])
+ *   IO_END        file status, and buf (writes) or rbuf (reads): the end of a split
+ *                 collective (MPI_File_*_end); the status says what was done
  *   Window creation and freeing are HANDLE_NEW/HANDLE_FREE with obj_class
  *   MSC_OBJ_WIN, MPI_File_open/close the same with MSC_OBJ_FILE.
  *   MPI_File_open's buf is the file name; from Fortran it is blank-padded and
@@ -49,7 +53,7 @@
  * Every binding fills C handles: a Fortran wrapper converts handles with the
  * PMPI_*_f2c functions, and for posting kinds makes `request` point to the C
  * handle of the new request after the call.
- * Posting kinds (ISEND, IRECV, *_INIT, IMRECV, ICOLL) get req_id, the id the
+ * Posting kinds (ISEND, IRECV, *_INIT, IMRECV, ICOLL, COLL_INIT) get req_id, the id the
  * request table gave the new request, before the leave hooks run.
  */
 #ifndef MSC_CORE_CALL_H

@@ -243,6 +243,7 @@ static void post(msc_call_t *c)
         info.bytes = msc_type_bytes(info.type, info.count);
         info.comm = MPI_COMM_NULL;
         info.peer = MPI_UNDEFINED;
+        info.file = c->file;
         break;
     case MSC_KIND_RMA_RPUT:
     case MSC_KIND_RMA_RGET:
@@ -253,12 +254,24 @@ static void post(msc_call_t *c)
         info.comm = MPI_COMM_NULL;
         info.peer = MPI_UNDEFINED;
         break;
-    default: /* ICOLL and others: the modules know the call itself */
+    case MSC_KIND_ICOLL:
+    case MSC_KIND_COLL_INIT: /* a persistent collective is known only from this */
+        info.root = c->root;
+        info.peer = MPI_UNDEFINED;
+        info.count = c->count, info.type = c->type;
+        info.rcount = c->rcount, info.rtype = c->rtype;
+        info.counts = c->counts, info.rcounts = c->rcounts;
+        info.counts_are_mpi_count = (uint8_t)(c->counts_are_mpi_count != 0);
+        info.send_in_place = c->buf == MPI_IN_PLACE;
+        info.recv_in_place = c->rbuf == MPI_IN_PLACE;
+        break;
+    default:
         info.root = c->root;
         info.peer = MPI_UNDEFINED;
         break;
     }
-    info.persistent = c->kind == MSC_KIND_SEND_INIT || c->kind == MSC_KIND_RECV_INIT;
+    info.persistent = c->kind == MSC_KIND_SEND_INIT || c->kind == MSC_KIND_RECV_INIT ||
+                      c->kind == MSC_KIND_COLL_INIT;
     if (comm_tag_fn && (info.comm != MPI_COMM_NULL || c->kind == MSC_KIND_IMRECV))
         info.comm_tag = comm_tag_fn(info.comm);
     c->req_id = info.id;
@@ -314,6 +327,7 @@ void msc_requests_leave(msc_call_t *c)
     case MSC_KIND_RECV_INIT:
     case MSC_KIND_IMRECV:
     case MSC_KIND_ICOLL:
+    case MSC_KIND_COLL_INIT:
     case MSC_KIND_IO_IREAD:
     case MSC_KIND_IO_IWRITE:
     case MSC_KIND_RMA_RPUT:

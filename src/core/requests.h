@@ -3,7 +3,7 @@
  *
  * MPI tells a completion call only which request finished; the peer, tag,
  * datatype and size were known when it was posted. The core records them at
- * post time (ISEND, IRECV, *_INIT, IMRECV, ICOLL, IO_IREAD, IO_IWRITE, RMA_R* calls) and, in every
+ * post time (ISEND, IRECV, *_INIT, IMRECV, ICOLL, COLL_INIT, IO_IREAD, IO_IWRITE, RMA_R* calls) and, in every
  * completion call (Wait/Test and their any/some/all forms), hands the modules
  * the list of operations that completed, with the status and the bytes
  * actually transferred. Persistent requests stay in the table until freed and
@@ -27,7 +27,7 @@
 typedef struct {
     uint64_t id;            /* unique in this process, never 0: names the request in traces */
     msc_fn_t fn;            /* the call that created it */
-    msc_kind_t kind;        /* ISEND, IRECV, SEND_INIT, RECV_INIT, IMRECV, ICOLL, IO_IREAD, IO_IWRITE,
+    msc_kind_t kind;        /* ISEND, IRECV, SEND_INIT, RECV_INIT, IMRECV, ICOLL, COLL_INIT, IO_IREAD, IO_IWRITE,
                              * RMA_RPUT, RMA_RGET, RMA_RACC */
     MPI_Comm comm;
     int peer, tag, root;    /* peer: rank in comm, or MPI_ANY_SOURCE / MPI_PROC_NULL */
@@ -42,6 +42,17 @@ typedef struct {
     int thread;             /* index of the posting thread (msc_thread_t), or -1 */
     uint8_t persistent;
     uint8_t active;         /* persistent: started and not yet completed */
+    /* ICOLL, COLL_INIT: the rest of the call's arguments (count, type and
+     * root above), for modules that need them when a persistent collective
+     * starts or an operation completes; MPI keeps the v-forms' arrays valid
+     * until then. */
+    uint8_t counts_are_mpi_count;
+    uint8_t send_in_place;  /* the send buffer was MPI_IN_PLACE */
+    uint8_t recv_in_place;  /* the receive buffer was MPI_IN_PLACE */
+    MPI_Count rcount;
+    MPI_Datatype rtype;
+    const void *counts, *rcounts;
+    MPI_File file;          /* IO_IREAD, IO_IWRITE: the file */
 } msc_req_info_t;
 
 typedef struct msc_done {

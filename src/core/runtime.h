@@ -41,7 +41,8 @@ static inline bool msc_kind_has_requests(msc_kind_t kind)
 {
     switch (kind) {
     case MSC_KIND_ISEND: case MSC_KIND_IRECV: case MSC_KIND_SEND_INIT: case MSC_KIND_RECV_INIT:
-    case MSC_KIND_IMRECV: case MSC_KIND_ICOLL: case MSC_KIND_WAIT: case MSC_KIND_TEST:
+    case MSC_KIND_IMRECV: case MSC_KIND_ICOLL: case MSC_KIND_COLL_INIT: case MSC_KIND_WAIT:
+    case MSC_KIND_TEST:
     case MSC_KIND_WAITANY: case MSC_KIND_TESTANY: case MSC_KIND_WAITALL: case MSC_KIND_TESTALL:
     case MSC_KIND_WAITSOME: case MSC_KIND_TESTSOME: case MSC_KIND_START: case MSC_KIND_STARTALL:
     case MSC_KIND_REQUEST_FREE: case MSC_KIND_IO_IREAD: case MSC_KIND_IO_IWRITE:

@@ -8,8 +8,11 @@
 #include "callsite.h"
 
 #include <elfutils/libdwfl.h>
+#include <fcntl.h>
 #include <libunwind.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 struct msc_callsite_resolver {
@@ -18,7 +21,9 @@ struct msc_callsite_resolver {
     char *debuginfo_path;
 };
 
-msc_callsite_resolver_t *msc_callsite_open(void)
+/* A resolver over the objects of `maps` (a /proc/self/maps text), or of
+ * the whole process when maps is NULL. */
+static msc_callsite_resolver_t *open_maps(const char *maps, size_t len)
 {
     msc_callsite_resolver_t *r = calloc(1, sizeof *r);
     if (!r) return NULL;
@@ -31,12 +36,125 @@ msc_callsite_resolver_t *msc_callsite_open(void)
         return NULL;
     }
     dwfl_report_begin(r->dwfl);
-    int rc = dwfl_linux_proc_report(r->dwfl, getpid());
+    int rc;
+    if (maps) {
+        FILE *f = len ? fmemopen((void *)maps, len, "r") : NULL;
+        rc = f ? dwfl_linux_proc_maps_report(r->dwfl, f) : 0;
+        if (f) fclose(f);
+    } else {
+        rc = dwfl_linux_proc_report(r->dwfl, getpid());
+    }
     if (dwfl_report_end(r->dwfl, NULL, NULL) != 0 || rc != 0) {
         dwfl_end(r->dwfl);
         free(r);
         return NULL;
     }
+    return r;
+}
+
+msc_callsite_resolver_t *msc_callsite_open(void)
+{
+    return open_maps(NULL, 0);
+}
+
+static int addr_cmp(const void *a, const void *b)
+{
+    uintptr_t x = (uintptr_t)*(void *const *)a, y = (uintptr_t)*(void *const *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Whether a sorted address lies in [lo, hi). */
+static bool any_in(void *const *sorted, size_t n, uintptr_t lo, uintptr_t hi)
+{
+    size_t a = 0, b = n;
+    while (a < b) {
+        size_t m = a + (b - a) / 2;
+        if ((uintptr_t)sorted[m] < lo) a = m + 1;
+        else b = m;
+    }
+    return a < n && (uintptr_t)sorted[a] < hi;
+}
+
+static uintptr_t hex(const char **p)
+{
+    uintptr_t v = 0;
+    for (;; (*p)++) {
+        char c = **p;
+        if (c >= '0' && c <= '9') v = v * 16 + (uintptr_t)(c - '0');
+        else if (c >= 'a' && c <= 'f') v = v * 16 + (uintptr_t)(c - 'a' + 10);
+        else return v;
+    }
+}
+
+/* /proc/self/maps, whole (read() in a loop: the file has no size). */
+static char *read_maps(size_t *len)
+{
+    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return NULL;
+    size_t cap = 65536, n = 0;
+    char *buf = malloc(cap + 1);
+    for (ssize_t got; buf; n += (size_t)got) {
+        if (n == cap) {
+            char *b = realloc(buf, 2 * cap + 1);
+            if (!b) break;
+            buf = b, cap *= 2;
+        }
+        got = read(fd, buf + n, cap - n);
+        if (got <= 0) break;
+    }
+    close(fd);
+    if (buf) buf[n] = 0;
+    *len = n;
+    return buf;
+}
+
+/* The path of a maps line (from its first '/' to the line's end), or NULL. */
+static const char *line_path(const char *l, const char *e, size_t *pl)
+{
+    const char *p = memchr(l, '/', (size_t)(e - l));
+    if (p) *pl = (size_t)(e - p);
+    return p;
+}
+
+msc_callsite_resolver_t *msc_callsite_open_for(void *const *addrs, size_t n)
+{
+    size_t len = 0;
+    char *maps = read_maps(&len);
+    void **sorted = malloc((n ? n : 1) * sizeof *sorted);
+    char *keep = maps ? malloc(len + 1) : NULL;
+    if (!maps || !sorted || !keep) {
+        free(maps), free(sorted), free(keep);
+        return open_maps(NULL, 0);
+    }
+    for (size_t i = 0; i < n; i++) sorted[i] = (void *)((uintptr_t)addrs[i] - 1);
+    qsort(sorted, n, sizeof *sorted, addr_cmp);
+    /* An object is several consecutive mappings of one path: keep every line
+     * of a run of lines with the same path when one of them holds an
+     * address. */
+    size_t klen = 0;
+    for (const char *l = maps, *end = maps + len; l < end;) {
+        const char *run = l, *rpath = NULL;
+        size_t rpl = 0;
+        bool hit = false;
+        for (; l < end; ) {
+            const char *e = memchr(l, '\n', (size_t)(end - l));
+            if (!e) e = end;
+            size_t pl = 0;
+            const char *path = line_path(l, e, &pl);
+            if (l != run && (!path || !rpath || pl != rpl || memcmp(path, rpath, pl) != 0)) break;
+            rpath = path, rpl = pl;
+            const char *q = l;
+            uintptr_t lo = hex(&q), hi = *q == '-' ? (q++, hex(&q)) : 0;
+            hit |= path && any_in(sorted, n, lo, hi);
+            l = e < end ? e + 1 : end;
+        }
+        if (hit) {
+            memcpy(keep + klen, run, (size_t)(l - run));
+            klen += (size_t)(l - run);
+        }
+    }
+    msc_callsite_resolver_t *r = open_maps(keep, klen);
+    free(maps), free(keep), free(sorted);
     return r;
 }
 

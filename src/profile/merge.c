@@ -4,21 +4,33 @@
  * 1. Fold: every thread's tables are summed into one per-function array, one
  *    matrix row and a list of call sites (under the thread registry lock).
  * 2. Resolve: each rank turns its own call-site addresses into strings
- *    (callsite.c); from here on a site is a key such as
+ *    (callsite.c, reading the objects that hold them only); from here on a
+ *    site is a key such as
  *    "S\tMPI_Send\tmain\x1fping.c\x1f12\x1f/path/ping\x1f0x1234", so sites
  *    from different ranks meet by name, whatever their load addresses.
- * 3. Merge: records (function or site key, sums, min/max over calls, min/max
- *    over ranks with the rank) travel up a binomial tree over msc_g.comm:
- *    a rank receives its children's blobs (probe for the size, receive),
- *    merges them into its own by key, and sends the result to its parent.
- *    Sites beyond MPISCOPE_PROFILE_SITES (by time) and matrix pairs beyond
+ * 3. Merge, in one pass up a binomial tree over msc_g.comm (ceil(log2 P)
+ *    rounds): a rank receives its children's blobs (probe for the size,
+ *    receive), merges their records into its own by key (function, site or
+ *    file: sums, min/max over calls, min/max over ranks with the rank),
+ *    appends their matrix pairs and their per-rank summaries (a subtree's
+ *    ranks are contiguous, so the summaries stay in rank order) and sends
+ *    the result to its parent. Sites beyond MPISCOPE_PROFILE_SITES (by
+ *    time), files beyond MPISCOPE_PROFILE_FILES and matrix pairs beyond
  *    MPISCOPE_PROFILE_MATRIX_PAIRS (by bytes) are folded into "omitted"
- *    totals at every step, so no rank ever holds more than those budgets.
- *    Only the per-rank summary (four numbers per rank) is gathered whole.
- * 4. Write: rank 0 prints profile.json and renders profile.txt from the
- *    parsed JSON with the same renderer `mpiscope report` uses.
+ *    totals at every step, so no rank ever holds more than those budgets
+ *    plus sizeof(rank_sum_t) bytes per rank below it. docs/profile.md has
+ *    the cost model.
+ * 4. Write: rank 0 prints profile.json and renders profile.txt (pwrite.c).
+ *
+ * Waiting: a rank that waits for a child probes with short sleeps in
+ * between instead of spinning in the MPI library's progress loop, so that
+ * on oversubscribed cores the ranks still working get the CPU. Nothing
+ * waits for rank 0's writing: the other ranks go on to PMPI_Finalize,
+ * whose own wait sleeps in both MPIs (Open MPI's lazy wait, Hydra's PMI).
  */
 #include "profile.h"
+
+#include "merge.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,61 +38,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "banner.h"
 #include "callsite.h"
 #include "clock.h"
+#include "runinfo.h"
 #include "log.h"
-#include "output.h"
-#include "pjson.h"
-#include "pop.h"
-#include "render.h"
 #include "requests.h"
 #include "state.h"
-#include "../core/json_out.h"
 
-/* src/mpit/pvars.c, if built: the "pvars" object of profile.json, or NULL. */
-extern const char *msc_pvars_profile_section(void) __attribute__((weak, visibility("hidden")));
-
-enum { TAG_MERGE = 7301, SCHEMA_VERSION = 1 };
-
-typedef struct {
-    msc_pstat_t s;
-    uint64_t rmin_ns, rmax_ns; /* ns, per-rank total time: least and most */
-    int32_t rmin_at, rmax_at;  /* world ranks where they occur */
-    uint32_t nranks;           /* ranks that made the call */
-    uint32_t has_hist;
-    uint64_t hist[MSC_PROF_BINS]; /* only when has_hist */
-} rec_t;
-
-#define REC_WIRE_SMALL offsetof(rec_t, hist)
-
-typedef struct {
-    char *key;
-    rec_t r;
-} entry_t;
-
-typedef struct {
-    int32_t from, to, cls, pad;
-    uint64_t msgs, bytes;
-} pair_t;
-
-typedef struct {
-    uint64_t dropped_sites;   /* calls whose site did not fit a thread's table */
-    uint64_t merged_sites;    /* site records left out by the merge budget */
-    uint64_t dropped_requests;
-    uint64_t tot[2][2];       /* [class][msgs, bytes], all pairs */
-    uint64_t omitted[3];      /* pairs, msgs, bytes left out by the pair budget */
-    uint64_t npairs, nrec;
-} header_t;
-
-typedef struct {
-    entry_t *e;
-    size_t n, cap;      /* entries, and slots in idx */
-    size_t *idx;        /* open addressing over e; SIZE_MAX: empty */
-    size_t idx_cap;
-    pair_t *pairs;
-    size_t npairs;
-    header_t h;
-} set_t;
+enum { TAG_MERGE = 7301 };
 
 /* ---- the keyed record set ------------------------------------------------ */
 
@@ -107,14 +73,14 @@ static void set_reindex(set_t *st)
     }
 }
 
-/* The record of `key`, created empty if new; NULL if memory ran out. */
-static rec_t *set_get(set_t *st, const char *key)
+/* The entry of `key`, created empty if new; NULL if memory ran out. */
+static entry_t *set_entry(set_t *st, const char *key)
 {
     if (2 * (st->n + 1) > st->idx_cap) set_reindex(st);
     if (!st->idx) return NULL;
     size_t j = str_hash(key) & (st->idx_cap - 1);
     for (; st->idx[j] != SIZE_MAX; j = (j + 1) & (st->idx_cap - 1))
-        if (strcmp(st->e[st->idx[j]].key, key) == 0) return &st->e[st->idx[j]].r;
+        if (strcmp(st->e[st->idx[j]].key, key) == 0) return &st->e[st->idx[j]];
     if (st->n == st->cap) {
         size_t cap = st->cap ? 2 * st->cap : 256;
         entry_t *e = realloc(st->e, cap * sizeof *e);
@@ -129,8 +95,47 @@ static rec_t *set_get(set_t *st, const char *key)
     e->r.s.tmin_ns = UINT64_MAX;
     e->r.rmin_ns = UINT64_MAX;
     e->r.rmin_at = e->r.rmax_at = -1;
+    if (key[0] == 'I' || key[0] == 'O') {
+        e->io = calloc(1, sizeof *e->io);
+        if (!e->io) {
+            free(e->key);
+            return NULL;
+        }
+        e->r.has_io = 1;
+    }
     st->idx[j] = st->n++;
-    return &e->r;
+    return e;
+}
+
+static rec_t *set_get(set_t *st, const char *key)
+{
+    entry_t *e = set_entry(st, key);
+    return e ? &e->r : NULL;
+}
+
+/* The index of host `name` in the set's table, added if new (0 without
+ * memory: the first host stands for it). */
+static uint32_t host_index(set_t *st, const char *name)
+{
+    for (uint32_t i = 0; i < st->nhosts; i++)
+        if (strcmp(st->hosts[i], name) == 0) return i;
+    char **h = realloc(st->hosts, (st->nhosts + 1) * sizeof *h);
+    char *copy = strdup(name);
+    if (!h || !copy) {
+        if (h) st->hosts = h;
+        free(copy);
+        return 0;
+    }
+    st->hosts = h;
+    h[st->nhosts] = copy;
+    return st->nhosts++;
+}
+
+static void io_merge(iorec_t *a, const iorec_t *b)
+{
+    msc_pio_stat_add(&a->s, &b->s);
+    for (int i = 0; i < 2; i++)
+        if (b->rank_max_ns[i] > a->rank_max_ns[i]) a->rank_max_ns[i] = b->rank_max_ns[i];
 }
 
 static void stat_add(msc_pstat_t *a, const msc_pstat_t *b)
@@ -161,10 +166,13 @@ static void rec_merge(rec_t *a, const rec_t *b)
 
 static void set_free(set_t *st)
 {
-    for (size_t i = 0; i < st->n; i++) free(st->e[i].key);
+    for (size_t i = 0; i < st->n; i++) free(st->e[i].key), free(st->e[i].io);
     free(st->e);
     free(st->idx);
     free(st->pairs);
+    free(st->ranks);
+    for (uint32_t i = 0; i < st->nhosts; i++) free(st->hosts[i]);
+    free(st->hosts);
     memset(st, 0, sizeof *st);
 }
 
@@ -187,11 +195,13 @@ static void fold_thread(msc_thread_t *t, void *arg)
         stat_add(&f->fn[i].s, &p->fn[i].s);
         for (int b = 0; b < MSC_PROF_BINS; b++) f->fn[i].hist[b] += p->fn[i].hist[b];
     }
-    if (p->row && f->row)
+    if (p->row && f->row) {
         for (size_t i = 0; i < 2 * (size_t)msc_g.world_size; i++) {
             f->row[i].msgs += p->row[i].msgs;
             f->row[i].bytes += p->row[i].bytes;
         }
+        msc_prof_pending_edges(p, f->row);
+    }
     for (uint32_t i = 0; i < p->site_cap; i++) {
         if (!p->sites[i].pc[0]) continue;
         stat_add(&f->fn[p->sites[i].fn].s, &p->sites[i].s);
@@ -241,7 +251,15 @@ static void local_set(set_t *st, const fold_t *f)
         memcpy(one.hist, p->hist, sizeof one.hist);
         rec_merge(r, &one);
     }
-    msc_callsite_resolver_t *res = f->nsites ? msc_callsite_open() : NULL;
+    msc_callsite_resolver_t *res = NULL;
+    if (f->nsites) {
+        size_t np = 0;
+        void **pcs = malloc(f->nsites * (size_t)msc_prof.depth * sizeof *pcs);
+        for (size_t i = 0; pcs && i < f->nsites; i++)
+            for (int d = 0; d < msc_prof.depth && f->sites[i].pc[d]; d++) pcs[np++] = f->sites[i].pc[d];
+        res = pcs ? msc_callsite_open_for(pcs, np) : msc_callsite_open();
+        free(pcs);
+    }
     for (size_t i = 0; i < f->nsites; i++) {
         const msc_psite_t *s = &f->sites[i];
         char *buf = NULL;
@@ -268,6 +286,35 @@ static void local_set(set_t *st, const fold_t *f)
     }
 }
 
+/* This rank's files (io.c): one record each, "O" for the files beyond its
+ * budget. Returns the rank's I/O time (ns). */
+static uint64_t local_files(set_t *st)
+{
+    size_t n = 0;
+    uint64_t others = 0, total = 0;
+    msc_pio_file_t *files = msc_pio_snapshot(&n, &others);
+    int me = msc_g.world_rank;
+    for (size_t i = 0; files && i < n; i++) {
+        char key[4200];
+        if (files[i].name) snprintf(key, sizeof key, "I\t%s", files[i].name);
+        else snprintf(key, sizeof key, "O");
+        entry_t *e = set_entry(st, key);
+        if (!e) continue;
+        const msc_pio_stat_t *x = &files[i].s;
+        uint64_t t = x->time_ns[0] + x->time_ns[1] + x->time_ns[2];
+        total += t;
+        rec_t one = {.s = {.count = x->ops[0][0] + x->ops[0][1] + x->ops[1][0] + x->ops[1][1],
+                           .time_ns = t, .tmin_ns = UINT64_MAX},
+                     .rmin_ns = t, .rmax_ns = t, .rmin_at = me, .rmax_at = me, .nranks = 1};
+        rec_merge(&e->r, &one);
+        iorec_t io = {.s = *x, .rank_max_ns = {x->time_ns[0], x->time_ns[1]}};
+        io_merge(e->io, &io);
+    }
+    st->h.files_dropped = others;
+    msc_pio_free(files, n);
+    return total;
+}
+
 static void local_pairs(set_t *st, const fold_t *f)
 {
     if (!f->row) return;
@@ -290,14 +337,14 @@ static void local_pairs(set_t *st, const fold_t *f)
 
 /* ---- budgets ----------------------------------------------------------------- */
 
-static int by_time_desc(const void *a, const void *b)
+int msc_pmerge_by_time(const void *a, const void *b)
 {
     const entry_t *x = a, *y = b;
     if (x->r.s.time_ns != y->r.s.time_ns) return x->r.s.time_ns < y->r.s.time_ns ? 1 : -1;
     return strcmp(x->key, y->key);
 }
 
-static int by_bytes_desc(const void *a, const void *b)
+int msc_pmerge_by_bytes(const void *a, const void *b)
 {
     const pair_t *x = a, *y = b;
     if (x->bytes != y->bytes) return x->bytes < y->bytes ? 1 : -1;
@@ -307,24 +354,47 @@ static int by_bytes_desc(const void *a, const void *b)
     return x->cls - y->cls;
 }
 
-/* Keeps the heaviest sites and pairs within their budgets. */
+/* Keeps the heaviest sites, files and pairs within their budgets: lighter
+ * sites are counted, lighter files summed into the others' record. */
 static void set_trim(set_t *st)
 {
-    if (st->n > 1) qsort(st->e, st->n, sizeof *st->e, by_time_desc);
-    size_t keep = 0, sites = 0;
+    if (st->n > 1) qsort(st->e, st->n, sizeof *st->e, msc_pmerge_by_time);
+    size_t keep = 0, sites = 0, nfiles = 0, max_files = (size_t)msc_g.settings.v[MSC_SET_PROFILE_FILES].num;
+    entry_t *spill = NULL; /* files left out, until they go into "O" */
+    size_t nspill = 0;
     for (size_t i = 0; i < st->n; i++) {
-        bool site = st->e[i].key[0] == 'S';
+        bool site = st->e[i].key[0] == 'S', file = st->e[i].key[0] == 'I';
         if (site && sites >= (size_t)msc_prof.max_sites) {
             st->h.merged_sites++;
             free(st->e[i].key);
             continue;
         }
-        sites += site;
+        if (file && nfiles >= max_files) {
+            entry_t *sp = realloc(spill, (nspill + 1) * sizeof *sp);
+            if (sp) {
+                spill = sp;
+                spill[nspill++] = st->e[i];
+            } else {
+                free(st->e[i].key), free(st->e[i].io);
+            }
+            st->h.files_merged++;
+            continue;
+        }
+        sites += site, nfiles += file;
         st->e[keep++] = st->e[i];
     }
     st->n = keep;
     set_reindex(st);
-    if (st->npairs > 1) qsort(st->pairs, st->npairs, sizeof *st->pairs, by_bytes_desc);
+    for (size_t i = 0; i < nspill; i++) {
+        entry_t *o = set_entry(st, "O");
+        if (o) {
+            rec_merge(&o->r, &spill[i].r);
+            io_merge(o->io, spill[i].io);
+        }
+        free(spill[i].key), free(spill[i].io);
+    }
+    free(spill);
+    if (st->npairs > 1) qsort(st->pairs, st->npairs, sizeof *st->pairs, msc_pmerge_by_bytes);
     for (size_t i = (size_t)msc_prof.matrix_pairs; i < st->npairs; i++) {
         st->h.omitted[0]++;
         st->h.omitted[1] += st->pairs[i].msgs;
@@ -343,6 +413,8 @@ static char *pack(set_t *st, size_t *len)
     if (!o) return NULL;
     st->h.nrec = st->n;
     st->h.npairs = st->npairs;
+    st->h.nranks = st->nranks;
+    st->h.nhosts = st->nhosts;
     fwrite(&st->h, sizeof st->h, 1, o);
     for (size_t i = 0; i < st->n; i++) {
         uint32_t kl = (uint32_t)strlen(st->e[i].key);
@@ -350,8 +422,15 @@ static char *pack(set_t *st, size_t *len)
         fwrite(st->e[i].key, 1, kl, o);
         const rec_t *r = &st->e[i].r;
         fwrite(r, r->has_hist ? sizeof *r : REC_WIRE_SMALL, 1, o);
+        if (r->has_io) fwrite(st->e[i].io, sizeof *st->e[i].io, 1, o);
     }
     if (st->npairs) fwrite(st->pairs, sizeof *st->pairs, st->npairs, o);
+    if (st->nranks) fwrite(st->ranks, sizeof *st->ranks, st->nranks, o);
+    for (uint32_t i = 0; i < st->nhosts; i++) {
+        uint32_t hl = (uint32_t)strlen(st->hosts[i]);
+        fwrite(&hl, sizeof hl, 1, o);
+        fwrite(st->hosts[i], 1, hl, o);
+    }
     if (fclose(o) != 0) {
         free(buf);
         return NULL;
@@ -388,8 +467,20 @@ static void unpack_merge(set_t *st, const char *b, size_t len)
             memcpy(r.hist, b + off, sizeof r.hist);
             off += sizeof r.hist;
         }
-        rec_t *dst = key ? set_get(st, key) : NULL;
-        if (dst) rec_merge(dst, &r);
+        iorec_t io;
+        if (r.has_io) {
+            if (len - off < sizeof io) {
+                free(key);
+                return;
+            }
+            memcpy(&io, b + off, sizeof io);
+            off += sizeof io;
+        }
+        entry_t *dst = key ? set_entry(st, key) : NULL;
+        if (dst) {
+            rec_merge(&dst->r, &r);
+            if (r.has_io && dst->io) io_merge(dst->io, &io);
+        }
         free(key);
     }
     if ((len - off) / sizeof(pair_t) < h.npairs) return;
@@ -399,14 +490,71 @@ static void unpack_merge(set_t *st, const char *b, size_t len)
         st->pairs = np;
         st->npairs += h.npairs;
     }
+    off += h.npairs * sizeof(pair_t);
+    /* The child's ranks follow this node's (the subtree of me + mask). */
+    if ((len - off) / sizeof(rank_sum_t) < h.nranks) return;
+    rank_sum_t *nr = realloc(st->ranks, (st->nranks + h.nranks + 1) * sizeof *nr);
+    if (!nr) return;
+    memcpy(nr + st->nranks, b + off, h.nranks * sizeof *nr);
+    off += h.nranks * sizeof *nr;
+    st->ranks = nr;
+    rank_sum_t *child = nr + st->nranks;
+    st->nranks += h.nranks;
+    /* The child's host indices become indices into this node's table. */
+    for (uint64_t i = 0; i < h.nhosts; i++) {
+        uint32_t hl;
+        if (len - off < sizeof hl) return;
+        memcpy(&hl, b + off, sizeof hl);
+        off += sizeof hl;
+        if (len - off < hl) return;
+        char *name = strndup(b + off, hl);
+        off += hl;
+        uint32_t to = host_index(st, name);
+        free(name);
+        for (uint64_t r = 0; r < h.nranks; r++)
+            if (child[r].host == i) child[r].host = to | 0x80000000u;
+    }
+    for (uint64_t r = 0; r < h.nranks; r++) child[r].host &= 0x7fffffffu;
     st->h.dropped_sites += h.dropped_sites;
     st->h.merged_sites += h.merged_sites;
     st->h.dropped_requests += h.dropped_requests;
+    st->h.files_dropped += h.files_dropped;
+    st->h.files_merged += h.files_merged;
     for (int c = 0; c < 2; c++)
         for (int k = 0; k < 2; k++) st->h.tot[c][k] += h.tot[c][k];
     for (int k = 0; k < 3; k++) st->h.omitted[k] += h.omitted[k];
 }
 
+/* Waits with short sleeps between tests (see the top of the file): spins a
+ * little for a fast peer, then sleeps 20 us, doubling up to 1 ms. `test`
+ * returns nonzero when the wait is over. */
+static void wait_sleepy(int (*test)(void *), void *arg)
+{
+    long ns = 20000;
+    for (int k = 0; !test(arg); k++) {
+        if (k < 32) continue;
+        struct timespec ts = {0, ns};
+        nanosleep(&ts, NULL);
+        if (ns < 1000000) ns *= 2;
+    }
+}
+
+typedef struct {
+    int src;
+    MPI_Status st;
+} probe_t;
+
+static int probe_test(void *arg)
+{
+    probe_t *p = arg;
+    int flag = 0;
+    PMPI_Iprobe(p->src, TAG_MERGE, msc_g.comm, &flag, &p->st);
+    return flag;
+}
+
+/* One pass up the binomial tree: rank me receives from me + 1, me + 2,
+ * me + 4, ... (while below P and me has that bit clear), then sends to
+ * me - (its lowest set bit). Rank 0 ends with everything. */
 static void tree_merge(set_t *st)
 {
     int me = msc_g.world_rank, n = msc_g.world_size;
@@ -420,10 +568,10 @@ static void tree_merge(set_t *st)
             return;
         }
         if (me + mask < n) {
-            MPI_Status s;
+            probe_t p = {.src = me + mask};
             int cnt = 0;
-            PMPI_Probe(me + mask, TAG_MERGE, msc_g.comm, &s);
-            PMPI_Get_count(&s, MPI_BYTE, &cnt);
+            wait_sleepy(probe_test, &p);
+            PMPI_Get_count(&p.st, MPI_BYTE, &cnt);
             char *b = malloc(cnt > 0 ? (size_t)cnt : 1);
             PMPI_Recv(b ? b : NULL, b ? cnt : 0, MPI_BYTE, me + mask, TAG_MERGE, msc_g.comm,
                       MPI_STATUS_IGNORE);
@@ -432,184 +580,6 @@ static void tree_merge(set_t *st)
             set_trim(st);
         }
     }
-}
-
-/* ---- JSON ---------------------------------------------------------------------- */
-
-typedef struct {
-    uint64_t wall_ns, profiled_ns, mpi_ns, calls;
-} rank_sum_t;
-
-static void json_stats(FILE *o, const rec_t *r, int world)
-{
-    const msc_pstat_t *s = &r->s;
-    fprintf(o,
-            "\"calls\": %llu, \"time_ns\": %llu, \"time_min_ns\": %llu, \"time_max_ns\": %llu, "
-            "\"bytes_sent\": %llu, \"bytes_recv\": %llu, \"ranks\": %u, "
-            "\"rank_time_min_ns\": %llu, \"rank_time_min_at\": %d, \"rank_time_max_ns\": %llu, "
-            "\"rank_time_max_at\": %d, \"rank_time_mean_ns\": %llu",
-            (unsigned long long)s->count, (unsigned long long)s->time_ns,
-            (unsigned long long)(s->count ? s->tmin_ns : 0), (unsigned long long)s->tmax_ns,
-            (unsigned long long)s->bytes_sent, (unsigned long long)s->bytes_recv, r->nranks,
-            (unsigned long long)(r->rmin_at >= 0 ? r->rmin_ns : 0), r->rmin_at,
-            (unsigned long long)r->rmax_ns, r->rmax_at,
-            (unsigned long long)(world ? s->time_ns / (uint64_t)world : 0));
-}
-
-static void json_frames(FILE *o, char *key)
-{
-    /* key: S \t fn \t frame \t frame ... ; frame: sym \x1f file \x1f line \x1f module \x1f off */
-    char *save = NULL;
-    strtok_r(key, "\t", &save);
-    char *fn = strtok_r(NULL, "\t", &save);
-    fprintf(o, "\"function\": ");
-    msc_json_put_string(o, fn);
-    fprintf(o, ", \"frames\": [");
-    bool first = true;
-    for (char *fr; (fr = strtok_r(NULL, "\t", &save)); first = false) {
-        char *f[5] = {0};
-        for (int i = 0; i < 5; i++) {
-            f[i] = fr;
-            char *sep = fr ? strchr(fr, '\x1f') : NULL;
-            if (sep) *sep = 0, fr = sep + 1;
-            else fr = NULL;
-        }
-        fprintf(o, "%s{\"symbol\": ", first ? "" : ", ");
-        msc_json_put_string(o, f[0] ? f[0] : "");
-        fprintf(o, ", \"file\": ");
-        msc_json_put_string(o, f[1] ? f[1] : "");
-        fprintf(o, ", \"line\": %d, \"module\": ", f[2] ? atoi(f[2]) : 0);
-        msc_json_put_string(o, f[3] ? f[3] : "");
-        fprintf(o, ", \"offset\": ");
-        msc_json_put_string(o, f[4] ? f[4] : "");
-        fputc('}', o);
-    }
-    fputc(']', o);
-}
-
-static void json_write(FILE *o, set_t *st, const rank_sum_t *ranks, int nranks, bool flush,
-                       const char *per_rank_fns, const char *why)
-{
-    int world = nranks;
-    rank_sum_t tot = {0};
-    uint64_t wmax = 0, mmin = UINT64_MAX, mmax = 0;
-    int mmin_at = 0, mmax_at = 0;
-    for (int i = 0; i < nranks; i++) {
-        tot.wall_ns += ranks[i].wall_ns;
-        tot.profiled_ns += ranks[i].profiled_ns;
-        tot.mpi_ns += ranks[i].mpi_ns;
-        tot.calls += ranks[i].calls;
-        if (ranks[i].wall_ns > wmax) wmax = ranks[i].wall_ns;
-        if (ranks[i].mpi_ns < mmin) mmin = ranks[i].mpi_ns, mmin_at = i;
-        if (ranks[i].mpi_ns > mmax) mmax = ranks[i].mpi_ns, mmax_at = i;
-    }
-    int rank0 = flush ? msc_g.world_rank : 0;
-    double mean = nranks ? (double)tot.mpi_ns / nranks : 0;
-    fprintf(o, "{\n\"schema_version\": %d,\n\"tool\": \"mpiscope\",\n\"mpi\": \"%s\",\n",
-            SCHEMA_VERSION, MSC_MPI_NAME);
-    char prog[256] = "";
-    FILE *c = fopen("/proc/self/comm", "r");
-    if (c) {
-        if (fgets(prog, sizeof prog, c)) prog[strcspn(prog, "\n")] = 0;
-        fclose(c);
-    }
-    fprintf(o, "\"program\": ");
-    msc_json_put_string(o, prog);
-    fprintf(o, ",\n\"scope\": \"%s\",\n", why ? "rank-incomplete" : flush ? "rank-flush" : "run");
-    if (why) {
-        fprintf(o, "\"incomplete\": {\"rank\": %d, \"reason\": ", msc_g.world_rank);
-        msc_json_put_string(o, why);
-        fprintf(o, "},\n");
-    } else if (flush) {
-        fprintf(o, "\"flush\": {\"rank\": %d, \"index\": %d},\n", msc_g.world_rank, msc_prof.flushes);
-    }
-    fprintf(o, "\"ranks\": %d,\n\"world_size\": %d,\n\"callsite_depth\": %lld,\n", nranks,
-            msc_g.world_size, msc_g.settings.v[MSC_SET_CALLSITE_DEPTH].num);
-    fprintf(o,
-            "\"summary\": {\"wall_ns_max\": %llu, \"wall_ns_total\": %llu, \"profiled_ns_total\": "
-            "%llu, \"mpi_ns_total\": %llu, \"mpi_pct\": %.3f, \"mpi_ns_rank_min\": %llu, "
-            "\"mpi_ns_rank_min_at\": %d, \"mpi_ns_rank_max\": %llu, \"mpi_ns_rank_max_at\": %d, "
-            "\"mpi_ns_rank_mean\": %.0f, \"imbalance_pct\": %.3f, \"calls\": %llu},\n",
-            (unsigned long long)wmax, (unsigned long long)tot.wall_ns,
-            (unsigned long long)tot.profiled_ns, (unsigned long long)tot.mpi_ns,
-            tot.profiled_ns ? 100.0 * (double)tot.mpi_ns / (double)tot.profiled_ns : 0.0,
-            (unsigned long long)(nranks ? mmin : 0), rank0 + mmin_at, (unsigned long long)mmax,
-            rank0 + mmax_at, mean, mmax ? 100.0 * ((double)mmax - mean) / (double)mmax : 0.0,
-            (unsigned long long)tot.calls);
-    fprintf(o, "\"per_rank\": [");
-    for (int i = 0; i < nranks; i++)
-        fprintf(o, "%s\n  {\"rank\": %d, \"wall_ns\": %llu, \"profiled_ns\": %llu, \"mpi_ns\": %llu, \"calls\": %llu}",
-                i ? "," : "", rank0 + i, (unsigned long long)ranks[i].wall_ns,
-                (unsigned long long)ranks[i].profiled_ns, (unsigned long long)ranks[i].mpi_ns,
-                (unsigned long long)ranks[i].calls);
-    msc_pop_t pop; /* POP's efficiencies from the same per-rank times (pop.c) */
-    msc_pop_compute(&ranks[0].profiled_ns, &ranks[0].mpi_ns, sizeof *ranks / sizeof(uint64_t),
-                    nranks, &pop);
-    pop.useful_max_at += rank0, pop.useful_min_at += rank0;
-    fprintf(o, "],\n");
-    msc_pop_json(o, &pop);
-    fprintf(o, ",\n\"functions\": [");
-    if (st->n > 1) qsort(st->e, st->n, sizeof *st->e, by_time_desc);
-    bool first = true;
-    for (size_t i = 0; i < st->n; i++) {
-        if (st->e[i].key[0] != 'F') continue;
-        rec_t *r = &st->e[i].r;
-        fprintf(o, "%s\n  {\"name\": ", first ? "" : ",");
-        msc_json_put_string(o, st->e[i].key + 2);
-        fprintf(o, ", ");
-        json_stats(o, r, world);
-        fprintf(o, ", \"histogram\": [");
-        bool f1 = true;
-        for (int b = 0; b < MSC_PROF_BINS; b++) {
-            if (!r->hist[b]) continue;
-            unsigned long long lo = b ? 1ull << (b - 1) : 0;
-            unsigned long long hi = b ? (b == MSC_PROF_BINS - 1 ? 0 : (1ull << b) - 1) : 0;
-            fprintf(o, "%s{\"bin\": %d, \"lo\": %llu, \"hi\": %llu, \"count\": %llu}",
-                    f1 ? "" : ", ", b, lo, hi, (unsigned long long)r->hist[b]);
-            f1 = false;
-        }
-        fprintf(o, "]}");
-        first = false;
-    }
-    fprintf(o, "],\n\"callsites\": [");
-    first = true;
-    for (size_t i = 0; i < st->n; i++) {
-        if (st->e[i].key[0] != 'S') continue;
-        fprintf(o, "%s\n  {", first ? "" : ",");
-        char *k = strdup(st->e[i].key);
-        if (k) json_frames(o, k);
-        free(k);
-        fprintf(o, ", ");
-        json_stats(o, &st->e[i].r, world);
-        fputc('}', o);
-        first = false;
-    }
-    fprintf(o, "],\n\"matrix\": {\"recorded\": %s, \"ranks_limit\": %lld, \"pairs_limit\": %d,\n",
-            msc_prof.matrix_on ? "true" : "false",
-            msc_g.settings.v[MSC_SET_PROFILE_MATRIX_RANKS].num, msc_prof.matrix_pairs);
-    fprintf(o, "  \"p2p\": {\"messages\": %llu, \"bytes\": %llu}, \"collective\": {\"messages\": %llu, \"bytes\": %llu},\n",
-            (unsigned long long)st->h.tot[0][0], (unsigned long long)st->h.tot[0][1],
-            (unsigned long long)st->h.tot[1][0], (unsigned long long)st->h.tot[1][1]);
-    fprintf(o, "  \"omitted\": {\"pairs\": %llu, \"messages\": %llu, \"bytes\": %llu},\n  \"pairs\": [",
-            (unsigned long long)st->h.omitted[0], (unsigned long long)st->h.omitted[1],
-            (unsigned long long)st->h.omitted[2]);
-    if (st->npairs > 1) qsort(st->pairs, st->npairs, sizeof *st->pairs, by_bytes_desc);
-    for (size_t i = 0; i < st->npairs; i++) {
-        const pair_t *p = &st->pairs[i];
-        fprintf(o, "%s\n    {\"from\": %d, \"to\": %d, \"class\": \"%s\", \"messages\": %llu, \"bytes\": %llu}",
-                i ? "," : "", p->from, p->to, p->cls ? "collective" : "p2p",
-                (unsigned long long)p->msgs, (unsigned long long)p->bytes);
-    }
-    fprintf(o, "]},\n\"dropped\": {\"callsite_calls\": %llu, \"callsites_merged\": %llu, "
-               "\"requests\": %llu}",
-            (unsigned long long)st->h.dropped_sites, (unsigned long long)st->h.merged_sites,
-            (unsigned long long)st->h.dropped_requests);
-    if (per_rank_fns) fprintf(o, ",\n\"per_rank_functions\": [%s]", per_rank_fns);
-    /* MPI_T performance variables sampled by src/mpit/pvars.c (whose
-     * finalize hook runs before this module's), when it is built and did. */
-    const char *pvars = msc_pvars_profile_section ? msc_pvars_profile_section() : NULL;
-    if (pvars) fprintf(o, ",\n\"pvars\": %s", pvars);
-    fprintf(o, "\n}\n");
 }
 
 /* ---- per-rank function tables (MPISCOPE_PROFILE_PER_RANK) ----------------------- */
@@ -663,31 +633,6 @@ static char *gather_per_rank(const fold_t *f)
     return text;
 }
 
-/* ---- writing --------------------------------------------------------------------- */
-
-static void write_files(const char *json, size_t len, const char *base)
-{
-    char name[256], err[256];
-    msc_out_t out;
-    snprintf(name, sizeof name, "%s.json", base);
-    if (msc_out_open(&out, name)) {
-        fwrite(json, 1, len, out.f);
-        msc_out_close(&out);
-    }
-    msc_json_doc_t *doc = msc_json_parse(json, len, err, sizeof err);
-    if (!doc) {
-        msc_warn("profile: internal error, the JSON written does not parse: %s", err);
-        return;
-    }
-    snprintf(name, sizeof name, "%s.txt", base);
-    if (msc_out_open(&out, name)) {
-        msc_render_opts_t opts = msc_render_defaults();
-        msc_profile_render(out.f, msc_json_root(doc), &opts);
-        msc_out_close(&out);
-    }
-    msc_json_free(doc);
-}
-
 static void prof_write(bool flush, const char *why);
 
 void msc_prof_write(bool flush)
@@ -717,10 +662,12 @@ static void prof_write(bool flush, const char *why)
     if (f.fn) msc_threads_foreach(fold_thread, &f);
 
     set_t st = {0};
+    uint64_t io_ns = 0;
     if (f.fn) {
         local_set(&st, &f);
         local_pairs(&st, &f);
     }
+    io_ns = local_files(&st);
     st.h.dropped_sites = f.dropped;
     st.h.dropped_requests = msc_requests_dropped();
     set_trim(&st);
@@ -733,37 +680,38 @@ static void prof_write(bool flush, const char *why)
         mine.mpi_ns += f.fn[i].s.time_ns;
         mine.calls += f.fn[i].s.count;
     }
+    mine.io_ns = io_ns;
 
-    rank_sum_t *ranks = NULL;
-    int nranks = 1;
+    mine.host = host_index(&st, msc_prun_host());
+    st.ranks = malloc(sizeof *st.ranks);
+    if (st.ranks) st.ranks[0] = mine, st.nranks = 1;
     char *per_rank = NULL;
-    if (flush) {
-        ranks = &mine;
-    } else {
+    if (!flush) {
         tree_merge(&st);
-        nranks = msc_g.world_size;
-        if (msc_g.world_rank == 0) ranks = calloc((size_t)nranks, sizeof *ranks);
-        PMPI_Gather(&mine, sizeof mine, MPI_BYTE, ranks, sizeof mine, MPI_BYTE, 0, msc_g.comm);
         if (msc_prof.per_rank && f.fn) per_rank = gather_per_rank(&f);
     }
 
-    if ((flush || msc_g.world_rank == 0) && ranks && msc_g.outdir[0]) {
+    bool writer = flush || msc_g.world_rank == 0;
+    if (writer && st.nranks && msc_g.outdir[0]) {
         char *json = NULL;
         size_t len = 0;
         FILE *o = open_memstream(&json, &len);
         if (o) {
-            json_write(o, &st, ranks, nranks, flush, per_rank, why);
+            msc_pwrite_json(o, &st, flush, per_rank, why);
             fclose(o);
             char base[64];
             if (why) snprintf(base, sizeof base, "profile.rank%d.incomplete", msc_g.world_rank);
             else if (flush) snprintf(base, sizeof base, "profile.rank%d.flush%d", msc_g.world_rank, msc_prof.flushes);
             else snprintf(base, sizeof base, "profile");
-            write_files(json, len, base);
+            msc_pwrite_files(json, len, base);
+            /* Run without `mpiscope run` (which prints it itself, after the
+             * launcher): the closing summary, before the core's last line. */
+            if (!flush && !msc_g.settings.v[MSC_SET_QUIET].num)
+                msc_banner_print(stderr, msc_g.outdir, msc_g.outdir);
         }
         free(json);
     }
     if (flush && !why) msc_prof.flushes++;
-    if (!flush) free(ranks);
     free(per_rank);
     set_free(&st);
     free(f.fn);

@@ -23,10 +23,16 @@
  * those bytes are credited to the function and call site that posted them.
  * MPI_PROC_NULL moves nothing. Collectives count their buffer sizes; their
  * matrix edges follow the logical data flow of each shape (docs/profile.md).
+ * Nonblocking collectives count as the blocking ones when posted, persistent
+ * ones (MPI_*_init) at each MPI_Start, credited to the MPI_*_init call, and
+ * neighbourhood collectives along the communicator's topology. File reads
+ * and writes count what their status says was done (nonblocking ones when
+ * they complete, the split collectives at their _end).
  */
 #include "profile.h"
 #include "../core/fatal.h"
 
+#include <ctype.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -35,6 +41,8 @@
 
 #include "callsite.h"
 #include "clock.h"
+#include "io.h"
+#include "runinfo.h"
 #include "log.h"
 #include "module.h"
 #include "state.h"
@@ -44,11 +52,12 @@ msc_prof_t msc_prof;
 typedef enum {
     SH_NONE = 0, SH_BARRIER, SH_BCAST, SH_REDUCE, SH_ALLREDUCE, SH_SCAN, SH_RSB, SH_RS,
     SH_GATHER, SH_GATHERV, SH_SCATTER, SH_SCATTERV, SH_ALLGATHER, SH_ALLGATHERV,
-    SH_ALLTOALL, SH_ALLTOALLV, SH_OTHER_COLL
+    SH_ALLTOALL, SH_ALLTOALLV, SH_NALLGATHER, SH_NALLGATHERV, SH_NALLTOALL, SH_NALLTOALLV,
+    SH_OTHER_COLL
 } shape_t;
 
 static const struct {
-    const char *name; /* without MPI_, the nonblocking I and the _c suffix */
+    const char *name; /* without MPI_, the nonblocking I, the _init and _c suffixes */
     shape_t shape;
 } shapes[] = {
     {"Barrier", SH_BARRIER},     {"Bcast", SH_BCAST},
@@ -59,19 +68,32 @@ static const struct {
     {"Scatter", SH_SCATTER},     {"Scatterv", SH_SCATTERV},
     {"Allgather", SH_ALLGATHER}, {"Allgatherv", SH_ALLGATHERV},
     {"Alltoall", SH_ALLTOALL},   {"Alltoallv", SH_ALLTOALLV},
+    {"Neighbor_allgather", SH_NALLGATHER}, {"Neighbor_allgatherv", SH_NALLGATHERV},
+    {"Neighbor_alltoall", SH_NALLTOALL},   {"Neighbor_alltoallv", SH_NALLTOALLV},
 };
 
+static void strip_suffix(char *name, const char *suffix)
+{
+    size_t len = strlen(name), n = strlen(suffix);
+    if (len > n && strcmp(name + len - n, suffix) == 0) name[len - n] = 0;
+}
+
+/* The shape of every collective, blocking (MPI_Iallreduce and
+ * MPI_Allreduce_init have MPI_Allreduce's), and the direction of the ends
+ * of split file collectives. */
 static void setup_shapes(void)
 {
     for (int f = 0; f < MSC_FN_COUNT; f++) {
         int k = msc_fn_kind[f];
-        if (k != MSC_KIND_COLL && k != MSC_KIND_ICOLL) continue;
+        if (k == MSC_KIND_IO_END) msc_prof.io_write[f] = strstr(msc_fn_name[f], "_write") != NULL;
+        if (k != MSC_KIND_COLL && k != MSC_KIND_ICOLL && k != MSC_KIND_COLL_INIT) continue;
         char name[64];
         const char *n = msc_fn_name[f] + 4; /* "MPI_" */
         if (k == MSC_KIND_ICOLL && *n == 'I') n++;
         snprintf(name, sizeof name, "%s", n);
-        size_t len = strlen(name);
-        if (len > 2 && strcmp(name + len - 2, "_c") == 0) name[len - 2] = 0;
+        name[0] = (char)toupper((unsigned char)name[0]);
+        strip_suffix(name, "_c");
+        if (k == MSC_KIND_COLL_INIT) strip_suffix(name, "_init");
         msc_prof.shape[f] = SH_OTHER_COLL;
         for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
             if (strcmp(shapes[i].name, name) == 0) msc_prof.shape[f] = (unsigned char)shapes[i].shape;
@@ -100,6 +122,7 @@ static msc_ptab_t *table_new(msc_thread_t *t)
     for (int f = 0; f < MSC_FN_COUNT; f++) p->fn[f].s.tmin_ns = UINT64_MAX;
     p->comm_epoch = atomic_load(&msc_prof.comm_epoch);
     p->edge_epoch = UINT64_MAX;
+    p->coll_fn = -1;
     t->module_data[msc_prof.slot] = p;
     return p;
 }
@@ -165,11 +188,42 @@ static unsigned comm_slot(MPI_Comm c)
     return (unsigned)(k >> 40) % MSC_PROF_COMM_CACHE;
 }
 
+/* The edges an entry's accumulators stand for, added to `row`. */
+static void spread(const msc_pcomm_t *e, msc_pcell_t *row)
+{
+    if (!row || e->inter || !(e->all.msgs | e->up.msgs)) return;
+    msc_pcell_t *coll = row + (size_t)MSC_PROF_COLL * (size_t)msc_g.world_size;
+    for (int j = 0; j < e->size; j++) {
+        if (j == e->me) continue;
+        int w = e->world ? e->world[j] : j;
+        if (w < 0 || w >= msc_g.world_size) continue;
+        coll[w].msgs += e->all.msgs;
+        coll[w].bytes += e->all.bytes;
+        if (j > e->me) coll[w].msgs += e->up.msgs, coll[w].bytes += e->up.bytes;
+    }
+}
+
+void msc_prof_pending_edges(const msc_ptab_t *p, msc_pcell_t *row)
+{
+    for (int i = 0; i < MSC_PROF_COMM_CACHE; i++)
+        if (!same_comm(p->comms[i].comm, MPI_COMM_NULL)) spread(&p->comms[i], row);
+}
+
+/* Moves an entry's accumulated edges into its thread's row. */
+static void settle(msc_ptab_t *p, msc_pcomm_t *e)
+{
+    spread(e, p->row);
+    e->all = e->up = (msc_pcell_t){0, 0};
+}
+
 static void comm_clear(msc_ptab_t *p)
 {
+    p->coll_fn = -1;
     for (int i = 0; i < MSC_PROF_COMM_CACHE; i++) {
+        if (!same_comm(p->comms[i].comm, MPI_COMM_NULL)) settle(p, &p->comms[i]);
         free(p->comms[i].world);
-        p->comms[i].world = NULL;
+        free(p->comms[i].in);
+        memset(&p->comms[i], 0, sizeof p->comms[i]);
         p->comms[i].comm = MPI_COMM_NULL;
     }
 }
@@ -184,8 +238,11 @@ static __attribute__((noinline)) msc_pcomm_t *comm_fill(msc_ptab_t *p, MPI_Comm 
     msc_pcomm_t *e = &p->comms[comm_slot(comm)];
     if (same_comm(e->comm, comm)) return e;
     if (!add || comm == MPI_COMM_NULL) return NULL;
+    if (!same_comm(e->comm, MPI_COMM_NULL)) settle(p, e);
+    p->coll_fn = -1; /* the memo may point into this entry */
     free(e->world);
-    e->world = NULL;
+    free(e->in);
+    memset(e, 0, sizeof *e);
     e->comm = MPI_COMM_NULL;
     int inter = 0;
     MPI_Group g = MPI_GROUP_NULL, wg = MPI_GROUP_NULL;
@@ -275,6 +332,22 @@ static inline void p2p_edge(msc_ptab_t *p, MPI_Comm comm, int peer, uint64_t byt
     cell->bytes += bytes;
 }
 
+/* Size of `count` elements of `type`, with the last type's size remembered
+ * per thread (a library call saved per send); MPI_Type_free forgets it, as a
+ * freed handle may come back naming another type. */
+static inline uint64_t type_bytes(msc_ptab_t *p, MPI_Datatype type, MPI_Count count)
+{
+    if (count <= 0) return 0;
+    if (MSC_LIKELY(memcmp(&type, &p->last_type, sizeof type) == 0 &&
+                   p->type_epoch == atomic_load_explicit(&msc_prof.type_epoch, memory_order_relaxed)))
+        return p->last_type_size * (uint64_t)count;
+    int64_t one = msc_type_bytes(type, 1);
+    p->last_type = type;
+    p->last_type_size = one > 0 ? (uint64_t)one : 0;
+    p->type_epoch = atomic_load_explicit(&msc_prof.type_epoch, memory_order_relaxed);
+    return p->last_type_size * (uint64_t)count;
+}
+
 /* ---- collectives -------------------------------------------------------- */
 
 static int64_t tb(MPI_Datatype t, MPI_Count n)
@@ -304,6 +377,123 @@ static inline void add_sized(msc_pfn_t *f, msc_pstat_t *st, uint64_t sent, uint6
     f->hist[size_bin(sent ? sent : recv)]++;
 }
 
+/* The neighbourhood of a topology communicator, in the order of MPI's
+ * neighbourhood collectives: a Cartesian one has, per dimension, the source
+ * and the destination of MPI_Cart_shift by 1 (the same list in and out), a
+ * graph its neighbours, a distributed graph its sources and destinations.
+ * Asked once per communicator; false: no topology (or no memory). */
+static __attribute__((noinline)) bool comm_topo(msc_pcomm_t *cm)
+{
+    if (cm->topo) return cm->in != NULL;
+    cm->topo = true;
+    int status = MPI_UNDEFINED, nin = 0, nout = 0, weighted = 0, nd = 0;
+    if (PMPI_Topo_test(cm->comm, &status) != MPI_SUCCESS) return false;
+    if (status == MPI_CART) {
+        if (PMPI_Cartdim_get(cm->comm, &nd) != MPI_SUCCESS) return false;
+        nin = nout = 2 * nd;
+    } else if (status == MPI_GRAPH) {
+        if (PMPI_Graph_neighbors_count(cm->comm, cm->me, &nin) != MPI_SUCCESS) return false;
+        nout = nin;
+    } else if (status == MPI_DIST_GRAPH) {
+        if (PMPI_Dist_graph_neighbors_count(cm->comm, &nin, &nout, &weighted) != MPI_SUCCESS)
+            return false;
+    } else {
+        return false;
+    }
+    size_t n = (size_t)nin + (size_t)nout;
+    int *v = malloc((2 * n + 1) * sizeof *v); /* in, out, and room for weights */
+    if (!v) return false;
+    int rc = MPI_SUCCESS;
+    if (status == MPI_CART) {
+        for (int d = 0; d < nd && rc == MPI_SUCCESS; d++)
+            rc = PMPI_Cart_shift(cm->comm, d, 1, &v[2 * d], &v[2 * d + 1]);
+        memcpy(v + nin, v, (size_t)nin * sizeof *v);
+    } else if (status == MPI_GRAPH) {
+        rc = PMPI_Graph_neighbors(cm->comm, cm->me, nin, v);
+        memcpy(v + nin, v, (size_t)nin * sizeof *v);
+    } else {
+        int *w = v + n;
+        rc = PMPI_Dist_graph_neighbors(cm->comm, nin, v, weighted ? w : MPI_UNWEIGHTED, nout,
+                                       v + nin, weighted ? w + nin : MPI_UNWEIGHTED);
+    }
+    if (rc != MPI_SUCCESS) {
+        free(v);
+        return false;
+    }
+    cm->nin = nin, cm->nout = nout;
+    cm->in = v, cm->out = v + nin;
+    return true;
+}
+
+/* A neighbourhood collective: a block to each out-neighbour, one from each
+ * in-neighbour; MPI_PROC_NULL neighbours (Cartesian edges) move nothing. */
+static void neighbourhood(msc_ptab_t *p, msc_call_t *c, msc_pfn_t *f, msc_pstat_t *st,
+                          msc_pcomm_t *cm, shape_t sh)
+{
+    if (cm->inter || !comm_topo(cm)) {
+        add_sized(f, st, 0, 0);
+        return;
+    }
+    bool vsend = sh == SH_NALLTOALLV, vrecv = sh == SH_NALLGATHERV || sh == SH_NALLTOALLV;
+    uint64_t sent = 0, recv = 0;
+    int64_t each = vsend ? 0 : tb(c->type, c->count);
+    int64_t reach = vrecv ? 0 : tb(c->rtype, c->rcount);
+    for (int j = 0; j < cm->nout; j++) {
+        if (cm->out[j] == MPI_PROC_NULL) continue;
+        uint64_t b = (uint64_t)(vsend ? tb(c->type, count_at(c, c->counts, j)) : each);
+        sent += b;
+        edge(p, MSC_PROF_COLL, cm, cm->out[j], b);
+    }
+    for (int i = 0; i < cm->nin; i++)
+        if (cm->in[i] != MPI_PROC_NULL)
+            recv += (uint64_t)(vrecv ? tb(c->rtype, count_at(c, c->rcounts, i)) : reach);
+    add_sized(f, st, sent, recv);
+}
+
+/* Fills the collective memo (profile.h) from a call just counted. */
+static void coll_remember(msc_ptab_t *p, const msc_call_t *c, msc_pcomm_t *cm, uint8_t edge_kind,
+                          uint64_t sent, uint64_t recv, uint64_t each)
+{
+    shape_t sh = (shape_t)msc_prof.shape[c->fn];
+    p->coll_fn = (int32_t)c->fn;
+    p->coll_comm = c->comm;
+    p->coll_type = c->type;
+    p->coll_count = c->count;
+    p->coll_rooted = sh == SH_BCAST || sh == SH_REDUCE;
+    p->coll_root = p->coll_rooted ? c->root : 0;
+    p->coll_in_place = c->buf == MPI_IN_PLACE;
+    p->coll_comm_epoch = atomic_load_explicit(&msc_prof.comm_epoch, memory_order_relaxed);
+    p->coll_type_epoch = p->type_epoch;
+    p->coll_sent = sent, p->coll_recv = recv, p->coll_each = each;
+    p->coll_bin = (uint8_t)size_bin(sent ? sent : recv);
+    msc_pcell_t *e = &p->coll_sink;
+    if (p->row && !cm->inter) {
+        if (edge_kind == 1) e = &cm->all;
+        else if (edge_kind == 2) e = &cm->up;
+        else if (edge_kind == 3 && edge_cell(p, MSC_PROF_COLL, cm, c->root)) e = edge_cell(p, MSC_PROF_COLL, cm, c->root);
+    }
+    p->coll_edge = e;
+}
+
+/* The memo's answer for a collective just made, counted; false: not the
+ * memo's call (or something was freed since), nothing done. */
+static inline bool coll_memo(msc_ptab_t *p, const msc_call_t *c, msc_pfn_t *f, msc_pstat_t *st)
+{
+    if (!((int32_t)c->fn == p->coll_fn && same_comm(c->comm, p->coll_comm) &&
+          memcmp(&c->type, &p->coll_type, sizeof c->type) == 0 && c->count == p->coll_count &&
+          (c->buf == MPI_IN_PLACE) == p->coll_in_place &&
+          (!p->coll_rooted || c->root == p->coll_root) &&
+          p->coll_comm_epoch == atomic_load_explicit(&msc_prof.comm_epoch, memory_order_relaxed) &&
+          p->coll_type_epoch == atomic_load_explicit(&msc_prof.type_epoch, memory_order_relaxed)))
+        return false;
+    st->bytes_sent += p->coll_sent;
+    st->bytes_recv += p->coll_recv;
+    f->hist[p->coll_bin]++;
+    p->coll_edge->msgs++;
+    p->coll_edge->bytes += p->coll_each;
+    return true;
+}
+
 /* A collective other than a barrier (which moves nothing and is not sized). */
 static __attribute__((noinline)) void collective(msc_ptab_t *p, msc_call_t *c, msc_pfn_t *f,
                                                  msc_pstat_t *st)
@@ -323,18 +513,18 @@ static __attribute__((noinline)) void collective(msc_ptab_t *p, msc_call_t *c, m
     enum { E_NONE, E_ALL, E_TO_ROOT, E_FROM_ROOT, E_HIGHER } edges = E_NONE;
     switch (sh) {
     case SH_BCAST:
-        each = tb(c->type, c->count);
+        each = (int64_t)type_bytes(p, c->type, c->count);
         if (root) sent = each, edges = E_FROM_ROOT;
         else recv = each;
         break;
     case SH_REDUCE:
-        each = sent = tb(c->type, c->count);
+        each = sent = (int64_t)type_bytes(p, c->type, c->count);
         if (root) recv = each;
         else edges = E_TO_ROOT;
         break;
     case SH_ALLREDUCE:
     case SH_SCAN:
-        each = sent = recv = tb(c->type, c->count);
+        each = sent = recv = (int64_t)type_bytes(p, c->type, c->count);
         edges = sh == SH_SCAN ? E_HIGHER : E_ALL;
         break;
     case SH_RSB:
@@ -386,11 +576,35 @@ static __attribute__((noinline)) void collective(msc_ptab_t *p, msc_call_t *c, m
         else sent = tb(c->type, count_sum(c, c->counts, n)), ecounts = c->counts, etype = c->type;
         edges = E_ALL;
         break;
+    case SH_NALLGATHER:
+    case SH_NALLGATHERV:
+    case SH_NALLTOALL:
+    case SH_NALLTOALLV:
+        neighbourhood(p, c, f, st, cm, sh);
+        return;
     default:
         break;
     }
     add_sized(f, st, (uint64_t)sent, (uint64_t)recv);
     if (!p->row || cm->inter) return;
+    /* The same size to every peer (or every higher one): O(1) now, spread
+     * over the peers' cells later (spread). */
+    if (sh == SH_BCAST || sh == SH_REDUCE || sh == SH_ALLREDUCE || sh == SH_SCAN)
+        coll_remember(p, c, cm, edges == E_ALL || edges == E_FROM_ROOT ? 1 : edges == E_HIGHER ? 2
+                                : edges == E_TO_ROOT && c->root != me ? 3 : 0,
+                      (uint64_t)sent, (uint64_t)recv, (uint64_t)each);
+    if (!ecounts && (edges == E_ALL || edges == E_FROM_ROOT)) {
+        cm->all.msgs++, cm->all.bytes += (uint64_t)each;
+        return;
+    }
+    if (!ecounts && edges == E_HIGHER) {
+        cm->up.msgs++, cm->up.bytes += (uint64_t)each;
+        return;
+    }
+    if (edges == E_TO_ROOT && !ecounts) {
+        if (c->root != me) edge(p, MSC_PROF_COLL, cm, c->root, (uint64_t)each);
+        return;
+    }
     for (int j = 0; j < n; j++) {
         if (j == me) continue;
         bool on = edges == E_ALL || (edges == E_FROM_ROOT) ||
@@ -410,9 +624,12 @@ static __attribute__((noinline)) void completions(msc_ptab_t *p, msc_call_t *c)
         msc_done_t *d = &c->done[i];
         if (d->info.id == 0 || d->cancelled) continue;
         int k = d->info.kind;
-        bool recv = k == MSC_KIND_IRECV || k == MSC_KIND_RECV_INIT || k == MSC_KIND_IMRECV;
-        if (!recv && k != MSC_KIND_SEND_INIT) continue; /* Isend: counted when posted */
-        if (!recv && d->info.peer == MPI_PROC_NULL) continue;
+        bool recv = k == MSC_KIND_IRECV || k == MSC_KIND_RECV_INIT || k == MSC_KIND_IMRECV ||
+                    k == MSC_KIND_IO_IREAD;
+        bool sent = (k == MSC_KIND_SEND_INIT && d->info.peer != MPI_PROC_NULL) ||
+                    k == MSC_KIND_IO_IWRITE; /* Isend: counted when posted */
+        if (!recv && !sent) continue;
+        if (k == MSC_KIND_IO_IREAD || k == MSC_KIND_IO_IWRITE) msc_pio_done(d);
         uint64_t bytes = d->bytes > 0 ? (uint64_t)d->bytes : 0;
         msc_pfn_t *f = &p->fn[d->info.fn];
         void *pc[MSC_PROF_DEPTH_MAX] = {d->info.site};
@@ -423,12 +640,46 @@ static __attribute__((noinline)) void completions(msc_ptab_t *p, msc_call_t *c)
             st->bytes_recv += bytes;
         } else {
             st->bytes_sent += bytes;
-            if (p->row && d->info.peer >= 0) {
+            if (k == MSC_KIND_SEND_INIT && p->row && d->info.peer >= 0) {
                 msc_pcomm_t *cm = comm_get(p, d->info.comm, false);
                 if (cm) edge(p, MSC_PROF_P2P, cm, d->info.peer, bytes);
             }
         }
     }
+}
+
+/* Persistent collectives started by MPI_Start(all): one instance each,
+ * counted like the blocking form and credited to the MPI_*_init call and
+ * its site (as completed persistent receives are). */
+static __attribute__((noinline)) void started(msc_ptab_t *p, msc_call_t *c)
+{
+    int n = c->kind == MSC_KIND_START ? 1 : c->nreq;
+    const MPI_Request *reqs = c->kind == MSC_KIND_START ? &c->req_in : c->reqs_in;
+    for (int i = 0; reqs && i < n; i++) {
+        msc_req_info_t in;
+        if (!msc_requests_find(reqs[i], &in) || in.kind != MSC_KIND_COLL_INIT) continue;
+        if (msc_prof.shape[in.fn] == SH_BARRIER) continue;
+        msc_call_t one = {
+            .fn = in.fn, .kind = MSC_KIND_COLL_INIT, .comm = in.comm, .root = in.root,
+            .buf = in.send_in_place ? MPI_IN_PLACE : NULL,
+            .rbuf = in.recv_in_place ? MPI_IN_PLACE : NULL,
+            .count = in.count, .type = in.type, .rcount = in.rcount, .rtype = in.rtype,
+            .counts = in.counts, .rcounts = in.rcounts,
+            .counts_are_mpi_count = in.counts_are_mpi_count,
+        };
+        msc_pfn_t *f = &p->fn[in.fn];
+        void *pc[MSC_PROF_DEPTH_MAX] = {in.site};
+        msc_psite_t *s = in.site ? site_get(p, (int)in.fn, pc) : NULL;
+        collective(p, &one, f, s ? &s->s : &f->s);
+    }
+}
+
+/* Bytes of a file read or write, from its status. */
+static uint64_t file_bytes(MPI_Status *st)
+{
+    MPI_Count n = 0;
+    if (PMPI_Get_elements_x(st, MPI_BYTE, &n) != MPI_SUCCESS || n < 0) return 0;
+    return (uint64_t)n;
 }
 
 /* Bytes a receive status says arrived. Both MPIs keep the count in bytes
@@ -447,21 +698,6 @@ static inline uint64_t status_bytes(MPI_Status *st)
 #endif
 }
 
-/* Size of `count` elements of `type`, with the last type's size remembered
- * per thread (a library call saved per send); MPI_Type_free forgets it, as a
- * freed handle may come back naming another type. */
-static inline uint64_t type_bytes(msc_ptab_t *p, MPI_Datatype type, MPI_Count count)
-{
-    if (count <= 0) return 0;
-    if (MSC_LIKELY(memcmp(&type, &p->last_type, sizeof type) == 0 &&
-                   p->type_epoch == atomic_load_explicit(&msc_prof.type_epoch, memory_order_relaxed)))
-        return p->last_type_size * (uint64_t)count;
-    int64_t one = msc_type_bytes(type, 1);
-    p->last_type = type;
-    p->last_type_size = one > 0 ? (uint64_t)one : 0;
-    p->type_epoch = atomic_load_explicit(&msc_prof.type_epoch, memory_order_relaxed);
-    return p->last_type_size * (uint64_t)count;
-}
 
 /* ---- the hook ------------------------------------------------------------ */
 
@@ -530,6 +766,33 @@ static __attribute__((noinline)) void leave_kind(msc_ptab_t *p, msc_call_t *c, m
     case MSC_KIND_ICOLL:
         if (ok && msc_prof.shape[c->fn] != SH_BARRIER) collective(p, c, f, st);
         break;
+    case MSC_KIND_COLL_INIT: /* counted when started */
+        if (ok) atomic_store_explicit(&msc_prof.coll_inits, true, memory_order_relaxed);
+        break;
+    case MSC_KIND_START:
+    case MSC_KIND_STARTALL:
+        if (ok && atomic_load_explicit(&msc_prof.coll_inits, memory_order_relaxed)) started(p, c);
+        break;
+    case MSC_KIND_IO_READ:
+    case MSC_KIND_IO_WRITE:
+    case MSC_KIND_IO_END:
+        if (ok) {
+            uint64_t n = file_bytes(c->status);
+            bool w = c->kind == MSC_KIND_IO_WRITE || (c->kind == MSC_KIND_IO_END && msc_prof.io_write[c->fn]);
+            add_sized(f, st, w ? n : 0, w ? 0 : n);
+            msc_pio_call(c, n);
+        }
+        break;
+    case MSC_KIND_IO_IREAD:
+    case MSC_KIND_IO_IWRITE: /* bytes when they complete */
+        msc_pio_call(c, 0);
+        break;
+    case MSC_KIND_HANDLE_NEW:
+    case MSC_KIND_HANDLE_FREE:
+        if (c->obj_class == MSC_OBJ_FILE) msc_pio_call(c, 0);
+        else if (MSC_UNLIKELY((int)c->fn == msc_prof.fn_type_free))
+            atomic_fetch_add_explicit(&msc_prof.type_epoch, 1, memory_order_release);
+        break;
     case MSC_KIND_COMM_FREE:
         atomic_fetch_add_explicit(&msc_prof.comm_epoch, 1, memory_order_release);
         break;
@@ -597,7 +860,10 @@ static void profile_leave(msc_call_t *c)
         add_sized(f, st, sent, status_bytes(c->status));
         return;
     case MSC_KIND_COLL:
-        if (msc_prof.shape[c->fn] == SH_BARRIER && !c->ndone) return; /* moves nothing */
+    case MSC_KIND_ICOLL:
+        if (c->ndone) break;
+        if (msc_prof.shape[c->fn] == SH_BARRIER) return; /* moves nothing */
+        if (c->rc == MPI_SUCCESS && coll_memo(p, c, f, st)) return;
         break;
     default:
         break;
@@ -623,6 +889,8 @@ static int profile_init(int slot)
     msc_prof.per_rank = msc_g.settings.v[MSC_SET_PROFILE_PER_RANK].num != 0;
     setup_shapes();
     msc_prof.fn_type_free = msc_fn_lookup("MPI_Type_free");
+    msc_pio_init();
+    msc_prun_init();
     return 0;
 }
 

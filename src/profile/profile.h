@@ -61,7 +61,16 @@ typedef struct {
     int size;      /* ranks of the (remote, for intercommunicators) group */
     int me;        /* this process's rank in comm */
     bool inter;    /* intercommunicator: peers name remote ranks */
+    bool topo;     /* nin/nout/in/out are known (the first neighbourhood collective) */
     int *world;    /* world rank of each peer rank; NULL: identity */
+    int nin, nout; /* neighbourhood: in- and out-neighbours, in MPI's order */
+    int *in, *out; /*   their ranks in comm (MPI_PROC_NULL at a Cartesian edge) */
+    /* Collective matrix edges not yet in the row: a message of the same size
+     * to every other rank (all) or to every higher rank (up) is counted
+     * here in O(1) and spread over the peers' cells when the entry leaves
+     * the cache or the tables are read (msc_prof_pending_edges). */
+    msc_pcell_t all;              /* messages, bytes to each other rank */
+    msc_pcell_t up;               /* messages, bytes to each higher rank */
 } msc_pcomm_t;
 
 /* A function's totals are fn[f].s plus the stats of all its sites: a call
@@ -86,6 +95,23 @@ typedef struct {
     int edge_peer;           /*   (communicator, peer rank) ... */
     uint64_t edge_epoch;     /*   msc_prof.comm_epoch when made (UINT64_MAX: empty) */
     msc_pcell_t *edge_cell;  /*   ... its matrix cell */
+    /* The last collective of a shape whose bytes follow from (function,
+     * communicator, datatype, count, root, MPI_IN_PLACE): Bcast, Reduce,
+     * Allreduce, Scan, blocking or not. A one-entry memo of what it moved,
+     * so that a loop of the same collective costs a few compares (profile.c
+     * coll_memo). */
+    int32_t coll_fn;         /* -1: empty (also when a communicator entry changes) */
+    int32_t coll_root;
+    bool coll_rooted, coll_in_place;
+    uint8_t coll_bin;        /* histogram bin */
+    MPI_Comm coll_comm;
+    MPI_Datatype coll_type;
+    MPI_Count coll_count;
+    uint64_t coll_comm_epoch, coll_type_epoch;
+    uint64_t coll_sent, coll_recv, coll_each; /* bytes */
+    msc_pcell_t *coll_edge;  /* where its edge counts: the communicator entry's
+                              * all or up cell, the root's cell, or coll_sink */
+    msc_pcell_t coll_sink;   /* counts of no edge, never read */
     msc_pcomm_t comms[MSC_PROF_COMM_CACHE];
 } msc_ptab_t;
 
@@ -101,6 +127,8 @@ typedef struct {
     _Atomic uint64_t comm_epoch;  /* bumped when a communicator is freed */
     _Atomic uint64_t type_epoch;  /* bumped when a datatype is freed */
     int fn_type_free;        /* function id of MPI_Type_free, or -1 */
+    _Atomic bool coll_inits; /* a persistent collective was made: MPI_Start looks */
+    unsigned char io_write[MSC_FN_COUNT]; /* IO_END functions: 1 for writes */
     uint64_t off_since_ns;   /* ns, when MPI_Pcontrol(0) took effect (0: recording) */
     uint64_t off_ns;         /* ns, total time with recording off */
     int flushes;             /* MPI_Pcontrol(2) calls so far */
@@ -108,6 +136,11 @@ typedef struct {
 } msc_prof_t;
 
 extern msc_prof_t msc_prof __attribute__((visibility("hidden")));
+
+/* Adds the collective edges that thread table `p` holds per communicator
+ * (msc_pcomm_t.all, up) into `row` (2 * world size cells, as
+ * msc_ptab_t.row), without changing `p`. */
+void msc_prof_pending_edges(const msc_ptab_t *p, msc_pcell_t *row) __attribute__((visibility("hidden")));
 
 /* Folds every thread's tables, merges over the ranks (collective over
  * msc_g.comm) and writes profile.json and profile.txt from world rank 0.

@@ -139,6 +139,150 @@ static void site_label(char *buf, size_t len, const msc_json_t *site)
     }
 }
 
+/* The run's metadata (profile.json "run"; absent in older profiles). */
+static void render_run(FILE *o, const msc_json_t *root)
+{
+    const msc_json_t *run = msc_json_get(root, "run");
+    if (!run) return;
+    fprintf(o, "  command   %s\n", msc_json_str(run, "command", "?"));
+    fprintf(o, "  started   %s, ran %.3f s (longest rank)\n", msc_json_str(run, "start_time", "?"),
+            sec(msc_json_int(run, "duration_ns")));
+    const msc_json_t *hosts = msc_json_get(run, "hosts");
+    size_t nh = hosts && hosts->type == MSC_JARR ? hosts->n : 0, i = 0;
+    fprintf(o, "  hosts     %zu:", nh);
+    for (const msc_json_t *h = nh ? hosts->child : NULL; h && i < 8; h = h->next, i++)
+        fprintf(o, "%s %s (ranks %s)", i ? "," : "", msc_json_str(h, "name", "?"),
+                msc_json_str(h, "ranks", "?"));
+    if (nh > 8) fprintf(o, ", ... %zu more", nh - 8);
+    fprintf(o, "\n  MPI       %s (MPI %s); mpiscope %s\n", msc_json_str(run, "mpi_library", "?"),
+            msc_json_str(run, "mpi_version", "?"), msc_json_str(run, "mpiscope_version", "?"));
+    const msc_json_t *set = msc_json_get(run, "settings");
+    fprintf(o, "  settings ");
+    if (!set || !set->n) fprintf(o, " all defaults");
+    for (const msc_json_t *s = set ? set->child : NULL; s; s = s->next)
+        fprintf(o, " %s=%s", s->key ? s->key : "?", s->str ? s->str : "?");
+    fputc('\n', o);
+}
+
+static int64_t app_ns(const msc_json_t *r)
+{
+    int64_t a = msc_json_int(r, "profiled_ns") - msc_json_int(r, "mpi_ns");
+    return a > 0 ? a : 0;
+}
+
+static double mpi_pct(const msc_json_t *r)
+{
+    int64_t p = msc_json_int(r, "profiled_ns");
+    return p ? 100.0 * (double)msc_json_int(r, "mpi_ns") / (double)p : 0.0;
+}
+
+static void rank_row(FILE *o, const char *label, const msc_json_t *r)
+{
+    char host[32];
+    snprintf(host, sizeof host, "%s", msc_json_str(r, "host", "-"));
+    fprintf(o, "  %-8s %6lld %-20s %12.6f %12.6f %7.2f %12.6f %10lld\n", label,
+            (long long)msc_json_int(r, "rank"), host, sec(app_ns(r)), sec(msc_json_int(r, "mpi_ns")),
+            mpi_pct(r), sec(msc_json_int(r, "io_ns")), (long long)msc_json_int(r, "calls"));
+}
+
+static int by_mpi_ns(const void *a, const void *b)
+{
+    const msc_json_t *x = *(const msc_json_t *const *)a, *y = *(const msc_json_t *const *)b;
+    int64_t u = msc_json_int(x, "mpi_ns"), v = msc_json_int(y, "mpi_ns");
+    if (u != v) return u < v ? -1 : 1;
+    return msc_json_int(x, "rank") < msc_json_int(y, "rank") ? -1 : 1;
+}
+
+/* Every rank's times, as mpiP's table; past `fold` ranks only the ranks of
+ * least, median and most MPI time. */
+static void render_ranks(FILE *o, const msc_json_t *root, size_t fold)
+{
+    const msc_json_t *pr = msc_json_get(root, "per_rank");
+    size_t n = pr && pr->type == MSC_JARR ? pr->n : 0;
+    if (!n) return;
+    fprintf(o, "\nPer rank (%zu%s; application time = profiled time - MPI time)\n", n,
+            n > fold ? ", folded: the ranks of least, median and most MPI time" : "");
+    fprintf(o, "  %-8s %6s %-20s %12s %12s %7s %12s %10s\n", "", "rank", "host", "app(s)",
+            "MPI(s)", "MPI%", "MPI-IO(s)", "calls");
+    if (n <= fold) {
+        for (const msc_json_t *r = pr->child; r; r = r->next) rank_row(o, "", r);
+        return;
+    }
+    const msc_json_t **v = malloc(n * sizeof *v);
+    if (!v) return;
+    size_t k = 0;
+    for (const msc_json_t *r = pr->child; r; r = r->next) v[k++] = r;
+    qsort(v, k, sizeof *v, by_mpi_ns);
+    rank_row(o, "min", v[0]);
+    rank_row(o, "median", v[(k - 1) / 2]);
+    rank_row(o, "max", v[k - 1]);
+    free(v);
+}
+
+static void sizes_row(FILE *o, const char *label, const msc_json_t *h)
+{
+    if (!h || h->type != MSC_JARR || !h->n) return;
+    fprintf(o, "      %-6s", label);
+    for (const msc_json_t *b = h->child; b; b = b->next) {
+        int64_t lo = msc_json_int(b, "lo"), hi = msc_json_int(b, "hi");
+        if (lo == hi) fprintf(o, " [%lld]:%lld", (long long)lo, (long long)msc_json_int(b, "count"));
+        else fprintf(o, " [%lld-%lld]:%lld", (long long)lo, (long long)hi, (long long)msc_json_int(b, "count"));
+    }
+    fputc('\n', o);
+}
+
+static void file_row(FILE *o, const char *name, const msc_json_t *f)
+{
+    char rd[32], wr[32], ops_r[32], ops_w[32];
+    human_bytes(rd, sizeof rd, msc_json_num(f, "bytes_read"));
+    human_bytes(wr, sizeof wr, msc_json_num(f, "bytes_written"));
+    snprintf(ops_r, sizeof ops_r, "%lld/%lld", (long long)msc_json_int(f, "reads_independent"),
+             (long long)msc_json_int(f, "reads_collective"));
+    snprintf(ops_w, sizeof ops_w, "%lld/%lld", (long long)msc_json_int(f, "writes_independent"),
+             (long long)msc_json_int(f, "writes_collective"));
+    char label[48];
+    size_t len = strlen(name);
+    snprintf(label, sizeof label, "%s%s", len > 40 ? "..." : "", len > 40 ? name + len - 37 : name);
+    fprintf(o, "  %-40s %5lld %6lld %13s %13s %10s %10s %10.6f %9.1f %9.1f %6.1f\n", label,
+            (long long)msc_json_int(f, "ranks"), (long long)msc_json_int(f, "opens"), ops_r, ops_w,
+            rd, wr, sec(msc_json_int(f, "time_ns")), msc_json_num(f, "read_bandwidth_Bps") / 1e6,
+            msc_json_num(f, "write_bandwidth_Bps") / 1e6, msc_json_num(f, "imbalance_pct"));
+    sizes_row(o, "read", msc_json_get(f, "read_sizes"));
+    sizes_row(o, "write", msc_json_get(f, "write_sizes"));
+}
+
+/* The I/O section (MPI-IO), when the run opened a file. */
+static void render_io(FILE *o, const msc_json_t *root, size_t limit)
+{
+    const msc_json_t *io = msc_json_get(root, "io");
+    const msc_json_t *files = msc_json_get(io, "files"), *other = msc_json_get(io, "other_files");
+    size_t n = files && files->type == MSC_JARR ? files->n : 0;
+    if (!n && !other) return;
+    char rd[32], wr[32];
+    human_bytes(rd, sizeof rd, msc_json_num(io, "bytes_read"));
+    human_bytes(wr, sizeof wr, msc_json_num(io, "bytes_written"));
+    fprintf(o, "\nI/O (MPI-IO): %zu file(s), %lld of %lld rank(s) did I/O\n", n,
+            (long long)msc_json_int(io, "ranks_with_io"), (long long)msc_json_int(root, "ranks"));
+    fprintf(o, "  read %s, written %s, I/O time all ranks %.6f s\n", rd, wr,
+            sec(msc_json_int(io, "time_ns")));
+    fprintf(o, "  I/O time per rank min/mean/max %.6f s @%lld / %.6f s / %.6f s @%lld, imbalance %.2f %%\n",
+            sec(msc_json_int(io, "rank_time_min_ns")), (long long)msc_json_int(io, "rank_time_min_at"),
+            msc_json_num(io, "rank_time_mean_ns") / 1e9, sec(msc_json_int(io, "rank_time_max_ns")),
+            (long long)msc_json_int(io, "rank_time_max_at"), msc_json_num(io, "imbalance_pct"));
+    fprintf(o, "  %-40s %5s %6s %13s %13s %10s %10s %10s %9s %9s %6s\n", "file", "ranks", "opens",
+            "reads ind/col", "writes ind/col", "read", "written", "time(s)", "rd MB/s", "wr MB/s",
+            "imbal%");
+    size_t i = 0;
+    for (const msc_json_t *f = n ? files->child : NULL; f && i < limit; f = f->next, i++)
+        file_row(o, msc_json_str(f, "name", "?"), f);
+    if (n > limit) fprintf(o, "  ... %zu more\n", n - limit);
+    if (other) file_row(o, "(other files)", other);
+    int64_t dropped = msc_json_int(io, "files_dropped"), merged = msc_json_int(io, "files_merged");
+    if (dropped || merged)
+        fprintf(o, "  other files: %lld open(s) beyond a rank's budget, %lld file record(s) beyond the "
+                   "merged budget (MPISCOPE_PROFILE_FILES)\n", (long long)dropped, (long long)merged);
+}
+
 int msc_profile_render(FILE *o, const msc_json_t *root, const msc_render_opts_t *opts)
 {
     if (!root || root->type != MSC_JOBJ || !msc_json_get(root, "schema_version")) {
@@ -159,7 +303,9 @@ int msc_profile_render(FILE *o, const msc_json_t *root, const msc_render_opts_t 
     if (inc)
         fprintf(o, " (INCOMPLETE: rank %lld went down: %s)", (long long)msc_json_int(inc, "rank"),
                 msc_json_str(inc, "reason", "?"));
-    fprintf(o, "\n\nSummary\n");
+    fputc('\n', o);
+    render_run(o, root);
+    fprintf(o, "\nSummary\n");
     fprintf(o, "  wall time, longest rank        %12.6f s\n", sec(msc_json_int(sum, "wall_ns_max")));
     fprintf(o, "  profiled time, all ranks       %12.6f s\n", sec(msc_json_int(sum, "profiled_ns_total")));
     fprintf(o, "  MPI time, all ranks            %12.6f s (%.2f%% of profiled time)\n",
@@ -171,6 +317,7 @@ int msc_profile_render(FILE *o, const msc_json_t *root, const msc_render_opts_t 
     fprintf(o, "  imbalance (max-mean)/max       %12.2f %%\n", msc_json_num(sum, "imbalance_pct"));
     fprintf(o, "  MPI calls                      %12lld\n", (long long)msc_json_int(sum, "calls"));
     msc_pop_render(o, root, opts->limit); /* pop.c */
+    render_ranks(o, root, limit);
 
     size_t n;
     const msc_json_t **rows = sorted(msc_json_get(root, "functions"), opts->sort, &n);
@@ -235,6 +382,7 @@ int msc_profile_render(FILE *o, const msc_json_t *root, const msc_render_opts_t 
                     (long long)msc_json_int(om, "pairs"), (long long)msc_json_int(om, "messages"),
                     (long long)msc_json_int(om, "bytes"));
     }
+    render_io(o, root, limit);
     const msc_json_t *pv = msc_json_get(msc_json_get(root, "pvars"), "variables");
     if (pv && pv->type == MSC_JARR && pv->n) {
         fprintf(o, "\nMPI_T performance variables (MPISCOPE_PVARS; summed over peers, bound to "

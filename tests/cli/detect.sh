@@ -46,12 +46,28 @@ for p in cli_probe cli_probe_cxx cli_probe_f; do
   # the other MPI's launcher: its syntax, our library, and a warning
   capture "$MSC_CLI" run --dry-run -o /msc/out -- "mpirun.$other" -np 2 "$prog"
   expect_in "$err" "warning: '$prog' is linked with $evidence ($flavor), but the launcher" "$p under mpirun.$other"
-  # --mpi overrides the program, with a warning
-  capture "$MSC_CLI" run --dry-run -o /msc/out --mpi "$other" -- "$prog"
-  expect_rc 0 "$p --mpi $other"
-  expect_in "$out" "$MSC_LIBDIR/$other/libmpiscope.so" "$p --mpi $other"
-  expect_in "$err" "warning: --mpi $other, but '$prog' is linked with $evidence ($flavor)" "$p --mpi $other"
+  # --mpi naming the other MPI is refused (exit 2, the reason), before
+  # anything is launched: the other ABI's tool library would crash every rank
+  for l in "" "mpirun.$flavor -np 2" "mpirun.$other -np 2"; do
+    capture "$MSC_CLI" run --dry-run -o /msc/out --mpi "$other" -- $l "$prog"
+    expect_rc 2 "$p --mpi $other under '$l'"
+    expect_in "$err" "--mpi $other, but '$prog' is linked with $evidence, so it uses $flavor: the $other tool library cannot be loaded" "$p --mpi $other under '$l'"
+    expect_not_in "$out" "LD_PRELOAD" "$p --mpi $other under '$l'"
+  done
+  # --mpi naming its own MPI is fine
+  capture "$MSC_CLI" run --dry-run -o /msc/out --mpi "$flavor" -- "$prog"
+  expect_rc 0 "$p --mpi $flavor"
+  expect_in "$out" "$lib" "$p --mpi $flavor"
 done
+
+# Really run (no --dry-run): refused before the launch, so no rank starts
+# (the probe prints a line per rank) and no output directory is made.
+refused="$MSC_OUT/refused"
+capture "$MSC_CLI" run -o "$refused" --mpi "$other" -- "mpirun.$flavor" -np 2 "$MSC_TEST_BIN/$flavor/cli_probe"
+expect_rc 2 "run --mpi $other, not dry"
+expect_not_in "$out" "probe rank=" "run --mpi $other, not dry"
+expect_in "$err" "drop --mpi or give --mpi $flavor" "run --mpi $other, not dry"
+[ ! -e "$refused" ] || fail "run --mpi $other, not dry: $refused was made"
 
 # A program that is not an MPI ELF file (a script): the launcher decides,
 # by what it resolves to (mpirun.openmpi -> orterun, mpirun.mpich -> mpiexec.hydra).

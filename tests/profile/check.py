@@ -81,6 +81,7 @@ validate(doc, "profile.json")
 expect("schema_version", doc["schema_version"], 1)
 expect("ranks", doc["ranks"], nranks)
 expect("per_rank entries", len(doc["per_rank"]), nranks)
+expect("per_rank order", [r["rank"] for r in doc["per_rank"]], list(range(nranks)))
 # MPI time is summed over a rank's threads: with 4 threads in MPI at once
 # (threads.c, plus the main thread) it may exceed the wall time 5-fold.
 threads = 5 if test == "threads" else 1
@@ -89,6 +90,76 @@ for r in doc["per_rank"]:
         failures.append(f"rank {r['rank']}: expected 0 < mpi_ns <= {threads} x profiled_ns, profiled_ns <= wall_ns: {r}")
 
 n = nranks
+
+
+def check_run(doc):
+    """The run's metadata (docs/profile.md, Run metadata)."""
+    import datetime
+    import re
+    import socket
+    run = doc.get("run", {})
+    exe = run.get("executable", "")
+    if not (os.path.isabs(exe) and os.path.exists(exe)):
+        failures.append(f"run.executable {exe!r} is not an existing absolute path")
+    expect("program (the executable's whole name)", doc["program"], os.path.basename(exe))
+    args = run.get("args", [])
+    words = [exe] + [a if a and not re.search(r"[\s'\"\\$`*?\[\]{}()<>|&;]", a) else "'" + a.replace("'", "'\\''") + "'" for a in args]
+    expect("run.command", run.get("command"), " ".join(words))
+    want_args = os.environ.get("MSC_TEST_ARGS")
+    if want_args is not None:
+        expect("run.args", args, want_args.split("|"))
+    host = socket.gethostname()
+    expect("run.hosts", run.get("hosts"), [{"name": host, "ranks": f"0-{n - 1}" if n > 1 else "0", "count": n}])
+    expect("per_rank hosts", [r.get("host") for r in doc["per_rank"]], [host] * n)
+    defaults = {}
+    with open(os.path.join(os.environ.get("MSC_SOURCE_DIR", "."), "src", "core", "settings.def")) as f:
+        text = f.read()
+    for m in re.finditer(r'MSC_SETTING\(\w+,\s*"(\w+)",\s*\w+,[^"]*?(?:"[^"]*"|NULL),\s*"([^"]*)"', text):
+        defaults[m.group(1)] = m.group(2)
+    want = {k: v for k, v in os.environ.items() if k.startswith("MPISCOPE_") and defaults.get(k) != v}
+    expect("run.settings (the non-default ones)", run.get("settings"), want)
+    lib, ver = run.get("mpi_library", ""), run.get("mpi_version")
+    if doc["mpi"] == "openmpi":
+        ok = lib.startswith("Open MPI v4.") and ver == "3.1"
+    else:
+        ok = lib.startswith("MPICH Version: 4.") and ver == "4.0"
+    if not ok:
+        failures.append(f"run.mpi_library/mpi_version {lib!r} {ver!r} do not name {doc['mpi']}")
+    with open(os.path.join(os.environ.get("MSC_SOURCE_DIR", "."), "CMakeLists.txt")) as f:
+        version = re.search(r"project\(mpiscope VERSION ([0-9.]+)", f.read()).group(1)
+    expect("run.mpiscope_version", run.get("mpiscope_version"), version)
+    expect("run.duration_ns", run.get("duration_ns"), doc["summary"]["wall_ns_max"])
+    try:
+        t = datetime.datetime.strptime(run.get("start_time", ""), "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=datetime.timezone.utc)
+    except ValueError:
+        failures.append(f"run.start_time {run.get('start_time')!r} is not an ISO 8601 UTC time")
+        return
+    ns = run.get("start_unix_ns", 0)
+    if abs(t.timestamp() - ns / 1e9) > 0.001:
+        failures.append(f"run.start_time {t} and start_unix_ns {ns} differ")
+    written = os.path.getmtime(os.path.join(out, "profile.json"))
+    if not written - 600 <= ns / 1e9 <= written:
+        failures.append(f"run.start_unix_ns {ns} is not within the 10 minutes before profile.json was written ({written})")
+
+
+def rank_rows(text):
+    """The rows of profile.txt's per-rank table: (label, rank, host)."""
+    rows, on = [], False
+    for line in text.splitlines():
+        if line.startswith("Per rank ("):
+            on = True
+            continue
+        if on and not line.strip():
+            break
+        if on and line.split() and line.split()[0] != "rank":
+            w = line.split()
+            rows.append((w[0], int(w[1]), w[2]) if not w[0].isdigit() else ("", int(w[0]), w[1]))
+    return rows
+
+
+if test not in ("sites", "matrix-ranks", "matrix-pairs", "requests", "perrank", "threads"):
+    check_run(doc)
+budget_files = int(os.environ.get("MPISCOPE_PROFILE_FILES", "256"))
 if test == "pingpong":
     per = 1 + 8 + 1000 + 65536
     s, rv = fn(doc, "MPI_Send"), fn(doc, "MPI_Recv")
@@ -256,6 +327,170 @@ elif test == "threads":
     expect("sendrecv site calls", site(doc, "MPI_Sendrecv", "sendrecv").get("calls"), calls * n)
     expect("MPI_Comm_dup calls", fn(doc, "MPI_Comm_dup")["calls"], 4 * n)
     expect("p2p matrix", pairs(doc, "p2p"), {(r, (r + 1) % n): (calls, byts) for r in range(n)})
+elif test == "icoll":
+    # icoll.c: nonblocking, persistent (MPI-4: MPICH) and neighbourhood
+    # collectives, counted like the blocking forms when posted (started).
+    persistent = doc["mpi"] == "mpich"
+    left, right = (lambda r: (r - 1) % n), (lambda r: (r + 1) % n)
+    line_nb = lambda r: [x for x in (r - 1, r + 1) if 0 <= x < n]
+    root_g = 1 % n
+    want = {  # function: (bytes_sent, bytes_recv, histogram)
+        "MPI_Ibcast": (800, 800 * (n - 1), {10: n}),
+        "MPI_Iallreduce": (40 * n, 40 * n, {6: n}),
+        "MPI_Ialltoall": (12 * n * n, 12 * n * n, {(12 * n).bit_length(): n}),
+        "MPI_Igatherv": (4 * n * (n + 1) // 2, 4 * n * (n + 1) // 2, None),
+        "MPI_Neighbor_allgather": (16 * n, 16 * n, {5: n}),
+        "MPI_Neighbor_alltoallv": (sum(8 * (r + 1) for r in range(n)),
+                                   sum(4 * (left(r) + 1 + right(r) + 1) for r in range(n)), None),
+        "MPI_Neighbor_alltoall": (sum(4 * len(line_nb(r)) for r in range(n)),
+                                  sum(4 * len(line_nb(r)) for r in range(n)), None),
+        "MPI_Ineighbor_allgather": (24 * n, 24 * n, {5: n}),
+    }
+    if persistent:
+        want["MPI_Allreduce_init"] = (3 * 128 * n, 3 * 128 * n, {8: 3 * n})
+        want["MPI_Bcast_init"] = (2 * 20, 2 * 20 * (n - 1), {5: 2 * n})
+        want["MPI_Neighbor_allgather_init"] = (4 * n, 4 * n, {3: n})
+    hg = {}
+    for r in range(n):
+        b = (4 * (r + 1)).bit_length()
+        hg[b] = hg.get(b, 0) + 1
+    want["MPI_Igatherv"] = want["MPI_Igatherv"][:2] + (hg,)
+    for name, (sent, recv, h) in want.items():
+        f = fn(doc, name)
+        if not f:
+            failures.append(f"{name}: not in the profile")
+            continue
+        expect(f"{name} bytes", (f["bytes_sent"], f["bytes_recv"]), (sent, recv))
+        if h is not None:
+            expect(f"{name} histogram", hist(f), h)
+    if not persistent:
+        expect("MPI_Allreduce_init recorded (MPI-3 library)", fn(doc, "MPI_Allreduce_init"), None)
+    # Call sites: a persistent collective's bytes go to its MPI_*_init line.
+    for tag, name, sent in [("ibcast", "MPI_Ibcast", 800), ("ialltoall", "MPI_Ialltoall", 12 * n * n),
+                            ("nallgather", "MPI_Neighbor_allgather", 16 * n),
+                            ("inallgather", "MPI_Ineighbor_allgather", 24 * n)] + \
+                           ([("allreduce_init", "MPI_Allreduce_init", 3 * 128 * n),
+                             ("nallgather_init", "MPI_Neighbor_allgather_init", 4 * n)] if persistent else []):
+        expect(f"site {tag} bytes_sent", site(doc, name, tag).get("bytes_sent"), sent)
+    coll = {}
+
+    def add(i, j, m, b):
+        x = coll.get((i, j), (0, 0))
+        coll[(i, j)] = (x[0] + m, x[1] + b)
+    for i in range(n):
+        for j in range(n):
+            if i != j:
+                add(i, j, 1, 40)          # Iallreduce
+                add(i, j, 1, 12)          # Ialltoall
+                if i == 0:
+                    add(i, j, 1, 800)     # Ibcast from 0
+                if j == root_g:
+                    add(i, j, 1, 4 * (i + 1))  # Igatherv to 1 % n
+                if persistent:
+                    add(i, j, 3, 3 * 128)  # Allreduce_init, 3 starts
+                    if i == n - 1:
+                        add(i, j, 2, 2 * 20)  # Bcast_init from n-1, 2 starts
+        for j in (left(i), right(i)):
+            add(i, j, 1, 8)               # Neighbor_allgather on the ring
+            add(i, j, 1, 4 * (i + 1))     # Neighbor_alltoallv
+        for j in line_nb(i):
+            add(i, j, 1, 4)               # Neighbor_alltoall on the line
+        add(i, right(i), 1, 24)           # Ineighbor_allgather on the graph
+        if persistent:
+            add(i, right(i), 1, 4)        # Neighbor_allgather_init
+    expect("collective matrix", pairs(doc, "collective"), coll)
+elif test == "io":
+    # io.c: what each MPI-IO call read or wrote, per function and call site
+    # (written bytes count as sent, read bytes as received).
+    big, mid, small, split, own = 65536, 1000, 300, 500, 4096
+    want = {"MPI_File_write_at_all": (big, 0, 1), "MPI_File_write_at": (mid, 0, 1),
+            "MPI_File_iwrite_at": (small, 0, 1), "MPI_File_write_all_end": (split, 0, 1),
+            "MPI_File_read_at_all": (0, big, 1), "MPI_File_read_at": (0, mid, 1),
+            "MPI_File_iread_at": (0, small, 1), "MPI_File_read_all_end": (0, split, 1),
+            "MPI_File_write": (own, 0, 2), "MPI_File_read": (0, own, 1)}
+    for name, (w, rd, calls) in want.items():
+        f = fn(doc, name)
+        if not f:
+            failures.append(f"{name}: not in the profile")
+            continue
+        expect(f"{name} calls", f["calls"], calls * n)
+        expect(f"{name} bytes", (f["bytes_sent"], f["bytes_recv"]), (w * calls * n, rd * calls * n))
+        expect(f"{name} histogram", hist(f), {(w or rd).bit_length(): calls * n})
+    for name in ("MPI_File_write_all_begin", "MPI_File_read_all_begin", "MPI_File_seek"):
+        f = fn(doc, name) or {}
+        expect(f"{name} bytes", (f.get("bytes_sent"), f.get("bytes_recv")), (0, 0))
+    for tag, name, w, rd in [("write_at_all", "MPI_File_write_at_all", big, 0),
+                             ("iwrite_at", "MPI_File_iwrite_at", small, 0),
+                             ("write_all_end", "MPI_File_write_all_end", split, 0),
+                             ("read_at", "MPI_File_read_at", 0, mid),
+                             ("iread_at", "MPI_File_iread_at", 0, small),
+                             ("read_all_end", "MPI_File_read_all_end", 0, split),
+                             ("write", "MPI_File_write", own, 0), ("write2", "MPI_File_write", own, 0),
+                             ("read", "MPI_File_read", 0, own)]:
+        x = site(doc, name, tag)
+        expect(f"site {tag} calls/bytes", (x.get("calls"), x.get("bytes_sent"), x.get("bytes_recv")),
+               (n, w * n, rd * n))
+    # The I/O section: the shared file and one file per rank.
+    io = doc.get("io", {})
+    files = {f["name"]: f for f in io.get("files", [])}
+    shared_bytes = n * (big + mid + small + split)
+    shared = files.get(os.path.join(out, "io-shared.dat"), {})
+    per_rank_io = {r["rank"]: r.get("io_ns", -1) for r in doc["per_rank"]}
+
+    def check_file(what, f, ranks, opens, reads, writes, br, bw, rsizes, wsizes):
+        got = (f.get("ranks"), f.get("opens"), (f.get("reads_independent"), f.get("reads_collective")),
+               (f.get("writes_independent"), f.get("writes_collective")), f.get("bytes_read"),
+               f.get("bytes_written"))
+        expect(f"{what}: ranks, opens, reads, writes, bytes", got, (ranks, opens, reads, writes, br, bw))
+        expect(f"{what}: read sizes", {h["bin"]: h["count"] for h in f.get("read_sizes", [])}, rsizes)
+        expect(f"{what}: write sizes", {h["bin"]: h["count"] for h in f.get("write_sizes", [])}, wsizes)
+        if f.get("time_ns") != f.get("read_time_ns", 0) + f.get("write_time_ns", 0) + f.get("meta_time_ns", 0):
+            failures.append(f"{what}: time_ns is not read + write + meta time: {f}")
+        if not f.get("read_time_ns") or not f.get("write_time_ns") or not f.get("meta_time_ns"):
+            failures.append(f"{what}: a read, write or meta time of 0: {f}")
+        if f.get("read_time_rank_max_ns", 0) > f.get("read_time_ns", 0) or \
+           f.get("rank_time_max_ns", 0) > f.get("time_ns", 0):
+            failures.append(f"{what}: a rank's time exceeds the total: {f}")
+        want_bw = f.get("bytes_read", 0) * 1e9 / f["read_time_rank_max_ns"] if f.get("read_time_rank_max_ns") else 0
+        if abs(f.get("read_bandwidth_Bps", -1) - want_bw) > 1:
+            failures.append(f"{what}: read bandwidth {f.get('read_bandwidth_Bps')} is not bytes / slowest rank's read time ({want_bw})")
+
+    sizes = {9: 2 * n, 10: n, 17: n}  # 300 and 500, 1000, 65536 bytes
+    own_files = {r: os.path.join(out, f"io-rank{r}.dat") for r in range(n)}
+    if budget_files == 1:
+        # Each rank keeps its first file (the shared one); its own file goes to other_files.
+        expect("io.files", sorted(files), [os.path.join(out, "io-shared.dat")])
+        expect("io.files_dropped", io.get("files_dropped"), n)
+        expect("io.files_merged", io.get("files_merged"), 0)
+        check_file("other_files", io.get("other_files", {}), n, n, (n, 0), (2 * n, 0), own * n, 2 * own * n,
+                   {13: n}, {13: 2 * n})
+        text_has.append(f"  other files: {n} open(s) beyond a rank's budget, 0 file record(s) beyond the merged budget (MPISCOPE_PROFILE_FILES)")
+    else:
+        expect("io.files", sorted(files), sorted([os.path.join(out, "io-shared.dat")] + list(own_files.values())))
+        expect("io.other_files", io.get("other_files"), None)
+        expect("io.files_dropped/merged", (io.get("files_dropped"), io.get("files_merged")), (0, 0))
+        for r, name in own_files.items():
+            f = files.get(name, {})
+            check_file(f"io-rank{r}.dat", f, 1, 1, (1, 0), (2, 0), own, 2 * own, {13: 1}, {13: 2})
+            expect(f"io-rank{r}.dat rank", (f.get("rank_time_min_at"), f.get("rank_time_max_at")), (r, r))
+    check_file("io-shared.dat", shared, n, n, (2 * n, 2 * n), (2 * n, 2 * n), shared_bytes, shared_bytes,
+               sizes, sizes)
+    expect("io bytes", (io.get("bytes_read"), io.get("bytes_written")),
+           (shared_bytes + n * own, shared_bytes + 2 * n * own))
+    expect("io.ranks_with_io", io.get("ranks_with_io"), n)
+    expect("io.time_ns (the per-rank I/O times summed)", io.get("time_ns"), sum(per_rank_io.values()))
+    all_files = list(files.values()) + ([io["other_files"]] if io.get("other_files") else [])
+    expect("io.time_ns (the files' times summed)", io.get("time_ns"), sum(f["time_ns"] for f in all_files))
+    mx = max(per_rank_io.values())
+    expect("io.rank_time_max", (io.get("rank_time_max_ns"), io.get("rank_time_max_at")),
+           (mx, min(r for r, t in per_rank_io.items() if t == mx)))
+    mean = sum(per_rank_io.values()) / n
+    if abs(io.get("imbalance_pct", -1) - 100 * (mx - mean) / mx) > 0.01:
+        failures.append(f"io.imbalance_pct {io.get('imbalance_pct')} is not 100 x (max - mean) / max of the ranks' I/O time")
+    for r in doc["per_rank"]:
+        if not 0 < r.get("io_ns", 0) <= r["mpi_ns"]:
+            failures.append(f"rank {r['rank']}: io_ns {r.get('io_ns')} is not in (0, mpi_ns {r['mpi_ns']}]")
+    text_has.append(f"I/O (MPI-IO): {len(files)} file(s), {n} of {n} rank(s) did I/O")
 else:
     failures.append(f"unknown test {test}")
 
@@ -273,6 +508,14 @@ limited = subprocess.run([report, "--sort", "calls", "--limit", "1", out], captu
 expect("report --sort calls --limit 1 exit code", limited.returncode, 0)
 if "more\n" not in limited.stdout:
     failures.append("report --limit 1 did not limit the rows")
+# The per-rank table: every rank in profile.txt (n <= 20); with --limit 1,
+# folded to the ranks of least, lower median and most MPI time.
+import socket
+expect("per-rank table of profile.txt", rank_rows(text), [("", r, socket.gethostname()) for r in range(n)])
+by_mpi = sorted(doc["per_rank"], key=lambda r: (r["mpi_ns"], r["rank"]))
+folded = [("min", by_mpi[0]["rank"]), ("median", by_mpi[(n - 1) // 2]["rank"]), ("max", by_mpi[-1]["rank"])]
+if n > 1:
+    expect("per-rank table folded (--limit 1)", [(a, b) for a, b, _ in rank_rows(limited.stdout)], folded)
 
 if failures:
     print(f"profile check {test}: {len(failures)} failure(s)")

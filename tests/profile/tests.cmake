@@ -12,16 +12,30 @@ foreach(f IN LISTS MSC_FLAVORS)
   else()
     set(np 4)
   endif()
-  foreach(t pingpong ring persistent split pcontrol)
+  foreach(t pingpong ring persistent split pcontrol icoll io)
     msc_mpi_program(${f} profile_${t} SOURCES ${t}.c)
     set(ranks ${np})
     if(t STREQUAL "pingpong")
       set(ranks 2)
     endif()
-    msc_mpi_test(${f} profile/${t} NP ${ranks} PROGRAM profile_${t} TIMEOUT 60
-      ENV MPISCOPE_QUIET=1
+    set(args)
+    set(targs)
+    if(t STREQUAL "pingpong")
+      # Arguments for run.args and run.command (one with a space).
+      set(args ARGS alpha "two words")
+      set(targs "MSC_TEST_ARGS=alpha|two words")
+    endif()
+    msc_mpi_test(${f} profile/${t} NP ${ranks} PROGRAM profile_${t} TIMEOUT 60 ${args}
+      ENV MPISCOPE_QUIET=1 ${targs}
       CHECK "${msc_profile_check} ${t} $MPISCOPE_OUTPUT ${CMAKE_CURRENT_LIST_DIR}/${t}.c ${ranks} ${MSC_TEST_BIN}/msc_profile_report")
   endforeach()
+  # The merge tree with a rank count that is not a power of two (every
+  # subtree shape): per-rank rows in rank order, every rank's records.
+  if(f STREQUAL "openmpi")
+    msc_mpi_test(${f} profile/ring-7 NP 7 PROGRAM profile_ring TIMEOUT 90
+      ENV MPISCOPE_QUIET=1
+      CHECK "${msc_profile_check} ring $MPISCOPE_OUTPUT ${CMAKE_CURRENT_LIST_DIR}/ring.c 7 ${MSC_TEST_BIN}/msc_profile_report")
+  endif()
   # Two frames per call site: main, and its caller in the C library.
   msc_mpi_test(${f} profile/pingpong-depth2 NP 2 PROGRAM profile_pingpong TIMEOUT 60
     ENV MPISCOPE_QUIET=1 MPISCOPE_CALLSITE_DEPTH=2
@@ -51,9 +65,28 @@ foreach(f IN LISTS MSC_FLAVORS)
   msc_mpi_test(${f} profile/per-rank NP ${np} PROGRAM profile_perrank TIMEOUT 60
     ENV MPISCOPE_QUIET=1 MPISCOPE_PROFILE_PER_RANK=1
     CHECK "${msc_profile_check} perrank $MPISCOPE_OUTPUT ${CMAKE_CURRENT_LIST_DIR}/perrank.c ${np} ${MSC_TEST_BIN}/msc_profile_report")
+  # The I/O section's file budget: each rank keeps its first file.
+  msc_mpi_test(${f} profile/bound-files NP ${np} PROGRAM profile_io TIMEOUT 60
+    ENV MPISCOPE_QUIET=1 MPISCOPE_PROFILE_FILES=1
+    CHECK "${msc_profile_check} io $MPISCOPE_OUTPUT ${CMAKE_CURRENT_LIST_DIR}/io.c ${np} ${MSC_TEST_BIN}/msc_profile_report")
   # Four threads under MPI_THREAD_MULTIPLE, each on its own communicator.
   msc_mpi_program(${f} profile_threads SOURCES threads.c)
   msc_mpi_test(${f} profile/threads NP ${np} PROGRAM profile_threads TIMEOUT 90
     ENV MPISCOPE_QUIET=1
     CHECK "${msc_profile_check} threads $MPISCOPE_OUTPUT ${CMAKE_CURRENT_LIST_DIR}/threads.c ${np} ${MSC_TEST_BIN}/msc_profile_report")
 endforeach()
+
+# The closing summary on stderr: `mpiscope run`, with checks and a trace, and
+# the library alone (tests/profile/banner.sh).
+if(TARGET mpiscope)
+  foreach(f IN LISTS MSC_FLAVORS)
+    if(f STREQUAL "mpich")
+      set(np 2)
+    else()
+      set(np 4)
+    endif()
+    add_test(NAME ${f}/profile/banner COMMAND ${CMAKE_CURRENT_LIST_DIR}/banner.sh ${f} ${np})
+    set_tests_properties(${f}/profile/banner PROPERTIES TIMEOUT 120 LABELS "mpi;${f}"
+      ENVIRONMENT "MSC_CLI=$<TARGET_FILE:mpiscope>;MSC_TEST_BIN=${MSC_TEST_BIN};MSC_LIBDIR=${CMAKE_BINARY_DIR}/${MSC_LIBDIR_REL};MSC_OUT=${MSC_TEST_OUT}/${f}_profile_banner")
+  endforeach()
+endif()

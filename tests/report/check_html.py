@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Renders `mpiscope report --html` in headless Chromium and checks the page.
 
-    check_html.py <output dir> <mpiscope> [--no-trace]
+    check_html.py <output dir> <mpiscope> [--no-trace] [--full]
 
 - `mpiscope report --html DIR` writes DIR/report.html, self-contained: no
   external script, style sheet, font, image or frame, no URL but the SVG
@@ -14,7 +14,19 @@
   plot's colours: the MPI red and computation green of the time per rank,
   the heatmap blue and, with a trace, the wait-state orange;
 - clicking is not simulated, but the tables carry the sortable class and
-  numeric sort keys.
+  numeric sort keys;
+- Chromium's log has no console message from the page (errors, CSP
+  violations); at 1100 px no table is wider than its section and the page
+  does not scroll sideways; screenshots at 1100 and 1600 px are kept as
+  DIR/report-1100.png and DIR/report-1600.png;
+- the sections the data call for are there (summary, per-rank table with
+  every rank and its host, time per rank, imbalance with its legend,
+  functions, call sites, message sizes, matrix with its colour scale; I/O,
+  user regions and findings when the run has them, findings first in the
+  navigation bar and the first section after the summary); the summary's
+  wall time is profile.json's (not another number of the line); the header
+  has the command line. --full: the run must have I/O, user regions and
+  check findings (tests/report/html_page.c).
 """
 import json
 import os
@@ -36,14 +48,21 @@ def fail(msg):
 
 CHROMIUM = ["/usr/bin/chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
             "--no-first-run", "--disable-background-networking", "--disable-component-update",
-            "--disable-sync", "--hide-scrollbars", "--window-size=1200,5200"]
+            "--disable-sync", "--hide-scrollbars", "--enable-logging=stderr", "--v=0"]
+WIDTHS = (1100, 1600)  # the narrow page the issue names, and a wide one
 
 
 def chromium(args, url):
     ud = tempfile.mkdtemp(prefix="msc-chromium-")
     try:
+        if not any(a.startswith("--window-size") for a in args):
+            args = args + ["--window-size=1600,5200"]
         p = subprocess.run(CHROMIUM + ["--user-data-dir=" + ud] + args + [url],
                            capture_output=True, text=True, timeout=90)
+        # Messages the page logged (console.*, uncaught errors, CSP reports).
+        for line in p.stderr.splitlines():
+            if ":CONSOLE" in line and "report.html" in line:
+                fail(f"console message from the page: {line.strip()[:300]}")
         return p
     finally:
         shutil.rmtree(ud, ignore_errors=True)
@@ -134,7 +153,17 @@ def main():
                     fail(f"MPI_T section does not name {v['name']}")
             print(f"check_html: MPI_T section: {rows} rows")
 
+    check_sections(out, page, with_trace, "--full" in sys.argv)
     url = "file://" + os.path.abspath(html)
+    narrow = chromium(["--dump-dom", "--window-size=1100,5200"], url).stdout
+    m = re.search(r'<body[^>]*>', narrow)
+    attrs = dict(re.findall(r'([\w-]+)="([^"]*)"', m.group(0))) if m else {}
+    print(f"check_html: at 1100 px: {attrs.get('data-overflowing-tables')} overflowing tables, "
+          f"page {attrs.get('data-scroll-width')} px wide in a {attrs.get('data-view-width')} px view")
+    if attrs.get("data-overflowing-tables") != "0":
+        fail(f"at 1100 px, {attrs.get('data-overflowing-tables')} table(s) are wider than their section")
+    if not attrs.get("data-scroll-width") or int(attrs["data-scroll-width"]) > int(attrs.get("data-view-width", 0)):
+        fail(f"at 1100 px the page scrolls sideways: {attrs}")
     d = chromium(["--dump-dom"], url)
     dom = d.stdout
     if d.returncode != 0 or "<svg" not in dom:
@@ -154,15 +183,16 @@ def main():
         if wd <= 0 or ht <= 0 or shapes <= 0:
             fail(f"plot {pid} is rendered {wd} x {ht} px with {shapes} rectangles")
 
-    shot = os.path.join(out, "report.png")
-    s = chromium(["--screenshot=" + shot], url)
-    if s.returncode != 0 or not os.path.exists(shot):
-        fail(f"chromium --screenshot failed ({s.returncode}): {s.stderr[-500:]}")
-        return
-    w, h, rows, bpp = png_pixels(shot)
-    print(f"check_html: screenshot {shot}: {w} x {h}")
-    if w != 1200:
-        fail(f"screenshot is {w} px wide, not 1200")
+    for width in WIDTHS:
+        shot = os.path.join(out, f"report-{width}.png")
+        s = chromium(["--screenshot=" + shot, f"--window-size={width},5200"], url)
+        if s.returncode != 0 or not os.path.exists(shot):
+            fail(f"chromium --screenshot failed ({s.returncode}): {s.stderr[-500:]}")
+            return
+        w, h, rows, bpp = png_pixels(shot)
+        print(f"check_html: screenshot {shot}: {w} x {h}")
+        if w != width:
+            fail(f"screenshot is {w} px wide, not {width}")
     colours = {"MPI red": (0xe1, 0x57, 0x59), "computation green": (0x59, 0xa1, 0x4f)}
     if with_trace:
         colours["wait-state orange"] = (0xf2, 0x8e, 0x2b)
@@ -181,6 +211,70 @@ def main():
         print(f"check_html: {k}: {n} sampled pixels")
         if n < 100:
             fail(f"the screenshot shows almost no {k} ({n} sampled pixels)")
+
+
+def check_sections(out, page, with_trace, full):
+    """Sections, their order, the navigation bar, legends, the header."""
+    prof = json.load(open(os.path.join(out, "profile.json")))
+    ids = re.findall(r'<section id="([\w-]+)"', page)
+    want = ["summary", "rank-table", "ranks", "imbalance", "functions", "callsites", "histogram", "matrix"]
+    has_io = bool(prof.get("io", {}).get("files"))
+    has_vt = os.path.exists(os.path.join(out, "profile-vt.json"))
+    has_checks = os.path.exists(os.path.join(out, "checks.json"))
+    if full and not (has_io and has_vt and has_checks):
+        fail(f"--full: the run lacks I/O ({has_io}), user regions ({has_vt}) or checks ({has_checks})")
+    want += ["io"] * has_io + ["regions"] * has_vt + ["checks"] * has_checks + ["waitstates"] * with_trace
+    for sid in want:
+        if sid not in ids:
+            fail(f"no section {sid}; sections: {ids}")
+    print(f"check_html: sections {ids}")
+    nav = re.search(r"<nav>(.*?)</nav>", page, re.S).group(1)
+    for sid in ids:
+        if sid != "summary" and f'href="#{sid}"' not in nav:
+            fail(f"section {sid} is not in the navigation bar")
+    if has_checks:
+        n = json.load(open(os.path.join(out, "checks.json")))["count"]
+        first = re.search(r'<a href="#([\w-]+)"[^>]*>([^<]*)</a>', nav)
+        if not first or first.group(1) != "checks" or first.group(2) != f"findings ({n})":
+            fail(f"the first link of the navigation bar is not 'findings ({n})': {first.group(0) if first else nav}")
+        if ids[:2] != ["summary", "checks"]:
+            fail(f"the findings are not the first section after the summary: {ids}")
+    for legend in ("legend-imbalance", "legend-matrix"):
+        if f'id="{legend}"' not in page:
+            fail(f"no {legend}")
+    # The summary's wall time: the longest rank's, as profile.json has it.
+    wall = prof["summary"]["wall_ns_max"] / 1e9
+    shown = re.search(r"wall time <b>([^<]*)</b>", page)
+    unit = {"s": 1, "ms": 1e-3, "µs": 1e-6}
+    if not shown:
+        fail("no wall time in the summary")
+    else:
+        v, u = shown.group(1).split()
+        if abs(float(v) * unit[u] - wall) > 0.0011 * max(1, wall) * (1 if u == "s" else 1e-3):
+            fail(f"the summary's wall time is {shown.group(1)}, profile.json says {wall:.6f} s")
+    # Least and most MPI time per rank: profile.json's, each its own number
+    # (the old page printed the wall time as the most).
+    unit_s = {"s": 1, "ms": 1e-3, "µs": 1e-6, "us": 1e-6, "ns": 1e-9}
+    mm = re.search(r"least ([\d.]+) (\S+) on rank (\d+), most ([\d.]+) (\S+) on rank (\d+)", page)
+    if not mm:
+        fail("the summary has no 'least ... on rank N, most ... on rank M'")
+    else:
+        sm = prof["summary"]
+        for v, u, at, key in ((mm.group(1), mm.group(2), mm.group(3), "mpi_ns_rank_min"),
+                              (mm.group(4), mm.group(5), mm.group(6), "mpi_ns_rank_max")):
+            got, want = float(v) * unit_s.get(u, 0), sm[key] / 1e9
+            if abs(got - want) > 0.002 * want + 1e-9 or int(at) != sm[key + "_at"]:
+                fail(f"the summary says {v} {u} on rank {at} for {key}, profile.json "
+                     f"{want:.6f} s on rank {sm[key + '_at']}")
+    # The per-rank table: every rank with its host.
+    sec = re.search(r'<section id="rank-table">(.*?)</section>', page, re.S)
+    rows = re.findall(r"<tr><td class=\"n\" data-v=\"(\d+)\">\d+</td><td>([^<]*)</td>", sec.group(1) if sec else "")
+    want_rows = [(str(r["rank"]), r["host"]) for r in prof["per_rank"]]
+    if rows != want_rows:
+        fail(f"per-rank table rows {rows}, expected {want_rows}")
+    cmd = prof.get("run", {}).get("command", "")
+    if cmd and cmd.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;") not in page:
+        fail(f"the header does not show the command line {cmd!r}")
 
 
 if __name__ == "__main__":

@@ -110,3 +110,17 @@ if(openmpi IN_LIST MSC_FLAVORS)
     ENV MPISCOPE_MODE=profile MPISCOPE_QUIET=1
     CHECK "${rep_py} ${CMAKE_CURRENT_LIST_DIR}/check_html.py $MPISCOPE_OUTPUT ${rep_cli} --no-trace")
 endif()
+
+# The HTML page with every section (tests/report/html_page.c: I/O, VT_
+# regions, a check finding): check_html.py --full, both MPIs.
+foreach(f IN LISTS MSC_FLAVORS)
+  if(f STREQUAL "mpich")
+    set(np 2)
+  else()
+    set(np 4)
+  endif()
+  msc_mpi_program(${f} report_html_page SOURCES html_page.c LINK_MPISCOPE)
+  msc_mpi_test(${f} report/html-full NP ${np} PROGRAM report_html_page TIMEOUT 180
+    ENV MPISCOPE_MODE=profile,check MPISCOPE_QUIET=1
+    CHECK "${rep_py} ${CMAKE_CURRENT_LIST_DIR}/check_html.py $MPISCOPE_OUTPUT ${rep_cli} --no-trace --full")
+endforeach()

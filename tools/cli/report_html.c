@@ -172,7 +172,7 @@ static void td_str(FILE *o, const char *s)
 static void section_summary(FILE *o, J *p)
 {
     J *s = msc_json_get(p, "summary");
-    char a[64], b[64], c[64];
+    char a[64], b[64], c[64], d[64]; /* one buffer per number of the line */
     fprintf(o, "<section id=\"summary\"><h2>Summary</h2><p class=\"facts\">");
     fprintf(o, "<b>%lld</b> ranks &middot; wall time <b>%s</b> &middot; in MPI <b>%s</b> "
                "(%.1f%% of the profiled time) &middot; <b>%lld</b> calls &middot; imbalance "
@@ -182,7 +182,7 @@ static void section_summary(FILE *o, J *p)
             (long long)msc_json_int(s, "calls"), msc_json_num(s, "imbalance_pct"),
             secs((double)msc_json_int(s, "mpi_ns_rank_min"), c, sizeof c),
             (long long)msc_json_int(s, "mpi_ns_rank_min_at"),
-            secs((double)msc_json_int(s, "mpi_ns_rank_max"), a, sizeof a),
+            secs((double)msc_json_int(s, "mpi_ns_rank_max"), d, sizeof d),
             (long long)msc_json_int(s, "mpi_ns_rank_max_at"));
     fprintf(o, "</section>\n");
 }
@@ -217,23 +217,33 @@ static void section_ranks(FILE *o, J *p)
                "Imbalance: 100 &times; (max &minus; mean) / max = <b>%.1f%%</b>.</p>\n",
             secs(mean, a, sizeof a), secs(max, b, sizeof b),
             max > 0 ? 100.0 * (max - mean) / max : 0.0);
-    int rh = n > 40 ? 8 : 18, h = n * rh + 30, lw = 90;
+    int rh = n > 40 ? 8 : 18, top = 30, h = top + n * rh + 20, lw = 90;
     svg_open(o, "plot-imbalance", h, "MPI time per rank against the mean");
+    /* The legend: what the three colours and the dashed line mean. */
+    static const char *const lg_col[] = {"#e15759", "#bab0ac", "#4e79a7"};
+    static const char *const lg_txt[] = {"more than 5% above the mean", "within 5% of the mean",
+                                         "more than 5% below the mean"};
+    fprintf(o, "<g class=\"legend\" id=\"legend-imbalance\">");
+    for (int k = 0, lx = lw; k < 3; k++, lx += 200)
+        fprintf(o, "<rect x=\"%d\" y=\"6\" width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"%d\" "
+                   "y=\"16\" class=\"lg\">%s</text>", lx, lg_col[k], lx + 16, lg_txt[k]);
+    fprintf(o, "<line x1=\"%d\" x2=\"%d\" y1=\"12\" y2=\"12\" stroke=\"#333\" stroke-dasharray=\"4 3\"/>"
+               "<text x=\"%d\" y=\"16\" class=\"lg\">mean</text></g>\n", lw + 600, lw + 624, lw + 628);
     double scale = (PW - lw - 110) / (max > 0 ? max : 1);
     i = 0;
     for (J *r = pr->child; r; r = r->next, i++) {
         double mpi = (double)msc_json_int(r, "mpi_ns");
-        const char *col = mpi > mean * 1.05 ? "#e15759" : mpi < mean * 0.95 ? "#4e79a7" : "#bab0ac";
+        const char *col = mpi > mean * 1.05 ? lg_col[0] : mpi < mean * 0.95 ? lg_col[2] : lg_col[1];
         if (rh >= 14)
             fprintf(o, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" class=\"lb\">%s</text>", lw - 6,
-                    10 + i * rh + rh - 5, labels[i]);
+                    top + i * rh + rh - 5, labels[i]);
         fprintf(o, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"><title>%s: %s"
                    "</title></rect>\n",
-                lw, 10 + i * rh + 1, mpi * scale, rh - 2, col, labels[i], secs(mpi, a, sizeof a));
+                lw, top + i * rh + 1, mpi * scale, rh - 2, col, labels[i], secs(mpi, a, sizeof a));
     }
-    fprintf(o, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"4\" y2=\"%d\" stroke=\"#333\" "
+    fprintf(o, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"#333\" "
                "stroke-dasharray=\"4 3\"/>\n</svg>\n</section>\n",
-            lw + mean * scale, lw + mean * scale, h - 10);
+            lw + mean * scale, lw + mean * scale, top - 4, h - 10);
     free(rows);
     free(labels);
 }
@@ -379,10 +389,11 @@ static void section_matrix(FILE *o, J *p)
         *c += (double)msc_json_int(q, "bytes");
         if (*c > max) max = *c;
     }
-    int cs = (PW - 120) / n;
+    int cs = (PW - 280) / n; /* the colour scale takes the right */
     if (cs > 40) cs = 40;
     if (cs < 1) cs = 1;
     int h = 50 + n * cs + 40;
+    if (h < 260) h = 260; /* room for the colour scale */
     fprintf(o, "<p>Bytes from each sender (row) to each receiver (column), world ranks, "
                "point-to-point and collective (log colour scale; darker is more).</p>\n");
     svg_open(o, "plot-matrix", h, "communication matrix heatmap");
@@ -408,9 +419,26 @@ static void section_matrix(FILE *o, J *p)
         }
     char bb[64];
     fprintf(o, "<text x=\"80\" y=\"16\" class=\"lg\">receiver &#8594;</text>"
-               "<text x=\"4\" y=\"30\" class=\"lg\">sender &#8595;</text>"
-               "<text x=\"%d\" y=\"%d\" class=\"lg\">max %s per pair</text></svg></section>\n",
-            80, 40 + n * cs + 24, bytes(max, bb, sizeof bb));
+               "<text x=\"4\" y=\"30\" class=\"lg\">sender &#8595;</text>\n");
+    /* The colour scale: the same mapping as the cells, at bytes 1, 10, 100,
+     * ... up to the largest pair. */
+    int lx = 80 + n * cs + 30, ly = 40, lh = 160;
+    if (lx + 150 > PW) lx = PW - 150;
+    fprintf(o, "<g class=\"legend\" id=\"legend-matrix\"><text x=\"%d\" y=\"%d\" class=\"lg\">bytes "
+               "per pair</text>", lx, ly - 6);
+    for (int k = 0; k < 16; k++) {
+        double t = 0.15 + 0.85 * (15 - k) / 15.0; /* top: the most */
+        int r = (int)(255 - t * (255 - 33)), g = (int)(255 - t * (255 - 102)),
+            b = (int)(255 - t * (255 - 172));
+        fprintf(o, "<rect x=\"%d\" y=\"%d\" width=\"16\" height=\"%d\" fill=\"rgb(%d,%d,%d)\"/>", lx,
+                ly + k * lh / 16, lh / 16 + 1, r, g, b);
+    }
+    fprintf(o, "<rect x=\"%d\" y=\"%d\" width=\"16\" height=\"10\" fill=\"#fff\" stroke=\"#bbb\"/>"
+               "<text x=\"%d\" y=\"%d\" class=\"ax\">%s (max)</text><text x=\"%d\" y=\"%d\" "
+               "class=\"ax\">1 B</text><text x=\"%d\" y=\"%d\" class=\"ax\">none</text>"
+               "<text x=\"%d\" y=\"%d\" class=\"ax\">log scale</text></g></svg></section>\n",
+            lx, ly + lh + 6, lx + 22, ly + 9, bytes(max, bb, sizeof bb), lx + 22, ly + lh - 2, lx + 22,
+            ly + lh + 15, lx, ly + lh + 32);
     free(cell);
 }
 
@@ -609,6 +637,255 @@ static void section_waitstates(FILE *o, J *ws)
     fprintf(o, "%s.</p></section>\n", secs((double)mpi, b, sizeof b));
 }
 
+/* ---- the run: metadata, per-rank table, I/O, user regions (issue 16) ----- */
+
+/* The header's facts about the run (profile.json "run"; older profiles
+ * have none). */
+static void header_run(FILE *o, J *p)
+{
+    J *run = msc_json_get(p, "run");
+    if (!run) return;
+    char a[64];
+    fprintf(o, "<dl class=\"run\" id=\"run\"><dt>command</dt><dd><code>");
+    esc(o, msc_json_str(run, "command", "?"));
+    fprintf(o, "</code></dd><dt>started</dt><dd>");
+    esc(o, msc_json_str(run, "start_time", "?"));
+    fprintf(o, ", ran %s</dd><dt>hosts</dt><dd>", secs((double)msc_json_int(run, "duration_ns"), a, sizeof a));
+    J *hosts = msc_json_get(run, "hosts");
+    int k = 0;
+    for (J *h = hosts ? hosts->child : NULL; h && k < 16; h = h->next, k++) {
+        fprintf(o, "%s", k ? ", " : "");
+        esc(o, msc_json_str(h, "name", "?"));
+        fprintf(o, " (ranks ");
+        esc(o, msc_json_str(h, "ranks", "?"));
+        fprintf(o, ")");
+    }
+    if (count(hosts) > 16) fprintf(o, ", ... %zu more", count(hosts) - 16);
+    fprintf(o, "</dd><dt>MPI</dt><dd>");
+    esc(o, msc_json_str(run, "mpi_library", "?"));
+    fprintf(o, " (MPI ");
+    esc(o, msc_json_str(run, "mpi_version", "?"));
+    fprintf(o, "), mpiscope ");
+    esc(o, msc_json_str(run, "mpiscope_version", "?"));
+    fprintf(o, "</dd><dt>settings</dt><dd>");
+    J *set = msc_json_get(run, "settings");
+    if (!count(set)) fprintf(o, "all defaults");
+    for (J *s = set ? set->child : NULL; s; s = s->next) {
+        fprintf(o, "%s<code>", s == set->child ? "" : " ");
+        esc(o, s->key ? s->key : "?");
+        fprintf(o, "=");
+        esc(o, s->str ? s->str : "?");
+        fprintf(o, "</code>");
+    }
+    fprintf(o, "</dd></dl>\n");
+}
+
+static int by_mpi_ns(const void *a, const void *b)
+{
+    J *x = *(J *const *)a, *y = *(J *const *)b;
+    int64_t u = msc_json_int(x, "mpi_ns"), v = msc_json_int(y, "mpi_ns");
+    if (u != v) return u < v ? -1 : 1;
+    return msc_json_int(x, "rank") < msc_json_int(y, "rank") ? -1 : 1;
+}
+
+static void rank_tr(FILE *o, J *r, const char *label)
+{
+    int64_t prof = msc_json_int(r, "profiled_ns"), mpi = msc_json_int(r, "mpi_ns");
+    char b[32];
+    snprintf(b, sizeof b, "%.1f%%", prof ? 100.0 * (double)mpi / (double)prof : 0.0);
+    fprintf(o, "<tr>");
+    if (label) td_str(o, label);
+    td_int(o, msc_json_int(r, "rank"));
+    td_str(o, msc_json_str(r, "host", "-"));
+    td_time(o, prof > mpi ? prof - mpi : 0);
+    td_time(o, mpi);
+    td_num(o, prof ? (double)mpi / (double)prof : 0, b);
+    td_time(o, msc_json_int(r, "io_ns"));
+    td_int(o, msc_json_int(r, "calls"));
+    fprintf(o, "</tr>\n");
+}
+
+enum { RANKS_FOLD = 1024 }; /* rows of the per-rank table before it folds */
+
+/* Every rank's application and MPI time, as mpiP's table; past RANKS_FOLD
+ * ranks the ranks of least, median and most MPI time. */
+static void section_rank_table(FILE *o, J *p)
+{
+    J *pr = msc_json_get(p, "per_rank");
+    size_t n = count(pr);
+    if (!n) return;
+    fprintf(o, "<section id=\"rank-table\"><h2>Per-rank table</h2><p>Application time is the "
+               "profiled time outside MPI.%s</p>\n",
+            n > RANKS_FOLD ? " Folded: the ranks of least, median and most MPI time." : "");
+    static const char *const cols[] = {"", "rank", "host", "application", "MPI", "MPI %",
+                                       "MPI-IO", "calls"};
+    bool fold = n > RANKS_FOLD;
+    th(o, cols + !fold, fold ? 8 : 7);
+    if (!fold) {
+        for (J *r = pr->child; r; r = r->next) rank_tr(o, r, NULL);
+    } else {
+        J **v = malloc(n * sizeof *v);
+        size_t k = 0;
+        for (J *r = pr->child; v && r; r = r->next) v[k++] = r;
+        if (v) {
+            qsort(v, k, sizeof *v, by_mpi_ns);
+            rank_tr(o, v[0], "least MPI");
+            rank_tr(o, v[(k - 1) / 2], "median");
+            rank_tr(o, v[k - 1], "most MPI");
+        }
+        free(v);
+    }
+    fprintf(o, "</tbody></table></section>\n");
+}
+
+static void sizes_cell(FILE *o, J *h)
+{
+    fprintf(o, "<td>");
+    char lo[32], hi[32];
+    for (J *b = h ? h->child : NULL; b; b = b->next) {
+        int64_t l = msc_json_int(b, "lo"), u = msc_json_int(b, "hi");
+        if (l == u) fprintf(o, "%s%s: %lld", b == h->child ? "" : ", ", bytes((double)l, lo, sizeof lo),
+                            (long long)msc_json_int(b, "count"));
+        else fprintf(o, "%s%s&ndash;%s: %lld", b == h->child ? "" : ", ", bytes((double)l, lo, sizeof lo),
+                     bytes((double)u, hi, sizeof hi), (long long)msc_json_int(b, "count"));
+    }
+    fprintf(o, "</td>");
+}
+
+static void io_tr(FILE *o, J *f, const char *name)
+{
+    char b[64];
+    fprintf(o, "<tr>");
+    td_str(o, name);
+    td_int(o, msc_json_int(f, "ranks"));
+    td_int(o, msc_json_int(f, "opens"));
+    snprintf(b, sizeof b, "%lld / %lld", (long long)msc_json_int(f, "reads_independent"),
+             (long long)msc_json_int(f, "reads_collective"));
+    td_num(o, (double)(msc_json_int(f, "reads_independent") + msc_json_int(f, "reads_collective")), b);
+    snprintf(b, sizeof b, "%lld / %lld", (long long)msc_json_int(f, "writes_independent"),
+             (long long)msc_json_int(f, "writes_collective"));
+    td_num(o, (double)(msc_json_int(f, "writes_independent") + msc_json_int(f, "writes_collective")), b);
+    td_bytes(o, msc_json_int(f, "bytes_read"));
+    td_bytes(o, msc_json_int(f, "bytes_written"));
+    td_time(o, msc_json_int(f, "time_ns"));
+    snprintf(b, sizeof b, "%.1f / %.1f", msc_json_num(f, "read_bandwidth_Bps") / 1e6,
+             msc_json_num(f, "write_bandwidth_Bps") / 1e6);
+    td_num(o, msc_json_num(f, "read_bandwidth_Bps") + msc_json_num(f, "write_bandwidth_Bps"), b);
+    snprintf(b, sizeof b, "%.1f%%", msc_json_num(f, "imbalance_pct"));
+    td_num(o, msc_json_num(f, "imbalance_pct"), b);
+    sizes_cell(o, msc_json_get(f, "read_sizes"));
+    sizes_cell(o, msc_json_get(f, "write_sizes"));
+    fprintf(o, "</tr>\n");
+}
+
+/* MPI-IO per file (profile.json "io"), when the run opened a file. */
+static void section_io(FILE *o, J *p)
+{
+    J *io = msc_json_get(p, "io"), *fs = msc_json_get(io, "files"), *other = msc_json_get(io, "other_files");
+    if (!count(fs) && !other) return;
+    char a[64], b[64], c[64], d[64];
+    fprintf(o, "<section id=\"io\"><h2>I/O (MPI-IO)</h2><p class=\"facts\">read <b>%s</b> &middot; "
+               "written <b>%s</b> &middot; %lld of %lld ranks did I/O &middot; I/O time per rank: least "
+               "%s on rank %lld, most %s on rank %lld, mean %s &middot; imbalance <b>%.1f%%</b></p>\n",
+            bytes(msc_json_num(io, "bytes_read"), a, sizeof a), bytes(msc_json_num(io, "bytes_written"), b, sizeof b),
+            (long long)msc_json_int(io, "ranks_with_io"), (long long)msc_json_int(p, "ranks"),
+            secs((double)msc_json_int(io, "rank_time_min_ns"), c, sizeof c),
+            (long long)msc_json_int(io, "rank_time_min_at"),
+            secs((double)msc_json_int(io, "rank_time_max_ns"), d, sizeof d),
+            (long long)msc_json_int(io, "rank_time_max_at"),
+            secs(msc_json_num(io, "rank_time_mean_ns"), a, sizeof a), msc_json_num(io, "imbalance_pct"));
+    fprintf(o, "<p>Per file: reads and writes independent / collective, time summed over the ranks, "
+               "bandwidth in MB/s (read / write) over the slowest rank's time, imbalance of the "
+               "ranks' time on the file, access sizes (operations per size).</p>\n");
+    static const char *const cols[] = {"file", "ranks", "opens", "reads", "writes", "read",
+                                       "written", "time", "MB/s", "imbalance", "read sizes",
+                                       "write sizes"};
+    th(o, cols, 12);
+    for (J *f = fs ? fs->child : NULL; f; f = f->next) io_tr(o, f, msc_json_str(f, "name", "?"));
+    if (other) io_tr(o, other, "(other files)");
+    fprintf(o, "</tbody></table></section>\n");
+}
+
+/* User regions of the VT_ API: profile-vt.json (src/vt/profile.c). */
+static void section_regions(FILE *o, const char *dir)
+{
+    if (!dir) return;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/profile-vt.json", dir);
+    msc_json_doc_t *doc = msc_load_json(path, true);
+    if (!doc) return;
+    J *rs = msc_json_get(msc_json_root(doc), "regions");
+    if (count(rs)) {
+        fprintf(o, "<section id=\"regions\"><h2>User regions (VT_ API)</h2><p>Time in each region "
+                   "(inclusive, all ranks) and the MPI calls made with it innermost.</p>\n");
+        static const char *const cols[] = {"region", "calls", "time", "MPI calls", "MPI time"};
+        th(o, cols, 5);
+        for (J *r = rs->child; r; r = r->next) {
+            fprintf(o, "<tr>");
+            td_str(o, msc_json_str(r, "region", "?"));
+            td_int(o, msc_json_int(r, "calls"));
+            td_time(o, msc_json_int(r, "time_ns"));
+            td_int(o, msc_json_int(r, "mpi_calls"));
+            td_time(o, msc_json_int(r, "mpi_time_ns"));
+            fprintf(o, "</tr>\n");
+        }
+        fprintf(o, "</tbody></table></section>\n");
+    }
+    msc_json_free(doc);
+}
+
+/* How many findings checks.json lists, or -1 without the file. */
+static int64_t findings(const char *dir)
+{
+    char path[4096];
+    if (!dir) return -1;
+    snprintf(path, sizeof path, "%s/checks.json", dir);
+    if (access(path, R_OK) != 0) return -1;
+    msc_json_doc_t *doc = msc_load_json(path, true);
+    int64_t n = doc ? msc_json_int(msc_json_root(doc), "count") : -1;
+    msc_json_free(doc);
+    return n;
+}
+
+/* The navigation bar: a link to every section of `body` but the summary,
+ * in order, named by a short label (or its heading); the findings, placed
+ * first after the summary, say how many there are. */
+static void nav_bar(FILE *o, const char *body, int64_t nfindings)
+{
+    static const char *const short_names[][2] = {
+        {"rank-table", "per rank"}, {"ranks", "time per rank"}, {"imbalance", "imbalance"},
+        {"functions", "functions"}, {"callsites", "call sites"}, {"io", "I/O"},
+        {"histogram", "message sizes"}, {"matrix", "matrix"}, {"regions", "user regions"},
+        {"mpit", "MPI_T"}, {"waitstates", "wait states"}};
+    fprintf(o, "<nav>");
+    for (const char *s = strstr(body, "<section id=\""); s; s = strstr(s + 1, "<section id=\"")) {
+        const char *id = s + 13, *q = strchr(id, '"');
+        if (!q || q - id > 64) continue;
+        char sid[65];
+        memcpy(sid, id, (size_t)(q - id));
+        sid[q - id] = 0;
+        if (!strcmp(sid, "summary")) continue;
+        fprintf(o, "<a href=\"#%s\"", sid);
+        if (!strcmp(sid, "checks")) {
+            fprintf(o, "%s>findings (%lld)</a>", nfindings ? " class=\"warn\"" : "", (long long)nfindings);
+            continue;
+        }
+        const char *label = NULL;
+        for (size_t i = 0; i < sizeof short_names / sizeof short_names[0]; i++)
+            if (!strcmp(sid, short_names[i][0])) label = short_names[i][1];
+        fputc('>', o);
+        if (label) {
+            fputs(label, o);
+        } else { /* a section of another file: its heading */
+            const char *h = strstr(q, "<h2>"), *e = h ? strstr(h, "</h2>") : NULL;
+            if (h && e && e - h < 200) fwrite(h + 4, 1, (size_t)(e - h - 4), o);
+            else fputs(sid, o);
+        }
+        fputs("</a>", o);
+    }
+    fprintf(o, "</nav>\n");
+}
+
 static const char *CSS =
     "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;margin:0;color:#222;"
     "background:#fafafa}header{background:#2b3a4a;color:#fff;padding:14px 24px}"
@@ -622,7 +899,11 @@ static const char *CSS =
     "width:100%}th,td{border-bottom:1px solid #eee;padding:3px 8px;text-align:left}"
     "td.n{text-align:right;font-variant-numeric:tabular-nums}th{background:#f0f2f4;cursor:pointer;"
     "user-select:none;position:sticky;top:0}th.asc::after{content:' \\25B2'}"
-    "th.desc::after{content:' \\25BC'}.facts b{color:#2b3a4a}";
+    "th.desc::after{content:' \\25BC'}.facts b{color:#2b3a4a}"
+    "td,th{overflow-wrap:anywhere}"
+    "dl.run{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;margin:8px 0 0;"
+    "font-size:13px}dl.run dt{opacity:.75}dl.run dd{margin:0;overflow-wrap:anywhere}"
+    "dl.run code{font-size:12px}nav a.warn{color:#b3261e;font-weight:600}";
 
 static const char *JS =
     "(function(){\n"
@@ -641,7 +922,12 @@ static const char *JS =
     " var r=s.getBoundingClientRect();s.setAttribute('data-width',Math.round(r.width));\n"
     " s.setAttribute('data-height',Math.round(r.height));\n"
     " s.setAttribute('data-shapes',s.querySelectorAll('rect').length);n++;});\n"
-    " document.body.setAttribute('data-plots',n);}\n"
+    " document.body.setAttribute('data-plots',n);\n"
+    " var over=0;document.querySelectorAll('table').forEach(function(t){\n"
+    "  if(t.getBoundingClientRect().right>t.parentElement.getBoundingClientRect().right+1)over++;});\n"
+    " document.body.setAttribute('data-overflowing-tables',over);\n"
+    " document.body.setAttribute('data-scroll-width',document.documentElement.scrollWidth);\n"
+    " document.body.setAttribute('data-view-width',window.innerWidth);}\n"
     "if(document.readyState==='complete')sizes();else window.addEventListener('load',sizes);sizes();\n"
     "})();\n";
 
@@ -682,30 +968,46 @@ int msc_report_html(const char *dir, const char *profile_path, const msc_json_do
         fprintf(o, " &middot; ");
         esc(o, dir);
     }
-    fprintf(o, "</p></header>\n<nav>");
-    if (p)
-        fprintf(o, "<a href=\"#ranks\">time per rank</a><a href=\"#imbalance\">imbalance</a>"
-                   "<a href=\"#functions\">functions</a><a href=\"#callsites\">call sites</a>"
-                   "<a href=\"#histogram\">message sizes</a><a href=\"#matrix\">matrix</a>");
-    if (ws) fprintf(o, "<a href=\"#waitstates\">wait states</a>");
-    fprintf(o, "</nav>\n<main>\n");
+    fprintf(o, "</p>");
+    if (p) header_run(o, p);
+    fprintf(o, "</header>\n");
+    /* The sections go to memory first: the navigation bar lists the ones
+     * written, in their order (nav_bar). */
+    FILE *page = o;
+    char *body = NULL;
+    size_t blen = 0;
+    o = open_memstream(&body, &blen);
+    if (!o) o = page, page = NULL;
+    if (p) section_summary(o, p);
+    section_checks(o, dir);
     if (p) {
-        section_summary(o, p);
+        section_rank_table(o, p);
         msc_html_pop(o, p, ws); /* report_html_analysis.c */
         section_ranks(o, p);
         section_functions(o, p);
         section_callsites(o, p);
+        section_io(o, p);
         section_histogram(o, p);
         section_matrix(o, p);
     } else {
         fprintf(o, "<section><p>No profile.json: the run was traced only.</p></section>\n");
         msc_html_pop(o, NULL, ws);
     }
+    section_regions(o, dir);
     section_mpit(o, p, dir);
-    section_checks(o, dir);
     if (ws) section_waitstates(o, ws);
     if (ws) msc_html_analysis(o, ws); /* report_html_analysis.c */
     if (ws) msc_html_timeline(o, ws); /* report_html_timeline.c */
+    if (page) {
+        fclose(o);
+        o = page;
+        nav_bar(o, body ? body : "", findings(dir));
+        fprintf(o, "<main>\n");
+        if (body) fwrite(body, 1, blen, o);
+        free(body);
+    } else {
+        fprintf(o, "<main>\n");
+    }
     fprintf(o, "</main>\n<script>%s</script>\n</body></html>\n", JS);
     msc_json_free(pdoc);
     bool bad = ferror(o);

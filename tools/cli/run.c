@@ -8,7 +8,8 @@
  *   2. every MPISCOPE_* variable of the environment, checked the same way;
  *   3. the command: a launcher (mpirun*, mpiexec*, orterun, prterun, srun)
  *      and the program it starts, or a program alone (an MPI singleton);
- *   4. the MPI: --mpi, else the program's DT_NEEDED list, else the launcher;
+ *   4. the MPI: --mpi, else the program's DT_NEEDED list, else the launcher
+ *      (--mpi naming the other MPI than DT_NEEDED's is refused, exit 2);
  *      that picks the tool library <prefix>/<libdir>/mpiscope/<mpi>;
  *   5. the variables for the ranks: LD_PRELOAD (the user's, then ours) and
  *      every MPISCOPE_* setting given, plus MPISCOPE_OUTPUT (absolute, so
@@ -38,6 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../src/profile/banner.h"
 #include "commands.h"
 #include "launcher.h"
 #include "mpi_detect.h"
@@ -598,11 +600,19 @@ static int run(run_request_t *r)
                            "openmpi or --mpi mpich",
                            program_why, launcher_why);
     }
-    /* Mixed MPIs rarely work, but the user may know better: say so and go on. */
+    /* The tool library of one MPI in a program linked with the other: the
+     * two ABIs differ (handles are ints in MPICH, pointers in Open MPI), so
+     * every rank would crash in its first wrapped call. Refused before
+     * anything is launched; the program's DT_NEEDED list is the evidence. */
     if (r->mpi != MSC_MPI_UNKNOWN && program_mpi != MSC_MPI_UNKNOWN && program_mpi != r->mpi)
-        fprintf(stderr, "mpiscope run: warning: --mpi %s, but %s (%s)\n", msc_mpi_name(r->mpi),
-                program_why, msc_mpi_name(program_mpi));
-    else if (launcher_mpi != MSC_MPI_UNKNOWN && launcher_mpi != mpi)
+        return usage_error("--mpi %s, but %s, so it uses %s: the %s tool library cannot be "
+                           "loaded into it (different ABIs; every rank would crash); drop "
+                           "--mpi or give --mpi %s",
+                           msc_mpi_name(r->mpi), program_why, msc_mpi_name(program_mpi),
+                           msc_mpi_name(r->mpi), msc_mpi_name(program_mpi));
+    /* The other MPI's launcher rarely works, but the user may know better:
+     * say so and go on. */
+    if (launcher_mpi != MSC_MPI_UNKNOWN && launcher_mpi != mpi)
         fprintf(stderr, "mpiscope run: warning: %s (%s), but %s (%s)\n", program_why,
                 msc_mpi_name(mpi), launcher_why, msc_mpi_name(launcher_mpi));
     if (kind == MSC_LAUNCHER_MPIRUN) kind = msc_launcher_for_mpi(mpi);
@@ -739,6 +749,7 @@ static int run(run_request_t *r)
     msc_argv_free(&command);
     /* Say what was written, or that nothing was and why. */
     if (!quiet && !nothing) {
+        msc_banner_print(stderr, r->value[MSC_SET_OUTPUT], shown_dir);
         size_t n = msc_outdir_results(r->value[MSC_SET_OUTPUT], held, sizeof held);
         if (n)
             fprintf(stderr, "mpiscope: results in %s (%s)\n", shown_dir, held);
