@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "fatal.h"
 #include "log.h"
 #include "module.h"
 
@@ -197,6 +198,7 @@ static void where(void *site, char *out, size_t n)
     chk_part_t p;
     memset(&p, 0, sizeof p);
     p.site = site;
+    p.rank = msc_g.world_rank;
     chk_resolve(&p);
     if (p.line)
         snprintf(out, n, "%s:%d", p.file, p.line);
@@ -301,16 +303,22 @@ static void check_coll_args(msc_call_t *c)
     if (has(c, MSC_ROLE_RBUF) && c->rbuf == MPI_IN_PLACE) check_not_in_place(c, c->rbuf);
 }
 
+/* Handles differ in size (MPICH: an int for most, a pointer for files). */
+static size_t handle_size(msc_obj_class_t cls)
+{
+    return cls == MSC_OBJ_DATATYPE ? sizeof(MPI_Datatype)
+           : cls == MSC_OBJ_GROUP  ? sizeof(MPI_Group)
+           : cls == MSC_OBJ_OP     ? sizeof(MPI_Op)
+           : cls == MSC_OBJ_WIN    ? sizeof(MPI_Win)
+           : cls == MSC_OBJ_FILE   ? sizeof(MPI_File)
+                                   : sizeof(MPI_Comm);
+}
+
 static void track_new_objects(msc_call_t *c)
 {
     if (c->rc != MPI_SUCCESS) return;
     if (c->kind == MSC_KIND_HANDLE_NEW && c->obj) {
-        size_t size = c->obj_class == MSC_OBJ_DATATYPE ? sizeof(MPI_Datatype)
-                      : c->obj_class == MSC_OBJ_GROUP  ? sizeof(MPI_Group)
-                      : c->obj_class == MSC_OBJ_OP     ? sizeof(MPI_Op)
-                      : c->obj_class == MSC_OBJ_WIN    ? sizeof(MPI_Win)
-                      : c->obj_class == MSC_OBJ_FILE   ? sizeof(MPI_File)
-                                                       : sizeof(MPI_Comm);
+        size_t size = handle_size(c->obj_class);
         if (c->obj_class == MSC_OBJ_GROUP) {
             MPI_Group g;
             memcpy(&g, c->obj, sizeof g);
@@ -334,9 +342,7 @@ static void enter_objects(msc_call_t *c)
                        "MPI_Type_free was called for a datatype that was already freed.");
         chk_obj_free(MSC_OBJ_DATATYPE, &t, sizeof t);
     } else if (c->kind == MSC_KIND_HANDLE_FREE && c->obj) {
-        /* Handles of every other class fit in 8 bytes; the key takes the
-         * handle's own size, which is the same for all classes in both MPIs. */
-        chk_obj_free(c->obj_class, c->obj, sizeof(MPI_Comm));
+        chk_obj_free(c->obj_class, c->obj, handle_size(c->obj_class));
     } else if (c->kind == MSC_KIND_TYPE_COMMIT && c->obj) {
         MPI_Datatype t;
         memcpy(&t, c->obj, sizeof t);
@@ -356,6 +362,7 @@ static void chk_enter(msc_call_t *c)
 {
     chk_wd_enter(c);
     pending_sum = 0;
+    chk_eh_enter(c);
     switch (c->kind) {
     case MSC_KIND_PROBE:
     case MSC_KIND_SEND_INIT:
@@ -562,6 +569,7 @@ static void leave_requests(msc_call_t *c)
 
 static void chk_leave(msc_call_t *c)
 {
+    chk_eh_leave(c);
     if (c->rc != MPI_SUCCESS && c->rc != MPI_ERR_IN_STATUS) {
         char msg[MPI_MAX_ERROR_STRING] = "";
         int len = 0;
@@ -625,7 +633,9 @@ static int chk_init(int slot)
     int *ub = NULL, flag = 0;
     PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);
     chk_cfg.tag_ub = flag && ub ? *ub : 32767;
+    chk_findings_init();
     chk_objects_init();
+    chk_eh_init();
     chk_outside_init();
     chk_wd_start();
     return 0;
@@ -644,7 +654,28 @@ static void chk_finalize(void)
     chk_objects_leaks();
     chk_findings_finalize();
     chk_wd_stop();
+    chk_eh_finalize();
     chk_objects_finalize();
+}
+
+/* The rank is going down without MPI_Finalize. Findings are on file
+ * already; their counts are added, and an exit (rather than a signal or
+ * MPI_Abort) is a finding of its own, at the last MPI call made. */
+static void chk_emergency(int signum)
+{
+    if (signum == MSC_FATAL_EXIT) {
+        msc_fn_t fn;
+        void *site;
+        chk_eh_last_call(&fn, &site);
+        chk_report("LOCAL:CALL:NO_FINALIZE", fn, site,
+                   "This process exited (a return from main or a call of exit()) after MPI_Init "
+                   "without calling MPI_Finalize; its last MPI call was %s, here. Every process "
+                   "must call MPI_Finalize before it exits, or the other processes may hang in "
+                   "it and the launcher treat the run as failed; call MPI_Finalize on every path "
+                   "out of the program (or MPI_Abort to end the job on purpose).",
+                   fn < MSC_FN_COUNT ? msc_fn_name[fn] : "none");
+    }
+    chk_findings_emergency();
 }
 
 static const msc_module_t chk_module = {
@@ -655,6 +686,7 @@ static const msc_module_t chk_module = {
     .enter = chk_enter,
     .leave = chk_leave,
     .finalize = chk_finalize,
+    .emergency = chk_emergency,
 };
 
 __attribute__((constructor)) static void chk_register(void)

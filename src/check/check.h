@@ -12,64 +12,61 @@
 #include <stdint.h>
 
 #include "call.h"
+#include "findings_io.h"
 #include "state.h"
 
 #define CHK_INTERNAL __attribute__((visibility("hidden")))
 
-/* --- findings (findings.c) ---------------------------------------------- */
-
-enum { CHK_PARTS_MAX = 4, CHK_WHERE = 256, CHK_TEXT = 1024, CHK_CLASS = 64, CHK_GROUP = 96 };
-
-typedef struct {
-    int rank;              /* world rank */
-    void *site;            /* return address in that rank (resolved by that rank) */
-    char call[48];         /* MPI function, or "" */
-    bool resolved;
-    char file[CHK_WHERE];  /* source file, or the object and offset without line tables */
-    int line;              /* 0: unknown */
-    char func[128];        /* enclosing function, or "" */
-} chk_part_t;
-
-typedef struct {
-    char cls[CHK_CLASS];   /* LOCAL:ARG:NEGATIVE_COUNT ... */
-    char group[CHK_GROUP]; /* findings with the same nonempty group, from several ranks, are one */
-    char text[CHK_TEXT];   /* one paragraph: what is wrong and how to fix it */
-    int nparts;
-    chk_part_t parts[CHK_PARTS_MAX];
-    uint64_t count;        /* occurrences folded into this finding */
-} chk_finding_t;
+/* --- findings (findings.c; the record and its files: findings_io.h) ----- */
 
 /* True if the class is enabled by MPISCOPE_CHECK_CLASSES. */
 bool chk_class_enabled(const char *cls) CHK_INTERNAL;
 
+/* True if a finding of this class at this site of this rank would be new
+ * (enabled, not seen here yet, under the class's cap). A false answer has
+ * counted the repeat. For callers whose text costs work to prepare (a
+ * resolved site, an error string): ask first, then chk_report. */
+bool chk_fresh(const char *cls, void *site) CHK_INTERNAL;
+
 /* Records a finding of this rank at `site` (this rank's return address),
  * in call `fn`. The text is printf-style. Repeats of a class at one site
- * are counted; MPISCOPE_CHECK_ABORT ends the run here. */
+ * are counted; a new finding goes out at once (stderr and the per-rank
+ * file); MPISCOPE_CHECK_ABORT ends the run here. */
 void chk_report(const char *cls, msc_fn_t fn, void *site, const char *fmt, ...)
     __attribute__((format(printf, 4, 5))) CHK_INTERNAL;
 
-/* Records a prepared finding (several parts, a group); same rules. */
+/* Records a prepared finding (several parts, a group); same rules, folded
+ * by its first part's site and rank. */
 void chk_report_full(chk_finding_t *f) CHK_INTERNAL;
 
 /* Findings of this rank so far. */
 int chk_findings_count(void) CHK_INTERNAL;
 
-/* A copy of this rank's findings with this rank's sites resolved
- * (malloc'ed; *n entries). */
-chk_finding_t *chk_findings_snapshot(int *n) CHK_INTERNAL;
+/* Opens this rank's per-rank file (at init, once the output directory is
+ * known). */
+void chk_findings_init(void) CHK_INTERNAL;
+/* Path of a rank's per-rank file. */
+void chk_findings_rank_path(int rank, char *out, size_t n) CHK_INTERNAL;
+/* Appends the current counts and suppressed classes to the per-rank file:
+ * without waiting for a lock (the rank is dying), or waiting (a deadlock
+ * report is about to read every rank's file). */
+void chk_findings_emergency(void) CHK_INTERNAL;
+void chk_findings_for_deadlock(void) CHK_INTERNAL;
 
 /* Collective over msc_g.comm: gathers, merges and writes checks.txt and
- * checks.json on rank 0, with the summary on stderr. */
+ * checks.json on rank 0, with the summary on stderr; the per-rank files go. */
 void chk_findings_finalize(void) CHK_INTERNAL;
 
-/* Merges findings of several ranks (groups become one finding), writes
- * checks.txt and checks.json and prints the summary. `note` (may be NULL)
- * goes at the top of both files. */
-void chk_findings_write(chk_finding_t *f, int n, const char *note) CHK_INTERNAL;
+/* Merges `l` and writes checks.txt and checks.json with the summary on
+ * stderr (rank 0 at MPI_Finalize, a deadlock's reporter). */
+void chk_findings_publish_report(chk_io_list_t *l, const char *note) CHK_INTERNAL;
 
-/* Resolves a part's site, which must belong to this process. */
+/* Resolves a part's site: this rank's return address, or another rank's
+ * (objkey, objoff). */
 void chk_resolve(chk_part_t *p) CHK_INTERNAL;
-
+/* The (object, offset) form of one of this rank's return addresses, which
+ * another rank can resolve (chk_part_t.objkey). */
+void chk_site_key(void *site, uint64_t *key, uint64_t *off) CHK_INTERNAL;
 
 /* --- calls outside MPI (outside.c) ------------------------------------- */
 
@@ -190,6 +187,19 @@ void chk_p2p_started(MPI_Request r) CHK_INTERNAL;
 void chk_p2p_unreceived(void) CHK_INTERNAL;
 void chk_p2p_recv_done(MPI_Comm comm, MPI_Status *st, chk_sig_t rsig, msc_fn_t fn, void *site,
                        uint64_t post_seq) CHK_INTERNAL;
+
+/* --- error handlers (errhandler.c) -------------------------------------- */
+/* Creates the substitute handlers and puts them on MPI_COMM_WORLD,
+ * MPI_COMM_SELF and MPI_FILE_NULL where the handler is fatal. */
+void chk_eh_init(void) CHK_INTERNAL;
+void chk_eh_finalize(void) CHK_INTERNAL;
+/* Around the application's PMPI call: enter marks it as running (and as the
+ * last call), leave replaces fatal handlers of new windows and files and of
+ * set_errhandler calls, and gives get_errhandler the application's handler. */
+void chk_eh_enter(const msc_call_t *c) CHK_INTERNAL;
+void chk_eh_leave(const msc_call_t *c) CHK_INTERNAL;
+/* The last MPI call made by any thread (MSC_FN_COUNT, NULL: none). */
+void chk_eh_last_call(msc_fn_t *fn, void **site) CHK_INTERNAL;
 
 /* --- deadlock watchdog (deadlock.c) ------------------------------------- */
 void chk_wd_start(void) CHK_INTERNAL;

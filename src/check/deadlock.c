@@ -9,8 +9,8 @@
  * (resolved here) and what the call waits for, as world ranks with AND
  * (all of them: a send, MPI_Waitall, a collective) or OR (any: an
  * MPI_ANY_SOURCE receive, MPI_Waitany/some, MPI_Sendrecv) semantics, and
- * findings.<rank>, this rank's findings so far. It removes wait.<rank> as
- * soon as the call returns.
+ * appends the counts of its findings so far to its per-rank findings file
+ * (findings.c). It removes wait.<rank> as soon as the call returns.
  *
  * A blocked rank's thread then reads every rank's file and reduces the
  * wait-for graph: ranks without a file are live; a blocked rank is released
@@ -19,8 +19,9 @@
  * second apart, with every deadlocked rank still in the same call: a file
  * left by a call that has just returned is gone by then. The first thread to
  * create verdict.lock writes the report (a wait cycle among the deadlocked
- * ranks, with each rank's call and site, and the findings of every rank that
- * left a findings file) as checks.txt and checks.json, then ends the job
+ * ranks, with each rank's call and site, recorded as this rank's finding,
+ * and the findings of every rank, read from their per-rank files) as
+ * checks.txt and checks.json, then ends the job
  * with PMPI_Abort(MPI_COMM_WORLD, 3) (MPISCOPE_CHECK_DEADLOCK_EXIT, on by
  * default). One rank ends the job, so that the launcher reports exit code 3
  * whatever the order in which it reaps the ranks: when every rank left by
@@ -286,23 +287,18 @@ static void write_state(const tstate_t *s)
     chk_part_t p;
     memset(&p, 0, sizeof p);
     p.site = s->site;
+    p.rank = msc_g.world_rank;
     if (s->site)
         chk_resolve(&p);
     else
         snprintf(p.file, sizeof p.file, "?");
-    /* This rank's findings so far, for the report. Both files go through
-     * the core's output helpers: created exclusively without following
-     * links, renamed into place only when complete. */
-    int nf = 0;
-    chk_finding_t *f = chk_findings_snapshot(&nf);
+    /* This rank's counts so far into its per-rank file, which the
+     * reporter reads. The wait file goes through the core's output
+     * helpers: created exclusively without following links, renamed into
+     * place only when complete. */
+    chk_findings_for_deadlock();
     char name[64];
     msc_out_t o;
-    snprintf(name, sizeof name, ".check/findings.%d", msc_g.world_rank);
-    if (msc_out_open(&o, name)) {
-        if (nf) fwrite(f, sizeof *f, (size_t)nf, o.f);
-        msc_out_close(&o);
-    }
-    free(f);
     snprintf(name, sizeof name, ".check/wait.%d", msc_g.world_rank);
     if (msc_out_open(&o, name)) {
         fprintf(o.f, "seq %llu\nmode %s\nsync %d\ncall %s\nfile %s\nline %d\nfunc %s\ntargets",
@@ -440,42 +436,21 @@ static void report(wait_t *w, const bool *dead)
                          "(e.g. matching sends and receives, the same collectives in the same "
                          "order on every rank), or use nonblocking calls.");
 
-    /* Every rank's findings that are on file, then this one. */
-    int cap = 16, nall = 0;
-    chk_finding_t *all = malloc(sizeof *all * (size_t)cap);
-    for (int r = 0; all && r < n; r++) {
-        if (r == msc_g.world_rank) continue;
+    /* Every rank's findings, from the per-rank files (this rank's too:
+     * its counts were appended when its wait state was written). */
+    chk_report_full(&d);
+    chk_findings_for_deadlock();
+    chk_io_list_t l = {0};
+    for (int r = 0; r < n; r++) {
         char fn[PATH_MAX + 64];
-        path(fn, sizeof fn, "findings", r);
-        FILE *f = open_read(fn);
-        if (!f) continue;
-        chk_finding_t x;
-        while (fread(&x, sizeof x, 1, f) == 1) {
-            if (nall + 2 >= cap) {
-                chk_finding_t *m = realloc(all, sizeof *all * (size_t)(cap *= 2));
-                if (!m) break;
-                all = m;
-            }
-            all[nall++] = x;
-        }
-        fclose(f);
+        chk_findings_rank_path(r, fn, sizeof fn);
+        chk_io_read(fn, &l);
     }
-    int nmine = 0;
-    chk_finding_t *mine = chk_findings_snapshot(&nmine);
-    chk_finding_t *m = all ? realloc(all, sizeof *all * (size_t)(nall + nmine + 1)) : NULL;
-    if (m) {
-        all = m;
-        if (nmine) memcpy(all + nall, mine, sizeof *mine * (size_t)nmine);
-        nall += nmine;
-        if (chk_class_enabled(d.cls)) all[nall++] = d;
-        chk_findings_write(all, nall,
-                           chk_cfg.deadlock_exit
-                               ? "the run was ended after a deadlock was found "
-                                 "(MPISCOPE_CHECK_DEADLOCK_EXIT)"
-                               : "a deadlock was found; the run was left waiting");
-    }
-    free(mine);
-    free(all);
+    chk_findings_publish_report(&l, chk_cfg.deadlock_exit
+                                        ? "the run was ended after a deadlock was found "
+                                          "(MPISCOPE_CHECK_DEADLOCK_EXIT)"
+                                        : "a deadlock was found; the run was left waiting");
+    chk_io_list_free(&l);
     free(order);
     free(pos);
 }
@@ -595,8 +570,6 @@ void chk_wd_stop(void)
     PMPI_Barrier(msc_g.comm);
     char fn[PATH_MAX + 64];
     path(fn, sizeof fn, "wait", msc_g.world_rank);
-    unlink(fn);
-    path(fn, sizeof fn, "findings", msc_g.world_rank);
     unlink(fn);
     PMPI_Barrier(msc_g.comm);
     if (msc_g.world_rank == 0) {

@@ -38,7 +38,7 @@
 typedef struct {
     uint64_t unit, reps;
     int64_t bytes;
-    uint64_t site;    /* sender's return address (resolved by the sender) */
+    uint64_t objkey, objoff; /* sender's call site (chk_site_key) */
     int32_t rank;     /* sender's world rank */
     int32_t fn;
     int32_t want_ack;
@@ -250,9 +250,9 @@ static void send_sidecar(MPI_Comm comm, int peer, int tag, chk_sig_t sig, void *
     MPI_Comm p2p, ack;
     shadows(comm, &p2p, &ack);
     if (p2p == MPI_COMM_NULL) return;
-    sidecar_t s = {sig.unit, sig.reps, sig.bytes, (uint64_t)(uintptr_t)site, msc_g.world_rank,
+    sidecar_t s = {sig.unit, sig.reps, sig.bytes, 0, 0, msc_g.world_rank,
                    (int32_t)fn, want_ack && ack != MPI_COMM_NULL, 0};
-    /* 56 bytes: sent eagerly by both MPIs, so this never waits for the receiver. */
+    chk_site_key(site, &s.objkey, &s.objoff);
     PMPI_Send(&s, sizeof s, MPI_BYTE, peer, tag, p2p);
     if (s.want_ack) {
         chk_wd_sync_wait(true);
@@ -334,7 +334,8 @@ void chk_p2p_recv_done(MPI_Comm comm, MPI_Status *st, chk_sig_t rsig, msc_fn_t f
     f.parts[0].site = site;
     snprintf(f.parts[0].call, sizeof f.parts[0].call, "%s", msc_fn_name[fn]);
     f.parts[1].rank = s.rank;
-    f.parts[1].site = (void *)(uintptr_t)s.site;
+    f.parts[1].objkey = s.objkey;
+    f.parts[1].objoff = s.objoff;
     if (s.fn >= 0 && s.fn < MSC_FN_COUNT)
         snprintf(f.parts[1].call, sizeof f.parts[1].call, "%s", msc_fn_name[s.fn]);
     chk_report_full(&f);
@@ -377,7 +378,9 @@ void chk_p2p_unreceived(void)
                      (long long)s.bytes, st.MPI_TAG, s.rank, msc_g.world_rank, msc_g.world_rank);
             f.nparts = 1;
             f.parts[0].rank = s.rank;
-            f.parts[0].site = (void *)(uintptr_t)s.site;
+            f.parts[0].objkey = s.objkey;
+            f.parts[0].objoff = s.objoff;
+            f.parts[0].site = (void *)(uintptr_t)s.objoff; /* folds repeats of one site */
             if (s.fn < MSC_FN_COUNT)
                 snprintf(f.parts[0].call, sizeof f.parts[0].call, "%s", msc_fn_name[s.fn]);
             chk_report_full(&f);

@@ -5,6 +5,8 @@
 list(APPEND MSC_MODULE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/check.c
   ${CMAKE_CURRENT_LIST_DIR}/findings.c
+  ${CMAKE_CURRENT_LIST_DIR}/findings_io.c
+  ${CMAKE_CURRENT_LIST_DIR}/errhandler.c
   ${CMAKE_CURRENT_LIST_DIR}/objects.c
   ${CMAKE_CURRENT_LIST_DIR}/sig.c
   ${CMAKE_CURRENT_LIST_DIR}/global.c

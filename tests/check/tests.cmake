@@ -70,3 +70,58 @@ foreach(f IN LISTS MSC_FLAVORS)
   set_tests_properties(${f}/check/outside PROPERTIES TIMEOUT 180 LABELS "mpi;${f};check"
     ENVIRONMENT "MSC_MPIRUN=${MSC_${f}_MPIRUN};MSC_LIB=${CMAKE_BINARY_DIR}/${MSC_LIBDIR_REL}/${f}/libmpiscope.so;MSC_OUT=${MSC_TEST_OUT}/${f}_check_outside")
 endforeach()
+
+# The corpus (corpus/<category>/*.c, docs/checks.md): each source built twice,
+# with -DBUG (the erroneous program, `EXPECT:` markers on the lines its
+# findings must name) and without (its correct twin, which must give no
+# finding). corpus.py runs a category's programs one after the other under
+# the tool with default settings and scores them; one test per category and
+# MPI, so ctest -j runs them side by side. Under a sanitizer build a quarter
+# of the programs run (the library's code paths, at a quarter of the time).
+file(GLOB chk_corpus CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/corpus/*/*.c)
+set(chk_corpus_cats)
+foreach(src IN LISTS chk_corpus)
+  get_filename_component(d ${src} DIRECTORY)
+  get_filename_component(cat ${d} NAME)
+  list(APPEND chk_corpus_cats ${cat})
+endforeach()
+list(REMOVE_DUPLICATES chk_corpus_cats)
+foreach(f IN LISTS MSC_FLAVORS)
+  set(bin ${MSC_TEST_BIN}/${f}/corpus)
+  set(outs)
+  foreach(src IN LISTS chk_corpus)
+    get_filename_component(name ${src} NAME_WE)
+    get_filename_component(d ${src} DIRECTORY)
+    get_filename_component(cat ${d} NAME)
+    foreach(v bug ok)
+      set(out ${bin}/chk_${cat}_${name}_${v})
+      set(def)
+      if(v STREQUAL "bug")
+        set(def -DBUG)
+      endif()
+      add_custom_command(OUTPUT ${out}
+        COMMAND ${MSC_${f}_MPICC} -std=gnu17 -g -O0 ${def} -o ${out} ${src} -lpthread
+        DEPENDS ${src}
+        COMMENT "Building corpus program ${f}/${cat}/${name} (${v})"
+        VERBATIM)
+      list(APPEND outs ${out})
+    endforeach()
+  endforeach()
+  file(MAKE_DIRECTORY ${bin})
+  add_custom_target(chk_corpus_${f} ALL DEPENDS ${outs})
+  set(sample)
+  if(MPISCOPE_SANITIZE)
+    set(sample --sample 4)
+  endif()
+  foreach(cat IN LISTS chk_corpus_cats)
+    add_test(NAME ${f}/check/corpus/${cat}
+      COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/corpus.py --flavor ${f}
+              --mpirun ${MSC_${f}_MPIRUN}
+              --lib ${CMAKE_BINARY_DIR}/${MSC_LIBDIR_REL}/${f}/libmpiscope.so
+              --cli ${CMAKE_BINARY_DIR}/bin/mpiscope --bin ${bin}
+              --src ${CMAKE_CURRENT_LIST_DIR}/corpus --out ${MSC_TEST_OUT}/${f}_corpus
+              --category ${cat} ${sample})
+    set_tests_properties(${f}/check/corpus/${cat} PROPERTIES TIMEOUT 900
+      LABELS "mpi;${f};check;corpus")
+  endforeach()
+endforeach()
