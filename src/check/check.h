@@ -16,6 +16,9 @@
 #include "state.h"
 
 #define CHK_INTERNAL __attribute__((visibility("hidden")))
+/* Thread-local data of the checks: initial-exec, one %fs-relative load (the
+ * library is loaded at start-up, as msc_tls requires anyway). */
+#define CHK_TLS _Thread_local __attribute__((tls_model("initial-exec")))
 
 /* --- findings (findings.c; the record and its files: findings_io.h) ----- */
 
@@ -91,6 +94,52 @@ bool chk_sig_receivable(chk_sig_t s, chk_sig_t r) CHK_INTERNAL;
 bool chk_sig_equal(chk_sig_t a, chk_sig_t b) CHK_INTERNAL;
 
 typedef enum { CHK_LIVE = 0, CHK_FREED, CHK_UNKNOWN } chk_state_t;
+
+/* Incremented whenever a communicator or datatype is made, committed or
+ * freed: a per-thread memo of their state is valid while it is unchanged. */
+extern _Atomic uint64_t chk_gen CHK_INTERNAL;
+
+/* What the checks need of a datatype (sig.c), from a per-thread memo: one
+ * load and a comparison when the same types recur. `ok`: the layout
+ * queries succeeded (never tried for MPI_DATATYPE_NULL or a freed type). */
+typedef struct {
+    MPI_Datatype t;
+    uint64_t gen;
+    chk_state_t state;    /* CHK_UNKNOWN: predefined, or made where not tracked */
+    bool committed, ok;
+    bool contig;          /* size == extent == true extent: no gaps */
+    MPI_Count size, lb, extent, tlb, textent;
+    chk_sig_t sig;        /* of one element */
+} chk_tinfo_t;
+const chk_tinfo_t *chk_tinfo_slow(MPI_Datatype t) CHK_INTERNAL;
+extern CHK_TLS chk_tinfo_t *chk_tlast CHK_INTERNAL;
+static inline const chk_tinfo_t *chk_tinfo(MPI_Datatype t)
+{
+    const chk_tinfo_t *l = chk_tlast;
+    if (MSC_LIKELY(l && l->t == t && l->gen == atomic_load_explicit(&chk_gen, memory_order_acquire)))
+        return l;
+    return chk_tinfo_slow(t);
+}
+
+/* What the checks need of a communicator (objects.c), memoized alike. */
+typedef struct {
+    MPI_Comm comm;
+    uint64_t gen;
+    chk_state_t state;    /* CHK_UNKNOWN: not made by a tracked constructor */
+    bool inter;
+    int rank;             /* this process's rank in it (-1: unknown) */
+    int size, rsize;      /* rsize: remote group of an intercommunicator, else size */
+    MPI_Comm p2p, ack;    /* shadows (MPI_COMM_NULL: none) */
+} chk_cinfo_t;
+const chk_cinfo_t *chk_cinfo_slow(MPI_Comm c) CHK_INTERNAL;
+extern CHK_TLS chk_cinfo_t *chk_clast CHK_INTERNAL;
+static inline const chk_cinfo_t *chk_cinfo(MPI_Comm c)
+{
+    const chk_cinfo_t *l = chk_clast;
+    if (MSC_LIKELY(l && l->comm == c && l->gen == atomic_load_explicit(&chk_gen, memory_order_acquire)))
+        return l;
+    return chk_cinfo_slow(c);
+}
 enum { CHK_RSUM_MAX = 16 };
 
 /* Object life cycle, from HANDLE_NEW, HANDLE_FREE, COMM, COMM_FREE and
@@ -131,6 +180,9 @@ typedef struct {
 } chk_req_t;
 void chk_req_new(MPI_Request r, const chk_req_t *info) CHK_INTERNAL;
 bool chk_req_get(MPI_Request r, chk_req_t *out) CHK_INTERNAL;
+/* A request completed: its record (false if unknown), and it is forgotten
+ * (a persistent one becomes inactive). One lock for both. */
+bool chk_req_take(MPI_Request r, chk_req_t *out) CHK_INTERNAL;
 bool chk_req_get_locked(MPI_Request r, chk_req_t *out) CHK_INTERNAL; /* chk_lock held */
 void chk_req_set_active(MPI_Request r, bool active) CHK_INTERNAL;
 void chk_req_forget(MPI_Request r) CHK_INTERNAL;
@@ -143,7 +195,7 @@ void chk_req_set_sums(MPI_Request r, const chk_req_t *sums) CHK_INTERNAL;
 bool chk_req_overlap(uintptr_t lo, uintptr_t hi, bool writes, MPI_Request self, chk_req_t *out)
     CHK_INTERNAL;
 /* True if a receive posted before `seq` on `comm` is still pending and could
- * match a message from world-`src`/`tag` (for the p2p matching order). */
+ * match a message from `src` (a rank of comm)/`tag` (the p2p matching order). */
 bool chk_req_earlier_recv(MPI_Comm comm, int src, int tag, uint64_t seq) CHK_INTERNAL;
 
 /* Communicators: world ranks of the members and the shadow communicators. */
@@ -157,6 +209,7 @@ typedef struct {
     MPI_Comm app;          /* the application's communicator these shadow */
     bool inter;
     uint64_t coll_seq;     /* collectives seen on it */
+    uint64_t key;          /* hash of the members' world ranks (groups of findings) */
 } chk_comm_t;
 /* Registers a communicator the application got (creating its shadows:
  * collective over its members). */
@@ -182,11 +235,20 @@ void chk_objects_finalize(void) CHK_INTERNAL;
 /* --- global checks (global.c) ------------------------------------------- */
 void chk_coll_enter(msc_call_t *c) CHK_INTERNAL;
 void chk_p2p_send_enter(msc_call_t *c) CHK_INTERNAL;
+
+/* --- point to point (p2p.c) --------------------------------------------- */
+/* After a send: its sidecar (nonblocking). */
 void chk_p2p_send_leave(msc_call_t *c) CHK_INTERNAL;
+/* A persistent send started: its sidecar. */
 void chk_p2p_started(MPI_Request r) CHK_INTERNAL;
-void chk_p2p_unreceived(void) CHK_INTERNAL;
+/* A receive completed (probe: a matched probe took the message; its sidecar
+ * is consumed unjudged). post_seq: when the receive was posted (0: now). */
 void chk_p2p_recv_done(MPI_Comm comm, MPI_Status *st, chk_sig_t rsig, msc_fn_t fn, void *site,
-                       uint64_t post_seq) CHK_INTERNAL;
+                       uint64_t post_seq, bool probe) CHK_INTERNAL;
+/* Judges the sidecars that have arrived since; one load when none is due. */
+void chk_p2p_progress(void) CHK_INTERNAL;
+/* At MPI_Finalize (collective): the last sidecars, and messages never received. */
+void chk_p2p_unreceived(void) CHK_INTERNAL;
 
 /* --- error handlers (errhandler.c) -------------------------------------- */
 /* Creates the substitute handlers and puts them on MPI_COMM_WORLD,
@@ -222,6 +284,10 @@ typedef struct {
 } chk_config_t;
 extern chk_config_t chk_cfg CHK_INTERNAL;
 
+/* Checksum of `count` elements of a contiguous type (0 for other layouts:
+ * their gaps may change legally), and of `len` bytes; sampled beyond 64 KiB
+ * (sig.c). Never 0 when computed. */
 uint64_t chk_checksum(const void *buf, MPI_Count count, MPI_Datatype type) CHK_INTERNAL;
+uint64_t chk_checksum_span(const void *buf, int64_t len) CHK_INTERNAL;
 
 #endif

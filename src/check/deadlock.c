@@ -53,20 +53,28 @@
 
 enum { WD_REQS = 64, FN_FINALIZE = -2 };
 
+/* One thread's state: written by that thread only, without a lock (every
+ * MPI call passes here twice), read by the watchdog as a sequence lock: an
+ * odd seq means a write is under way; the copy is good if seq was even and
+ * the same before and after. Fields are accessed as relaxed atomics. */
 typedef struct {
-    pthread_mutex_t m;
+    _Atomic uint64_t seq;
     int in, syncwait;
-    uint64_t seq, t0;
     int fn;                 /* msc_fn_t, or FN_FINALIZE */
-    msc_kind_t kind;
+    int kind;               /* msc_kind_t */
     MPI_Comm comm;
     int peer, rpeer;
     void *site;
     int nreq;
     MPI_Request reqs[WD_REQS];
+    /* The watchdog's own: since when it has seen this seq. */
+    uint64_t seen_seq, seen_ns;
 } tstate_t;
 
-static _Thread_local tstate_t *my_state;
+#define PUT(f, v) __atomic_store_n(&s->f, (v), __ATOMIC_RELAXED)
+#define GET(f) __atomic_load_n(&s->f, __ATOMIC_RELAXED)
+
+static CHK_TLS tstate_t *my_state;
 static pthread_t wd_thread;
 static _Atomic int wd_stop, wd_running;
 static char dir[PATH_MAX + 16];
@@ -78,11 +86,23 @@ static tstate_t *state_of(msc_thread_t *t)
     if (!s) {
         s = calloc(1, sizeof *s);
         if (!s) return NULL;
-        pthread_mutex_init(&s->m, NULL);
         /* Published to the watchdog (pick), which reads it from its thread. */
         __atomic_store_n(&t->module_data[chk_cfg.slot], s, __ATOMIC_RELEASE);
     }
     return s;
+}
+
+static uint64_t write_begin(tstate_t *s)
+{
+    uint64_t q = atomic_load_explicit(&s->seq, memory_order_relaxed) + 1;
+    atomic_store_explicit(&s->seq, q, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    return q;
+}
+
+static void write_end(tstate_t *s, uint64_t q)
+{
+    atomic_store_explicit(&s->seq, q + 1, memory_order_release);
 }
 
 void chk_wd_enter(msc_call_t *c)
@@ -90,61 +110,57 @@ void chk_wd_enter(msc_call_t *c)
     tstate_t *s = my_state ? my_state : (my_state = state_of(c->thread));
     if (!s) return;
     unsigned long long roles = msc_fn_roles[c->fn];
-    pthread_mutex_lock(&s->m);
-    s->seq++;
-    s->in = 1;
-    s->syncwait = 0;
-    s->t0 = msc_now_ns();
-    s->fn = (int)c->fn;
-    s->kind = c->kind;
-    s->site = c->site;
-    s->comm = roles & MSC_ROLE_COMM ? c->comm : MPI_COMM_NULL;
-    s->peer = roles & MSC_ROLE_PEER ? c->peer : MPI_PROC_NULL;
-    s->rpeer = roles & MSC_ROLE_RPEER ? c->rpeer : MPI_PROC_NULL;
-    s->nreq = 0;
+    uint64_t q = write_begin(s);
+    PUT(in, 1);
+    PUT(syncwait, 0);
+    PUT(fn, (int)c->fn);
+    PUT(kind, (int)c->kind);
+    PUT(site, c->site);
+    PUT(comm, roles & MSC_ROLE_COMM ? c->comm : MPI_COMM_NULL);
+    PUT(peer, roles & MSC_ROLE_PEER ? c->peer : MPI_PROC_NULL);
+    PUT(rpeer, roles & MSC_ROLE_RPEER ? c->rpeer : MPI_PROC_NULL);
+    int n = 0;
     if (c->kind == MSC_KIND_WAIT) {
-        s->reqs[0] = c->req_in;
-        s->nreq = 1;
+        PUT(reqs[0], c->req_in);
+        n = 1;
     } else if ((roles & MSC_ROLE_REQS) && c->reqs_in) {
-        s->nreq = c->nreq < WD_REQS ? c->nreq : WD_REQS;
-        memcpy(s->reqs, c->reqs_in, sizeof(MPI_Request) * (size_t)s->nreq);
+        n = c->nreq < WD_REQS ? c->nreq : WD_REQS;
+        for (int i = 0; i < n; i++) PUT(reqs[i], c->reqs_in[i]);
     }
-    pthread_mutex_unlock(&s->m);
+    PUT(nreq, n);
+    write_end(s, q);
 }
 
 void chk_wd_leave(void)
 {
     tstate_t *s = my_state;
     if (!s) return;
-    pthread_mutex_lock(&s->m);
-    s->in = 0;
-    s->seq++;
-    pthread_mutex_unlock(&s->m);
+    uint64_t q = write_begin(s);
+    PUT(in, 0);
+    write_end(s, q);
 }
 
 void chk_wd_sync_wait(bool on)
 {
     tstate_t *s = my_state;
     if (!s) return;
-    pthread_mutex_lock(&s->m);
-    s->syncwait = on;
-    pthread_mutex_unlock(&s->m);
+    uint64_t q = write_begin(s);
+    PUT(syncwait, on);
+    write_end(s, q);
 }
 
 void chk_wd_finalizing(void *site)
 {
     tstate_t *s = my_state ? my_state : (my_state = state_of(msc_thread_attach()));
     if (!s) return;
-    pthread_mutex_lock(&s->m);
-    s->seq++;
-    s->in = 1;
-    s->t0 = msc_now_ns();
-    s->fn = FN_FINALIZE;
-    s->kind = MSC_KIND_OTHER;
-    s->comm = MPI_COMM_WORLD;
-    s->site = site;
-    s->nreq = 0;
-    pthread_mutex_unlock(&s->m);
+    uint64_t q = write_begin(s);
+    PUT(in, 1);
+    PUT(fn, FN_FINALIZE);
+    PUT(kind, (int)MSC_KIND_OTHER);
+    PUT(comm, MPI_COMM_WORLD);
+    PUT(site, site);
+    PUT(nreq, 0);
+    write_end(s, q);
 }
 
 /* --- the watchdog's view of one rank ----------------------------------- */
@@ -158,29 +174,59 @@ typedef struct {
     int *targets;
 } wait_t;
 
+/* A consistent copy of a thread's state, as plain values. */
 typedef struct {
-    tstate_t snap;
+    uint64_t seq, since;
+    int in, syncwait, fn, kind, peer, rpeer, nreq;
+    MPI_Comm comm;
+    void *site;
+    MPI_Request reqs[WD_REQS];
+} snap_t;
+
+typedef struct {
+    snap_t snap;
     bool found;
     uint64_t now;
 } pick_t;
 
+static bool copy_state(tstate_t *s, snap_t *o)
+{
+    for (int attempt = 0; attempt < 100; attempt++) {
+        uint64_t q = atomic_load_explicit(&s->seq, memory_order_acquire);
+        if (q & 1) continue;
+        o->seq = q;
+        o->in = GET(in), o->syncwait = GET(syncwait), o->fn = GET(fn), o->kind = GET(kind);
+        o->peer = GET(peer), o->rpeer = GET(rpeer), o->comm = GET(comm), o->site = GET(site);
+        o->nreq = GET(nreq);
+        if (o->nreq < 0 || o->nreq > WD_REQS) continue;
+        for (int i = 0; i < o->nreq; i++) o->reqs[i] = GET(reqs[i]);
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&s->seq, memory_order_relaxed) == q) return true;
+    }
+    return false;
+}
+
+/* The thread of this rank blocked longest in one call beyond the timeout. */
 static void pick(msc_thread_t *t, void *arg)
 {
     pick_t *p = arg;
     tstate_t *s = __atomic_load_n(&t->module_data[chk_cfg.slot], __ATOMIC_ACQUIRE);
-    if (!s) return;
-    pthread_mutex_lock(&s->m);
+    snap_t x;
+    if (!s || !copy_state(s, &x)) return;
+    if (x.seq != s->seen_seq) {
+        s->seen_seq = x.seq;
+        s->seen_ns = p->now;
+    }
+    x.since = s->seen_ns;
     uint64_t limit = (uint64_t)chk_cfg.timeout_s * 1000000000ull;
-    if (s->in && p->now > s->t0 && p->now - s->t0 > limit && (!p->found || s->t0 < p->snap.t0)) {
-        p->snap.in = s->in, p->snap.syncwait = s->syncwait, p->snap.seq = s->seq;
-        p->snap.t0 = s->t0, p->snap.fn = s->fn, p->snap.kind = s->kind, p->snap.comm = s->comm;
-        p->snap.peer = s->peer, p->snap.rpeer = s->rpeer, p->snap.site = s->site;
-        p->snap.nreq = s->nreq;
-        memcpy(p->snap.reqs, s->reqs, sizeof(MPI_Request) * (size_t)s->nreq);
+    if (x.in && p->now - x.since > limit && (!p->found || x.since < p->snap.since)) {
+        p->snap = x;
         p->found = true;
     }
-    pthread_mutex_unlock(&s->m);
 }
+
+#undef PUT
+#undef GET
 
 static void add(int *t, int *n, int r)
 {
@@ -213,7 +259,7 @@ static void add_peer(int *t, int *n, MPI_Comm comm, int peer, bool *any)
 }
 
 /* What the snapshot waits for, as world ranks. Under chk_lock. */
-static void describe(const tstate_t *s, wait_t *w)
+static void describe(const snap_t *s, wait_t *w)
 {
     bool any = false;
     w->and_mode = true;
@@ -275,7 +321,7 @@ static FILE *open_read(const char *fn)
     return f;
 }
 
-static void write_state(const tstate_t *s)
+static void write_state(const snap_t *s)
 {
     wait_t w;
     memset(&w, 0, sizeof w);

@@ -46,7 +46,7 @@ static MPI_Comm fatal_holder = MPI_COMM_NULL; /* has MPI_ERRORS_ARE_FATAL: new r
 
 /* The application's call in progress on this thread, and the last call
  * of any thread (for an exit without MPI_Finalize). */
-static _Thread_local struct {
+static CHK_TLS struct {
     msc_fn_t fn;
     void *site;
     bool in_app;
@@ -236,6 +236,7 @@ static void give_back(MPI_Errhandler *out)
 void chk_eh_leave(const msc_call_t *c)
 {
     cur.in_app = false;
+    if (c->kind != MSC_KIND_OTHER && c->kind != MSC_KIND_HANDLE_NEW) return;
     if (!ready || c->rc != MPI_SUCCESS) return;
     switch (c->fn) {
     case MSC_FN_MPI_Comm_set_errhandler: replace_comm(c->comm); break;

@@ -344,7 +344,7 @@ static void *local_address(uint64_t key, uint64_t off)
 void chk_site_key(void *site, uint64_t *key, uint64_t *off)
 {
     enum { N = 32 };
-    static _Thread_local struct {
+    static CHK_TLS struct {
         void *site;
         uint64_t key, off;
     } memo[N];

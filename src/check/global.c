@@ -1,7 +1,6 @@
-/* Global checks: collective mismatch and point-to-point type matching. All
- * traffic goes over shadow communicators (PMPI duplicates made when the
- * application's communicator was made, objects.c), never over the
- * application's own.
+/* Global checks of collectives (point to point: p2p.c). All traffic goes
+ * over shadow communicators (PMPI duplicates made when the application's
+ * communicator was made, objects.c), never over the application's own.
  *
  * Collectives: before a blocking collective, the members allgather over the
  * collective shadow what each one calls (function, root, operation, type
@@ -12,38 +11,11 @@
  * only: a blocking exchange at their start could create waits the program
  * does not have.
  *
- * Point-to-point: after a send (at its call, or at MPI_Start for persistent
- * ones) the sender sends a small sidecar on the p2p shadow with the same
- * destination and tag: the send's type signature and call site. After a
- * receive completes, the receiver takes the sidecar from the status's source
- * and tag. MPI's non-overtaking rule orders both streams alike, so the k-th
- * message from a source with a tag pairs with the k-th sidecar -- as long as
- * receives of one source and tag complete in the order they were posted.
- * When a receive completes while an earlier, still pending receive could
- * have matched the same source and tag, the pairing is unknown: that
- * (communicator, source, tag) is no longer judged (sidecars are still
- * consumed, so nothing leaks). MPI_Mrecv/MPI_Imrecv are not paired (the
- * sidecars of messages taken that way are consumed at MPI_Finalize).
- *
- * MPISCOPE_CHECK_SYNC_SENDS: after a standard-mode MPI_Send, the sender waits
- * for the receiver's acknowledgement (on a second shadow), sent once the
- * receive has completed: MPI_Send then behaves as MPI_Ssend, and a program
- * that only completes thanks to buffering deadlocks visibly.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
-
-typedef struct {
-    uint64_t unit, reps;
-    int64_t bytes;
-    uint64_t objkey, objoff; /* sender's call site (chk_site_key) */
-    int32_t rank;     /* sender's world rank */
-    int32_t fn;
-    int32_t want_ack;
-    int32_t pad;
-} sidecar_t;
 
 /* --- collectives --------------------------------------------------------- */
 
@@ -88,6 +60,77 @@ static void coll_report(msc_call_t *c, const char *cls, uint64_t key, const char
     chk_report_full(&f);
 }
 
+/* The data blocks of this member that the standard says are significant
+ * here (MPI 4.1 chapter 6: receive arguments only at the root of a gather,
+ * send arguments only at the root of a scatter, neither side where
+ * MPI_IN_PLACE stands for it): s, what it sends per peer; r, what it
+ * receives per peer. Vector, w- and neighbourhood forms: none (their blocks
+ * differ per peer legitimately). */
+static void blocks(const msc_call_t *c, unsigned long long roles, coll_t *me)
+{
+    if (roles & (MSC_ROLE_COUNTS | MSC_ROLE_RCOUNTS)) return;
+    const char *name = msc_fn_name[c->fn];
+    if (!strncmp(name, "MPI_Neighbor_", 13)) return;
+    bool rooted = roles & MSC_ROLE_ROOT;
+    bool root = rooted && c->root == chk_cinfo(c->comm)->rank;
+    if (roles & MSC_ROLE_OP) {
+        /* Reductions: count and datatype describe the data everywhere. */
+        MPI_Count n = (roles & MSC_ROLE_COUNT) ? c->count : c->rcount;
+        me->s = chk_sig(c->type, n);
+        me->sok = 1;
+        return;
+    }
+    bool has_s = (roles & MSC_ROLE_COUNT) && (roles & MSC_ROLE_TYPE);
+    bool has_r = (roles & MSC_ROLE_RCOUNT) && (roles & MSC_ROLE_RTYPE);
+    if (!has_r) { /* MPI_Bcast */
+        if (has_s) me->s = chk_sig(c->type, c->count), me->sok = 1;
+        return;
+    }
+    bool gather = !strncmp(name, "MPI_Gather", 10) || !strncmp(name, "MPI_Igather", 11);
+    bool scatter = !strncmp(name, "MPI_Scatter", 11) || !strncmp(name, "MPI_Iscatter", 12);
+    bool want_s = has_s && c->buf != MPI_IN_PLACE && !(scatter && !root);
+    bool want_r = c->rbuf != MPI_IN_PLACE && !(gather && !root);
+    if (want_s) me->s = chk_sig(c->type, c->count), me->sok = 1;
+    if (want_r) me->r = chk_sig(c->rtype, c->rcount), me->rok = 1;
+}
+
+static uint64_t mix64(uint64_t h, uint64_t v)
+{
+    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    h *= 0xff51afd7ed558ccdull;
+    return h ^ (h >> 33);
+}
+
+/* The fast path: one small MPI_Allreduce (MAX) of a hash of what must be
+ * the same on every member -- function, root, operation and the signature
+ * of the data block (what the root receives from each member, what each
+ * member sends: they must all be equal for the collectives checked) -- and
+ * of its complement, so that max(h) == min(h) says all agree. Only when they
+ * do not, or a member cannot put its part in the hash (a signature unknown
+ * or empty, send and receive blocks that differ locally), do the members
+ * exchange everything (the slow path below) and judge. */
+static bool agree(const coll_t *me, unsigned long long roles, MPI_Comm shadow)
+{
+    uint64_t h = mix64(mix64(mix64(0x1234, (uint64_t)me->fn), (uint64_t)(int64_t)me->root),
+                       (uint64_t)me->op);
+    uint64_t full = 0;
+    bool vform = (roles & (MSC_ROLE_COUNTS | MSC_ROLE_RCOUNTS)) != 0;
+    if (!vform) {
+        const chk_sig_t *b = me->rok ? &me->r : me->sok ? &me->s : NULL;
+        bool rooted = roles & MSC_ROLE_ROOT;
+        /* A rooted collective's non-root members contribute one block;
+         * others (and roots) both, which must be equal. */
+        if (me->sok && me->rok && !chk_sig_equal(me->s, me->r)) full = 1;
+        if (me->sok && me->rok && (!me->s.unit || !me->r.unit)) full = 1;
+        if (b && !b->unit) full = 1;
+        if (b) h = mix64(mix64(h, b->unit), b->reps);
+        else if ((roles & (MSC_ROLE_TYPE | MSC_ROLE_RTYPE)) && !rooted) full = 1;
+    }
+    uint64_t v[3] = {h, ~h, full}, r[3];
+    if (PMPI_Allreduce(v, r, 3, MPI_UINT64_T, MPI_MAX, shadow) != MPI_SUCCESS) return true;
+    return r[0] == ~r[1] && !r[2];
+}
+
 void chk_coll_enter(msc_call_t *c)
 {
     MPI_Comm shadow = MPI_COMM_NULL;
@@ -99,9 +142,7 @@ void chk_coll_enter(msc_call_t *c)
         shadow = e->coll_shadow;
         seq = ++e->coll_seq;
         n = e->size;
-        key = 0xcbf29ce484222325ull;
-        for (int i = 0; e->world && i < e->size; i++) key = (key ^ (uint64_t)e->world[i]) * 0x100000001b3ull;
-        key = (key ^ seq) * 0x100000001b3ull;
+        key = (e->key ^ seq) * 0x100000001b3ull;
     }
     chk_unlock();
     if (shadow == MPI_COMM_NULL || n <= 1) return;
@@ -112,18 +153,8 @@ void chk_coll_enter(msc_call_t *c)
     me.rank = msc_g.world_rank;
     me.root = roles & MSC_ROLE_ROOT ? c->root : -1;
     me.op = roles & MSC_ROLE_OP ? op_id(c->op) : -1;
-    bool reduce = roles & MSC_ROLE_OP;
-    if ((roles & MSC_ROLE_COUNT) && (roles & MSC_ROLE_TYPE) && (reduce || c->buf != MPI_IN_PLACE)) {
-        me.s = chk_sig(c->type, c->count);
-        me.sok = 1;
-    } else if (reduce && (roles & MSC_ROLE_RCOUNT) && (roles & MSC_ROLE_TYPE)) {
-        me.s = chk_sig(c->type, c->rcount); /* MPI_Reduce_scatter_block */
-        me.sok = 1;
-    }
-    if ((roles & MSC_ROLE_RCOUNT) && (roles & MSC_ROLE_RTYPE) && c->rbuf != MPI_IN_PLACE) {
-        me.r = chk_sig(c->rtype, c->rcount);
-        me.rok = 1;
-    }
+    blocks(c, roles, &me);
+    if (agree(&me, roles, shadow)) return;
     coll_t *all = malloc(sizeof *all * (size_t)n);
     if (!all) return;
     if (PMPI_Allgather(&me, sizeof me, MPI_BYTE, all, sizeof me, MPI_BYTE, shadow) != MPI_SUCCESS) {
@@ -232,158 +263,3 @@ void chk_coll_enter(msc_call_t *c)
     free(all);
 }
 
-/* --- point to point ------------------------------------------------------ */
-
-static void shadows(MPI_Comm comm, MPI_Comm *p2p, MPI_Comm *ack)
-{
-    chk_lock();
-    chk_comm_t *e = chk_comm_find(comm);
-    *p2p = e ? e->p2p_shadow : MPI_COMM_NULL;
-    *ack = e ? e->ack_shadow : MPI_COMM_NULL;
-    chk_unlock();
-}
-
-static void send_sidecar(MPI_Comm comm, int peer, int tag, chk_sig_t sig, void *site, msc_fn_t fn,
-                         bool want_ack)
-{
-    if (peer == MPI_PROC_NULL || peer < 0) return;
-    MPI_Comm p2p, ack;
-    shadows(comm, &p2p, &ack);
-    if (p2p == MPI_COMM_NULL) return;
-    sidecar_t s = {sig.unit, sig.reps, sig.bytes, 0, 0, msc_g.world_rank,
-                   (int32_t)fn, want_ack && ack != MPI_COMM_NULL, 0};
-    chk_site_key(site, &s.objkey, &s.objoff);
-    PMPI_Send(&s, sizeof s, MPI_BYTE, peer, tag, p2p);
-    if (s.want_ack) {
-        chk_wd_sync_wait(true);
-        PMPI_Recv(NULL, 0, MPI_BYTE, peer, tag, ack, MPI_STATUS_IGNORE);
-        chk_wd_sync_wait(false);
-    }
-}
-
-void chk_p2p_send_leave(msc_call_t *c)
-{
-    bool standard = c->fn == MSC_FN_MPI_Send;
-    send_sidecar(c->comm, c->peer, c->tag, chk_sig(c->type, c->count), c->site, c->fn,
-                 standard && chk_cfg.sync_sends);
-}
-
-void chk_p2p_started(MPI_Request r)
-{
-    chk_req_t q;
-    if (!chk_req_get(r, &q) || q.kind != MSC_KIND_SEND_INIT) return;
-    send_sidecar(q.comm, q.peer, q.tag, q.sig, q.site, q.fn, false);
-}
-
-/* (communicator, world source, tag) whose pairing became unknown. */
-typedef struct {
-    MPI_Comm comm;
-    int src, tag;
-} unordered_t;
-static unordered_t unordered[256];
-static int nunordered;
-
-static bool is_unordered(MPI_Comm comm, int src, int tag)
-{
-    for (int i = 0; i < nunordered; i++)
-        if (unordered[i].comm == comm && unordered[i].src == src && unordered[i].tag == tag)
-            return true;
-    return false;
-}
-
-void chk_p2p_recv_done(MPI_Comm comm, MPI_Status *st, chk_sig_t rsig, msc_fn_t fn, void *site,
-                       uint64_t post_seq)
-{
-    if (!st || st->MPI_SOURCE == MPI_PROC_NULL || st->MPI_SOURCE < 0) return;
-    int cancelled = 0;
-    PMPI_Test_cancelled(st, &cancelled);
-    if (cancelled) return;
-    MPI_Comm p2p, ack;
-    shadows(comm, &p2p, &ack);
-    if (p2p == MPI_COMM_NULL) return;
-    sidecar_t s;
-    MPI_Status st2;
-    if (PMPI_Recv(&s, sizeof s, MPI_BYTE, st->MPI_SOURCE, st->MPI_TAG, p2p, &st2) != MPI_SUCCESS)
-        return;
-    if (s.want_ack) PMPI_Send(NULL, 0, MPI_BYTE, st->MPI_SOURCE, st->MPI_TAG, ack);
-    int src = s.rank;
-    chk_lock();
-    bool skip = is_unordered(comm, src, st->MPI_TAG);
-    chk_unlock();
-    if (!skip && chk_req_earlier_recv(comm, src, st->MPI_TAG, post_seq ? post_seq : UINT64_MAX)) {
-        chk_lock();
-        if (nunordered < 256) unordered[nunordered++] = (unordered_t){comm, src, st->MPI_TAG};
-        chk_unlock();
-        skip = true;
-    }
-    if (skip) return;
-    chk_sig_t ssig = {s.unit, s.reps, s.bytes};
-    if (chk_sig_receivable(ssig, rsig)) return;
-    chk_finding_t f;
-    memset(&f, 0, sizeof f);
-    snprintf(f.cls, sizeof f.cls, "GLOBAL:P2P:TYPE_MISMATCH");
-    snprintf(f.text, sizeof f.text,
-             "The type signature of a message (%lld bytes sent by rank %d with %s) does not match "
-             "that of the receive that took it (%s, buffer of %lld bytes). Sender and receiver "
-             "must use datatypes with the same sequence of basic types (MPI_INT with MPI_INT, "
-             "not MPI_FLOAT); a mismatch reinterprets the bytes and gives wrong values.",
-             (long long)s.bytes, s.rank, s.fn >= 0 && s.fn < MSC_FN_COUNT ? msc_fn_name[s.fn] : "?",
-             msc_fn_name[fn], (long long)rsig.bytes);
-    f.nparts = 2;
-    f.parts[0].rank = msc_g.world_rank;
-    f.parts[0].site = site;
-    snprintf(f.parts[0].call, sizeof f.parts[0].call, "%s", msc_fn_name[fn]);
-    f.parts[1].rank = s.rank;
-    f.parts[1].objkey = s.objkey;
-    f.parts[1].objoff = s.objoff;
-    if (s.fn >= 0 && s.fn < MSC_FN_COUNT)
-        snprintf(f.parts[1].call, sizeof f.parts[1].call, "%s", msc_fn_name[s.fn]);
-    chk_report_full(&f);
-}
-
-void chk_p2p_unreceived(void)
-{
-    /* Every rank has sent all its sidecars once all are here. */
-    PMPI_Barrier(msc_g.comm);
-    MPI_Comm list[1024], apps[1024];
-    int n = chk_comm_shadows(list, apps, 1024);
-    for (int i = 0; i < n; i++) {
-        for (int guard = 0; guard < 1000; guard++) {
-            int flag = 0;
-            MPI_Status st;
-            if (PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, list[i], &flag, &st) != MPI_SUCCESS || !flag)
-                break;
-            sidecar_t s;
-            PMPI_Recv(&s, sizeof s, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, list[i], MPI_STATUS_IGNORE);
-            if (s.fn < 0) continue;
-            /* A sidecar left over is only a hint: the message itself must
-             * still be waiting on the application's communicator (a local
-             * probe: nothing is sent, matching is not changed). A message
-             * that was received, by a path whose sidecar went unconsumed,
-             * is no finding. */
-            int pending = 0;
-            MPI_Status ps;
-            if (apps[i] != MPI_COMM_NULL &&
-                (PMPI_Iprobe(st.MPI_SOURCE, st.MPI_TAG, apps[i], &pending, &ps) != MPI_SUCCESS ||
-                 !pending))
-                continue;
-            chk_finding_t f;
-            memset(&f, 0, sizeof f);
-            snprintf(f.cls, sizeof f.cls, "LOCAL:FINALIZE:UNRECEIVED_MESSAGE");
-            snprintf(f.text, sizeof f.text,
-                     "A message of %lld bytes with tag %d, sent by rank %d to rank %d, was never "
-                     "received: rank %d called MPI_Finalize with it still waiting. Every message "
-                     "must be received (or its send cancelled) before MPI_Finalize; post the "
-                     "missing receive, or do not send.",
-                     (long long)s.bytes, st.MPI_TAG, s.rank, msc_g.world_rank, msc_g.world_rank);
-            f.nparts = 1;
-            f.parts[0].rank = s.rank;
-            f.parts[0].objkey = s.objkey;
-            f.parts[0].objoff = s.objoff;
-            f.parts[0].site = (void *)(uintptr_t)s.objoff; /* folds repeats of one site */
-            if (s.fn < MSC_FN_COUNT)
-                snprintf(f.parts[0].call, sizeof f.parts[0].call, "%s", msc_fn_name[s.fn]);
-            chk_report_full(&f);
-        }
-    }
-}
