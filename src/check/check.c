@@ -272,8 +272,6 @@ static void check_p2p(msc_call_t *c)
 static void check_coll_args(msc_call_t *c)
 {
     if (!check_comm(c, c->comm)) return;
-    if (has(c, MSC_ROLE_COUNT)) check_count(c, c->count, "");
-    if (has(c, MSC_ROLE_RCOUNT)) check_count(c, c->rcount, "receive ");
     int n = comm_size_of(c->comm, false);
     int inter = 0;
     PMPI_Comm_test_inter(c->comm, &inter);
@@ -286,21 +284,37 @@ static void check_coll_args(msc_call_t *c)
                    msc_fn_name[c->fn], c->root, n, n == 1 ? "" : "s", n - 1);
         return;
     }
+    /* Arguments the standard says are not significant (MPI 4.1 chapter 6)
+     * are not checked: the send count and type next to MPI_IN_PLACE where a
+     * receive block of its own describes the data (not in reductions, whose
+     * one count and type describe both); the receive arguments at a gather's
+     * non-root ranks and at a scatter's root that passes MPI_IN_PLACE as its
+     * receive buffer; the send arguments at a scatter's non-root ranks. */
+    const char *name = msc_fn_name[c->fn];
     bool root_or_all = !has(c, MSC_ROLE_ROOT) || c->root == me;
-    if (has(c, MSC_ROLE_TYPE) && (root_or_all || !has(c, MSC_ROLE_RTYPE)))
-        if (c->buf != MPI_IN_PLACE || has(c, MSC_ROLE_OP)) check_type(c, c->type, "");
-    if (has(c, MSC_ROLE_RTYPE) && c->rbuf != MPI_IN_PLACE && root_or_all)
+    bool gather = !strncmp(name, "MPI_Gather", 10) || !strncmp(name, "MPI_Igather", 11);
+    bool scatter = !strncmp(name, "MPI_Scatter", 11) || !strncmp(name, "MPI_Iscatter", 12);
+    bool separate = has(c, MSC_ROLE_RCOUNT) || has(c, MSC_ROLE_RCOUNTS) || has(c, MSC_ROLE_RTYPE);
+    bool send_sig = !(c->buf == MPI_IN_PLACE && separate && !has(c, MSC_ROLE_OP)) &&
+                    !(scatter && !root_or_all);
+    bool recv_sig = !(gather && !root_or_all) &&
+                    !(scatter && root_or_all && c->rbuf == MPI_IN_PLACE);
+    if (has(c, MSC_ROLE_COUNT) && send_sig) check_count(c, c->count, "");
+    if (has(c, MSC_ROLE_RCOUNT) && recv_sig) check_count(c, c->rcount, "receive ");
+    if (has(c, MSC_ROLE_TYPE) && send_sig) check_type(c, c->type, "");
+    if (has(c, MSC_ROLE_RTYPE) && recv_sig && c->rbuf != MPI_IN_PLACE)
         check_type(c, c->rtype, "receive ");
     if (has(c, MSC_ROLE_OP) && c->op == MPI_OP_NULL)
         chk_report("LOCAL:ARG:NULL_HANDLE", c->fn, c->site,
                    "%s was called with MPI_OP_NULL as its reduction operation. Pass a predefined "
                    "operation (MPI_SUM, ...) or one made by MPI_Op_create.",
                    msc_fn_name[c->fn]);
-    /* MPI_IN_PLACE in the receive buffer is never allowed; in the send
-     * buffer only where the standard says (all these take it somewhere,
-     * except MPI_Bcast and the neighbourhood collectives, which have one
-     * buffer or none). */
-    if (has(c, MSC_ROLE_RBUF) && c->rbuf == MPI_IN_PLACE) check_not_in_place(c, c->rbuf);
+    /* MPI_IN_PLACE in the receive buffer is allowed only at a scatter's
+     * root; in the send buffer where the standard says (all these take it
+     * somewhere, except MPI_Bcast and the neighbourhood collectives, which
+     * have one buffer or none). */
+    if (has(c, MSC_ROLE_RBUF) && c->rbuf == MPI_IN_PLACE && !(scatter && root_or_all))
+        check_not_in_place(c, c->rbuf);
 }
 
 /* Handles differ in size (MPICH: an int for most, a pointer for files). */
@@ -325,6 +339,13 @@ static void track_new_objects(msc_call_t *c)
             if (g == MPI_GROUP_EMPTY) return; /* predefined, never freed */
         }
         chk_obj_new(c->obj_class, c->obj, size, c->fn, c->site);
+        /* MPI_Type_dup: the new type is committed when the old one is
+         * (predefined types always are). */
+        if (c->fn == MSC_FN_MPI_Type_dup && chk_type_committed(c->type)) {
+            MPI_Datatype t;
+            memcpy(&t, c->obj, sizeof t);
+            chk_type_commit(t);
+        }
     } else if (c->kind == MSC_KIND_COMM && c->newcomm && c->fn != MSC_FN_MPI_Comm_idup) {
         chk_comm_add(*c->newcomm, c->fn, c->site);
     }
@@ -347,8 +368,10 @@ static void enter_objects(msc_call_t *c)
         MPI_Datatype t;
         memcpy(&t, c->obj, sizeof t);
         chk_type_commit(t);
-    } else if (c->kind == MSC_KIND_COMM_FREE && c->newcomm) {
-        MPI_Comm comm = *c->newcomm;
+    } else if (c->kind == MSC_KIND_COMM_FREE) {
+        /* c->comm: the handle passed (the Fortran wrappers convert it
+         * before the call; their newcomm is filled only after). */
+        MPI_Comm comm = c->comm;
         if (comm == MPI_COMM_WORLD || comm == MPI_COMM_SELF || comm == MPI_COMM_NULL) return;
         if (chk_obj_state(MSC_OBJ_COMM, &comm, sizeof comm) == CHK_FREED)
             chk_report("LOCAL:ARG:FREED_HANDLE", c->fn, c->site,

@@ -15,7 +15,10 @@
  * A blocked rank's thread then reads every rank's file and reduces the
  * wait-for graph: ranks without a file are live; a blocked rank is released
  * if all (AND) or any (OR) of the ranks it waits for are live or released.
- * The ranks never released are deadlocked. The verdict must hold twice, one
+ * A member of a collective counts as live for a rank that waits in the same
+ * function on a communicator with the same members (its `group`): members
+ * of one collective instance waiting for each other are progress. The
+ * ranks never released are deadlocked. The verdict must hold twice, one
  * second apart, with every deadlocked rank still in the same call: a file
  * left by a call that has just returned is gone by then. The first thread to
  * create verdict.lock writes the report (a wait cycle among the deadlocked
@@ -33,7 +36,9 @@
  *
  * Limits: the timeout is a heuristic (a transfer that legitimately takes
  * longer looks like a deadlock); one blocked thread per rank is described
- * (the one blocked longest).
+ * (the one blocked longest); two communicators with the same members are
+ * one group, so ranks crossing in the same collective on two duplicates
+ * are not reported.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -168,6 +173,7 @@ void chk_wd_finalizing(void *site)
 typedef struct {
     bool blocked, and_mode, syncwait;
     uint64_t seq;
+    uint64_t group; /* a collective's communicator (its members' key), or 0 */
     char call[48], file[CHK_WHERE], func[128];
     int line;
     int ntargets;
@@ -299,9 +305,12 @@ static void describe(const snap_t *s, wait_t *w)
                 add_peer(w->targets, &w->ntargets, q.comm, q.peer, &any);
         }
         break;
-    default:
+    default: {
         add_comm(w->targets, &w->ntargets, s->comm);
+        const chk_comm_t *e = s->comm != MPI_COMM_NULL ? chk_comm_find(s->comm) : NULL;
+        w->group = e ? e->key | 1 : 0;
         break;
+    }
     }
     if (any) w->and_mode = false;
 }
@@ -352,7 +361,7 @@ static void write_state(const snap_t *s)
                 s->fn == FN_FINALIZE ? "MPI_Finalize" : msc_fn_name[s->fn], p.file, p.line,
                 p.func[0] ? p.func : "-");
         for (int i = 0; i < w.ntargets; i++) fprintf(o.f, " %d", w.targets[i]);
-        fprintf(o.f, "\n");
+        fprintf(o.f, "\ngroup %llu\n", (unsigned long long)w.group);
         msc_out_close(&o);
     }
     free(w.targets);
@@ -366,6 +375,7 @@ static bool read_state(int r, wait_t *w)
     memset(w->call, 0, sizeof w->call);
     w->blocked = false;
     w->ntargets = 0;
+    w->group = 0;
     if (!f) return false;
     while (fgets(line, sizeof line, f)) {
         line[strcspn(line, "\n")] = 0;
@@ -375,6 +385,7 @@ static bool read_state(int r, wait_t *w)
         if (!strcmp(line, "seq")) w->seq = strtoull(v, NULL, 10);
         else if (!strcmp(line, "mode")) w->and_mode = !strcmp(v, "AND");
         else if (!strcmp(line, "sync")) w->syncwait = atoi(v);
+        else if (!strcmp(line, "group")) w->group = strtoull(v, NULL, 10);
         else if (!strcmp(line, "call")) snprintf(w->call, sizeof w->call, "%s", v);
         else if (!strcmp(line, "file")) snprintf(w->file, sizeof w->file, "%s", v);
         else if (!strcmp(line, "line")) w->line = atoi(v);
@@ -409,7 +420,14 @@ static int reduce(wait_t *w, bool *dead)
         for (int r = 0; r < n; r++) {
             if (rel[r]) continue;
             int live = 0;
-            for (int i = 0; i < w[r].ntargets; i++) live += rel[w[r].targets[i]];
+            for (int i = 0; i < w[r].ntargets; i++) {
+                int t = w[r].targets[i];
+                /* Members inside the same collective on the same
+                 * communicator wait for each other: that is progress (a
+                 * large MPI_Win_allocate_shared), not a cycle. */
+                live += rel[t] || (w[r].group && w[t].group == w[r].group &&
+                                   !strcmp(w[t].call, w[r].call));
+            }
             bool go = w[r].and_mode ? live == w[r].ntargets : live > 0;
             if (w[r].ntargets == 0) go = true;
             if (go) rel[r] = true, changed = true;
