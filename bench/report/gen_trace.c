@@ -21,6 +21,8 @@
  *   latesender  (2 ranks) rank 0 receives at once; rank 1 computes in the
  *               user region "heavy" for D = 5 C, then sends; then both
  *               compute C.
+ *   latesender-long  the same with D = 5 s: receives and regions of 2^32
+ *               ticks and more (the analysis keeps such lengths apart).
  */
 #include <otf2/otf2.h>
 #include <stdio.h>
@@ -42,6 +44,7 @@ static OTF2_FlushCallbacks flush_cb = {pre_flush, post_flush};
 enum { R_SEND, R_RECV, R_BARRIER, R_COMPUTE, R_HEAVY };
 
 enum { C_NS = 10000, X_NS = 3 * C_NS, D_NS = 5 * C_NS, BIG = 1000000 };
+#define D_LONG_NS 5000000000ull
 
 static void call(OTF2_EvtWriter *w, uint64_t t0, uint64_t t1, int region)
 {
@@ -99,14 +102,15 @@ static uint64_t scenario(OTF2_EvtWriter *w, const char *sc, int r, int n, long i
                 barrier(w, t + X_NS, t + X_NS);
             }
             t += X_NS;
-        } else if (!strcmp(sc, "latesender")) {
+        } else if (!strncmp(sc, "latesender", 10)) {
+            uint64_t d = strcmp(sc, "latesender-long") ? D_NS : D_LONG_NS;
             if (r == 0) {
-                recv(w, t, t + D_NS, 1, 64);
+                recv(w, t, t + d, 1, 64);
             } else {
-                call(w, t, t + D_NS, R_HEAVY);
-                send(w, t + D_NS, 0, 64);
+                call(w, t, t + d, R_HEAVY);
+                send(w, t + d, 0, 64);
             }
-            t += D_NS;
+            t += d;
             call(w, t, t + C_NS, R_COMPUTE);
             t += C_NS;
         }
@@ -118,14 +122,14 @@ int main(int argc, char **argv)
 {
     if (argc != 4 && argc != 5) {
         fprintf(stderr, "usage: gen_trace <dir> <ranks> <iterations> "
-                        "[imbalance|pipeline|slowlink|latesender]\n");
+                        "[imbalance|pipeline|slowlink|latesender|latesender-long]\n");
         return 2;
     }
     int n = atoi(argv[2]);
     long iters = atol(argv[3]);
     const char *sc = argc == 5 ? argv[4] : NULL;
     if (sc && strcmp(sc, "imbalance") && strcmp(sc, "pipeline") && strcmp(sc, "slowlink") &&
-        strcmp(sc, "latesender")) {
+        strcmp(sc, "latesender") && strcmp(sc, "latesender-long")) {
         fprintf(stderr, "gen_trace: no scenario '%s'\n", sc);
         return 2;
     }

@@ -3,10 +3,11 @@
  * Events carry local references: a communicator's reference is the order in
  * which this rank first met it, a user region's or metric's the order of its
  * definition. Nothing is exchanged while the program runs. At finalize every
- * rank sends its definitions to rank 0 (PMPI on the private communicator),
- * which merges them, writes the global definitions and sends each rank the
- * table from its local references to global ones; each rank writes those as
- * OTF2 mapping tables, which readers apply to its events.
+ * rank puts its definitions in a set (defset.h) that is merged with the
+ * others' up a binomial tree (unify.c); rank 0 writes the global
+ * definitions from the merged set, and each rank gets back the table from
+ * its local references to global ones and writes it as OTF2 mapping tables,
+ * which readers apply to its events.
  *
  * A communicator is identified across ranks without talking to the other
  * members: by its group (the world ranks of its members in rank order; for an
@@ -63,8 +64,6 @@ typedef struct {
     int a, b;            /* region: role, paradigm; metric: type, mode; scl: line, 0 */
     char group[64];      /* region: its group (VT_ class); "" for none */
     _Atomic uint32_t scl; /* region: local source location + 1, 0: none */
-    char file[128];      /* region, merged on rank 0: source file ("" none) */
-    int line;            /* region, merged on rank 0: line */
 } named_def_t;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -524,110 +523,6 @@ OTF2_Type trc_metric_type(uint32_t metric)
                                                       : OTF2_TYPE_UINT64;
 }
 
-/* --- Serialization: int64 words; a string is its length and its bytes. -- */
-
-typedef struct {
-    int64_t *w;
-    size_t n, cap;
-} buf_t;
-
-static void put(buf_t *b, int64_t v)
-{
-    if (b->n == b->cap) {
-        size_t cap = b->cap ? 2 * b->cap : 1024;
-        int64_t *p = realloc(b->w, cap * sizeof *p);
-        if (!p) return;
-        b->w = p;
-        b->cap = cap;
-    }
-    b->w[b->n++] = v;
-}
-
-static void put_str(buf_t *b, const char *s)
-{
-    size_t len = strlen(s);
-    put(b, (int64_t)len);
-    for (size_t i = 0; i < len; i += 8) {
-        int64_t v = 0;
-        memcpy(&v, s + i, len - i < 8 ? len - i : 8);
-        put(b, v);
-    }
-}
-
-static int64_t get(const int64_t **p)
-{
-    return *(*p)++;
-}
-
-static void get_str(const int64_t **p, char *out, size_t cap)
-{
-    size_t len = (size_t)get(p);
-    char tmp[1024] = {0};
-    for (size_t i = 0; i < len; i += 8) {
-        int64_t v = get(p);
-        if (i < sizeof tmp - 8) memcpy(tmp + i, &v, 8);
-    }
-    if (len >= sizeof tmp) len = sizeof tmp - 1;
-    tmp[len] = 0;
-    snprintf(out, cap, "%s", tmp);
-}
-
-/* --- Rank 0: the merged definitions. ----------------------------------- */
-
-typedef struct {
-    comm_def_t *c;       /* unique communicators (pointing into the received words' copies) */
-    int nc, capc;
-    named_def_t *r, *m, *s;
-    int nr, nm, ns;
-    char **k;            /* comment texts, unique */
-    int nk;
-    int64_t *w;          /* windows: (global communicator, occurrence) pairs, unique */
-    int nw;
-    char (*f)[256];      /* file names, unique */
-    int nf;
-    int64_t *h;          /* handles: (global file, global communicator) pairs */
-    int nh;
-    struct { int64_t loc; char name[128]; } *ln; /* location names (VT_registernamed) */
-    int nln;
-    uint32_t nstrings;
-    OTF2_GlobalDefWriter *gw;
-    const char *hosts;        /* every rank's host name, TRC_HOST_LEN bytes each (rank 0) */
-} merged_t;
-
-static OTF2_StringRef str(merged_t *mg, const char *s)
-{
-    OTF2_StringRef ref = mg->nstrings++;
-    OTF2_GlobalDefWriter_WriteString(mg->gw, ref, s);
-    return ref;
-}
-
-static int find_comm(merged_t *mg, const comm_def_t *d)
-{
-    for (int i = 0; i < mg->nc; i++)
-        if (mg->c[i].occ == d->occ && same_group(&mg->c[i], d->inter, d->n, d->nr, d->ranks))
-            return i;
-    if (mg->nc == mg->capc) {
-        mg->capc = mg->capc ? 2 * mg->capc : 64;
-        mg->c = realloc(mg->c, (size_t)mg->capc * sizeof *mg->c);
-    }
-    comm_def_t *n = &mg->c[mg->nc];
-    *n = *d;
-    n->ranks = malloc((size_t)(d->n + d->nr) * sizeof *n->ranks);
-    memcpy(n->ranks, d->ranks, (size_t)(d->n + d->nr) * sizeof *n->ranks);
-    return mg->nc++;
-}
-
-static int find_named(named_def_t **tab, int *n, const named_def_t *d)
-{
-    for (int i = 0; i < *n; i++)
-        if (strcmp((*tab)[i].name, d->name) == 0 && (*tab)[i].a == d->a && (*tab)[i].b == d->b &&
-            strcmp((*tab)[i].group, d->group) == 0)
-            return i;
-    *tab = realloc(*tab, (size_t)(*n + 1) * sizeof **tab);
-    (*tab)[*n] = *d;
-    return (*n)++;
-}
-
 static OTF2_RegionRole fn_role(int fn)
 {
     const char *name = msc_fn_name[fn];
@@ -660,175 +555,6 @@ static OTF2_RegionRole fn_role(int fn)
     }
 }
 
-static void write_global(merged_t *mg, const int64_t *all, const int *counts, const int *displs,
-                         int size, int64_t gmin, int64_t gmax, bool complete)
-{
-    OTF2_GlobalDefWriter *gw = mg->gw;
-    OTF2_GlobalDefWriter_WriteClockProperties(gw, 1000000000u, (uint64_t)gmin,
-                                              (uint64_t)(gmax - gmin), OTF2_UNDEFINED_TIMESTAMP);
-    /* Comment texts first: the maps sent to the ranks take their index as
-     * the global string reference. */
-    for (int i = 0; i < mg->nk; i++) str(mg, mg->k[i]);
-    OTF2_GlobalDefWriter_WriteParadigm(gw, OTF2_PARADIGM_MPI, str(mg, "MPI"),
-                                       OTF2_PARADIGM_CLASS_PROCESS);
-    OTF2_StringRef empty = str(mg, "");
-    /* System tree: the machine, one node per host (class "node", named by
-     * the host name, in the order of the first rank on it), each rank's
-     * location group under its node, so that Vampir and Scalasca group
-     * ranks by node. */
-    OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 0, str(mg, "machine"), str(mg, "machine"),
-                                             OTF2_UNDEFINED_SYSTEM_TREE_NODE);
-    uint32_t *node_of = malloc((size_t)size * sizeof *node_of);
-    uint32_t nnodes = 0;
-    for (int r = 0; r < size; r++) {
-        const char *h = mg->hosts + (size_t)r * TRC_HOST_LEN;
-        node_of[r] = 0;
-        for (int q = 0; q < r && !node_of[r]; q++)
-            if (strncmp(h, mg->hosts + (size_t)q * TRC_HOST_LEN, TRC_HOST_LEN) == 0)
-                node_of[r] = node_of[q];
-        if (!node_of[r]) {
-            node_of[r] = ++nnodes;
-            OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, node_of[r], str(mg, h), str(mg, "node"), 0);
-        }
-    }
-    uint64_t *members = malloc((size_t)size * sizeof *members);
-    for (int r = 0; r < size; r++) {
-        char name[64];
-        snprintf(name, sizeof name, "MPI Rank %d", r);
-        OTF2_GlobalDefWriter_WriteLocationGroup(gw, (OTF2_LocationGroupRef)r, str(mg, name),
-                                                OTF2_LOCATION_GROUP_TYPE_PROCESS, node_of[r],
-                                                OTF2_UNDEFINED_LOCATION_GROUP);
-    }
-    free(node_of);
-    /* Locations: the tail of every rank's words (see trc_defs_write). */
-    for (int r = 0; r < size; r++) {
-        const int64_t *p = all + displs[r] + counts[r];
-        int64_t nlocs = p[-1];
-        const int64_t *l = p - 1 - 2 * nlocs;
-        members[r] = (uint64_t)l[0];
-        for (int i = 0; i < nlocs; i++) {
-            char name[128];
-            uint64_t id = (uint64_t)l[2 * i];
-            if ((id >> 32) == TRC_LOC_FOREIGN)
-                snprintf(name, sizeof name, "VT events logged by other ranks");
-            else if (id >> 32)
-                snprintf(name, sizeof name, "Thread %u", (unsigned)(id >> 32));
-            else
-                snprintf(name, sizeof name, "Master thread");
-            for (int k = 0; k < mg->nln; k++)
-                if ((uint64_t)mg->ln[k].loc == id) snprintf(name, sizeof name, "%s", mg->ln[k].name);
-            OTF2_GlobalDefWriter_WriteLocation(gw, id, str(mg, name), OTF2_LOCATION_TYPE_CPU_THREAD,
-                                               (uint64_t)l[2 * i + 1], (OTF2_LocationGroupRef)r);
-        }
-    }
-    for (int fn = 0; fn < MSC_FN_COUNT; fn++) {
-        OTF2_StringRef s = str(mg, msc_fn_name[fn]);
-        OTF2_GlobalDefWriter_WriteRegion(gw, (OTF2_RegionRef)fn, s, s, empty, fn_role(fn),
-                                         OTF2_PARADIGM_MPI, OTF2_REGION_FLAG_NONE, empty, 0, 0);
-    }
-    for (int i = 0; i < mg->nr; i++) {
-        named_def_t *r = &mg->r[i];
-        OTF2_StringRef s = str(mg, r->name), canon = s;
-        if (r->group[0]) {
-            char full[200];
-            snprintf(full, sizeof full, "%s:%s", r->group, r->name);
-            canon = str(mg, full);
-        }
-        OTF2_GlobalDefWriter_WriteRegion(gw, (OTF2_RegionRef)(MSC_FN_COUNT + i), s, canon, empty,
-                                         (OTF2_RegionRole)r->a, (OTF2_Paradigm)r->b,
-                                         OTF2_REGION_FLAG_NONE, r->file[0] ? str(mg, r->file) : empty,
-                                         (uint32_t)r->line, (uint32_t)r->line);
-    }
-    OTF2_GlobalDefWriter_WriteAttribute(gw, TRC_ATTR_SCL, str(mg, "SOURCE_CODE_LOCATION"),
-                                        str(mg, "where the event was logged"),
-                                        OTF2_TYPE_SOURCE_CODE_LOCATION);
-    OTF2_GlobalDefWriter_WriteParameter(gw, TRC_PARAM_COMMENT, str(mg, "comment"),
-                                        OTF2_PARAMETER_TYPE_STRING);
-    for (int i = 0; i < mg->ns; i++)
-        OTF2_GlobalDefWriter_WriteSourceCodeLocation(gw, (OTF2_SourceCodeLocationRef)i,
-                                                     str(mg, mg->s[i].name), (uint32_t)mg->s[i].a);
-    OTF2_GroupRef group = 0;
-    OTF2_GlobalDefWriter_WriteGroup(gw, group++, str(mg, "MPI_COMM_WORLD locations"),
-                                    OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
-                                    OTF2_GROUP_FLAG_NONE, (uint32_t)size, members);
-    free(members);
-    for (int i = 0; i < mg->nc; i++) {
-        comm_def_t *d = &mg->c[i];
-        uint64_t *m = malloc((size_t)(d->n + d->nr + 1) * sizeof *m);
-        for (int k = 0; k < d->n + d->nr; k++) m[k] = (uint64_t)d->ranks[k];
-        OTF2_StringRef name = str(mg, d->name);
-        OTF2_GroupRef ga = group++;
-        OTF2_GlobalDefWriter_WriteGroup(gw, ga, name, OTF2_GROUP_TYPE_COMM_GROUP,
-                                        OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
-                                        (uint32_t)d->n, m);
-        if (d->inter) {
-            OTF2_GroupRef gb = group++;
-            OTF2_GlobalDefWriter_WriteGroup(gw, gb, name, OTF2_GROUP_TYPE_COMM_GROUP,
-                                            OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
-                                            (uint32_t)d->nr, m + d->n);
-            OTF2_GlobalDefWriter_WriteInterComm(gw, (OTF2_CommRef)i, name, ga, gb,
-                                                OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
-        } else {
-            OTF2_GlobalDefWriter_WriteComm(gw, (OTF2_CommRef)i, name, ga, OTF2_UNDEFINED_COMM,
-                                           OTF2_COMM_FLAG_NONE);
-        }
-        free(m);
-    }
-    if (mg->nf) {
-        /* MPI-IO: a parallel I/O paradigm; its version property is the MPI
-         * standard the library implements. */
-        char ver[16];
-        snprintf(ver, sizeof ver, "%d.%d", MPI_VERSION, MPI_SUBVERSION);
-        OTF2_IoParadigmProperty prop = OTF2_IO_PARADIGM_PROPERTY_VERSION;
-        OTF2_Type type = OTF2_TYPE_STRING;
-        OTF2_AttributeValue val;
-        val.stringRef = str(mg, ver);
-        OTF2_StringRef mpiio = str(mg, "MPI-IO");
-        OTF2_GlobalDefWriter_WriteIoParadigm(gw, 0, mpiio, mpiio, OTF2_IO_PARADIGM_CLASS_PARALLEL,
-                                             OTF2_IO_PARADIGM_FLAG_NONE, 1, &prop, &type, &val);
-    }
-    for (int i = 0; i < mg->nf; i++)
-        OTF2_GlobalDefWriter_WriteIoRegularFile(gw, (OTF2_IoFileRef)i, str(mg, mg->f[i]), 0);
-    for (int i = 0; i < mg->nh; i++)
-        OTF2_GlobalDefWriter_WriteIoHandle(gw, (OTF2_IoHandleRef)i, str(mg, mg->f[mg->h[2 * i]]),
-                                           (OTF2_IoFileRef)mg->h[2 * i], 0,
-                                           OTF2_IO_HANDLE_FLAG_NONE,
-                                           (OTF2_CommRef)mg->h[2 * i + 1],
-                                           OTF2_UNDEFINED_IO_HANDLE);
-    for (int i = 0; i < mg->nw; i++) {
-        char name[64];
-        snprintf(name, sizeof name, "Window %d", i);
-        OTF2_GlobalDefWriter_WriteRmaWin(gw, (OTF2_RmaWinRef)i, str(mg, name),
-                                         (OTF2_CommRef)mg->w[2 * i], OTF2_RMA_WIN_FLAG_NONE);
-    }
-    /* One REGIONS group per region group (VT_ class), in order of first use. */
-    uint64_t *rm = malloc(((size_t)mg->nr + 1) * sizeof *rm);
-    for (int i = 0; i < mg->nr; i++) {
-        if (!mg->r[i].group[0]) continue;
-        bool first = true;
-        for (int j = 0; j < i && first; j++) first = strcmp(mg->r[j].group, mg->r[i].group) != 0;
-        if (!first) continue;
-        uint32_t n = 0;
-        for (int j = i; j < mg->nr; j++)
-            if (strcmp(mg->r[j].group, mg->r[i].group) == 0) rm[n++] = (uint64_t)(MSC_FN_COUNT + j);
-        OTF2_GlobalDefWriter_WriteGroup(gw, group++, str(mg, mg->r[i].group),
-                                        OTF2_GROUP_TYPE_REGIONS, OTF2_PARADIGM_USER,
-                                        OTF2_GROUP_FLAG_NONE, n, rm);
-    }
-    free(rm);
-    for (int i = 0; i < mg->nm; i++) {
-        OTF2_MetricMemberRef mm = (OTF2_MetricMemberRef)i;
-        OTF2_GlobalDefWriter_WriteMetricMember(gw, mm, str(mg, mg->m[i].name), empty,
-                                               OTF2_METRIC_TYPE_USER,
-                                               (OTF2_MetricMode)mg->m[i].b,
-                                               (OTF2_Type)mg->m[i].a, OTF2_BASE_DECIMAL, 0,
-                                               str(mg, mg->m[i].unit));
-        OTF2_GlobalDefWriter_WriteMetricClass(gw, (OTF2_MetricRef)i, 1, &mm,
-                                              OTF2_METRIC_SYNCHRONOUS_STRICT,
-                                              OTF2_RECORDER_KIND_CPU);
-    }
-    (void)complete;
-}
 
 static void write_map(OTF2_DefWriter *dw, OTF2_MappingType type, const uint64_t *map, size_t n)
 {
@@ -839,11 +565,38 @@ static void write_map(OTF2_DefWriter *dw, OTF2_MappingType type, const uint64_t 
     OTF2_IdMap_Free(m);
 }
 
-/* This rank's call sites, resolved now, as rank 0 reads source code
- * locations (line, file); their slots in that order go to *slots. An
- * address without a line table is "<object>+0x<offset>" at line 0 (the
- * offset is the same on every rank); one that no object maps is "?". */
-static int put_sites(buf_t *b, uint32_t **slots)
+/* --- Finalize: the local definitions as a set (defset.h), unified along a
+ * binomial tree (unify.c); rank 0 writes the global definitions. ---------- */
+
+/* Adds the record in `key` and `pay` to `s` (both buffers emptied). */
+static uint32_t add(tu_set_t *s, int kind, tu_buf_t *key, tu_buf_t *pay)
+{
+    uint32_t i = UINT32_MAX;
+    if (key->oom || pay->oom) tu_break(s);
+    else i = tu_add(s, kind, key->w, key->n, pay->w, pay->n);
+    key->n = pay->n = 0;
+    key->oom = pay->oom = false;
+    return i;
+}
+
+/* A communicator's key: its group (members that are consecutive world
+ * ranks, as MPI_COMM_WORLD and the blocks of a split are, go as the first
+ * one: a word instead of one per member) and its occurrence. */
+static void put_comm(tu_buf_t *k, const comm_def_t *d)
+{
+    tu_put(k, d->inter), tu_put(k, d->n), tu_put(k, d->nr), tu_put(k, d->occ);
+    bool run = true;
+    for (int i = 1; run && i < d->n + d->nr; i++) run = d->ranks[i] == d->ranks[0] + i;
+    tu_put(k, run);
+    if (run) tu_put(k, d->n + d->nr ? d->ranks[0] : 0);
+    else for (int i = 0; i < d->n + d->nr; i++) tu_put(k, d->ranks[i]);
+}
+
+/* This rank's call sites, resolved now, as (line, file) pairs in `b`; their
+ * slots in that order go to *slots. An address without a line table is
+ * "<object>+0x<offset>" at line 0 (the offset is the same on every rank);
+ * one that no object maps is "?". */
+static int resolve_sites(tu_buf_t *b, uint32_t **slots)
 {
     int n = 0;
     uint32_t *slot = malloc(TRC_SITES * sizeof *slot);
@@ -858,16 +611,260 @@ static int put_sites(buf_t *b, uint32_t **slots)
         if (line) snprintf(file, sizeof file, "%s", fr.file);
         else if (mapped) snprintf(file, sizeof file, "%s+0x%lx", fr.module, (unsigned long)fr.offset);
         else snprintf(file, sizeof file, "?");
-        /* The merged definitions keep 127 bytes of a name: a long path
-         * keeps its end, the file's own name. */
+        /* Definitions keep 127 bytes of a name: a long path keeps its end,
+         * the file's own name. */
         size_t len = strlen(file), keep = sizeof scls[0].name - 4;
         if (len > keep + 3) memcpy(file + len - keep - 3, "...", 3);
-        put(b, line ? fr.line : 0);
-        put_str(b, len > keep + 3 ? file + len - keep - 3 : file);
+        tu_put(b, line ? fr.line : 0);
+        tu_put_str(b, len > keep + 3 ? file + len - keep - 3 : file, sizeof scls[0].name - 1);
     }
     msc_callsite_close(res);
     *slots = slot;
     return n;
+}
+
+/* Global strings, numbered in the order written. */
+typedef struct {
+    OTF2_GlobalDefWriter *gw;
+    uint32_t n;
+} strings_t;
+
+static OTF2_StringRef str(strings_t *g, const char *s)
+{
+    OTF2_StringRef ref = g->n++;
+    OTF2_GlobalDefWriter_WriteString(g->gw, ref, s);
+    return ref;
+}
+
+typedef struct {
+    uint64_t loc;
+    uint32_t i;
+} locname_t;
+
+static int locname_cmp(const void *a, const void *b)
+{
+    const locname_t *x = a, *y = b;
+    if (x->loc != y->loc) return x->loc < y->loc ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* Rank 0: the global definitions from the unified set `s`, whose records
+ * are in order of first appearance in rank order; a record's index is its
+ * global reference (comment texts are the first strings). */
+static void write_global(OTF2_GlobalDefWriter *gw, const tu_set_t *s, const tu_totals_t *t,
+                         int size)
+{
+    strings_t g = {gw, 0};
+    char text[1024];
+    const int64_t *p;
+    OTF2_GlobalDefWriter_WriteClockProperties(gw, 1000000000u, (uint64_t)t->tmin,
+                                              (uint64_t)(t->tmax - t->tmin), OTF2_UNDEFINED_TIMESTAMP);
+    for (uint32_t i = 0; i < tu_count(s, TU_COMMENT); i++) {
+        p = tu_key(s, TU_COMMENT, i, NULL);
+        tu_get_str(&p, text, sizeof text);
+        str(&g, text);
+    }
+    OTF2_GlobalDefWriter_WriteParadigm(gw, OTF2_PARADIGM_MPI, str(&g, "MPI"),
+                                       OTF2_PARADIGM_CLASS_PROCESS);
+    OTF2_StringRef empty = str(&g, "");
+    /* System tree: the machine, one node per host (class "node", named by
+     * the host name, in the order of the first rank on it), each rank's
+     * location group under its node, so that Vampir and Scalasca group
+     * ranks by node. The ranks' records are in rank order, the hosts in
+     * order of their first rank. */
+    OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 0, str(&g, "machine"), str(&g, "machine"),
+                                             OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+    const int64_t **rk = malloc((size_t)size * sizeof *rk);
+    if (!rk) return;
+    uint32_t nnodes = 0;
+    for (int r = 0; r < size; r++) {
+        rk[r] = tu_key(s, TU_RANK, (uint32_t)r, NULL);
+        uint32_t host = (uint32_t)rk[r][1];
+        if (host == nnodes) {
+            p = tu_key(s, TU_HOST, host, NULL);
+            tu_get_str(&p, text, sizeof text);
+            OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, ++nnodes, str(&g, text), str(&g, "node"), 0);
+        }
+    }
+    for (int r = 0; r < size; r++) {
+        snprintf(text, sizeof text, "MPI Rank %d", r);
+        OTF2_GlobalDefWriter_WriteLocationGroup(gw, (OTF2_LocationGroupRef)r, str(&g, text),
+                                                OTF2_LOCATION_GROUP_TYPE_PROCESS,
+                                                (OTF2_SystemTreeNodeRef)(rk[r][1] + 1),
+                                                OTF2_UNDEFINED_LOCATION_GROUP);
+    }
+    /* Names given to locations (VT_registernamed): the last one given wins. */
+    uint32_t nln = tu_count(s, TU_LOCNAME);
+    locname_t *ln = malloc(((size_t)nln + 1) * sizeof *ln);
+    for (uint32_t i = 0; ln && i < nln; i++)
+        ln[i] = (locname_t){(uint64_t)tu_key(s, TU_LOCNAME, i, NULL)[0], i};
+    if (ln) qsort(ln, nln, sizeof *ln, locname_cmp);
+    uint64_t *members = malloc((size_t)size * sizeof *members);
+    for (int r = 0; members && r < size; r++) {
+        int64_t nlocs = rk[r][2];
+        const int64_t *l = rk[r] + 3;
+        members[r] = nlocs ? (uint64_t)l[0] : (uint64_t)r;
+        for (int64_t i = 0; i < nlocs; i++) {
+            uint64_t id = (uint64_t)l[2 * i];
+            if ((id >> 32) == TRC_LOC_FOREIGN)
+                snprintf(text, sizeof text, "VT events logged by other ranks");
+            else if (id >> 32)
+                snprintf(text, sizeof text, "Thread %u", (unsigned)(id >> 32));
+            else
+                snprintf(text, sizeof text, "Master thread");
+            size_t lo = 0, hi = ln ? nln : 0; /* the last entry with this id */
+            while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+                if (ln[mid].loc <= id) lo = mid + 1;
+                else hi = mid;
+            }
+            if (lo > 0 && ln[lo - 1].loc == id) {
+                p = tu_key(s, TU_LOCNAME, ln[lo - 1].i, NULL) + 1;
+                tu_get_str(&p, text, 128);
+            }
+            OTF2_GlobalDefWriter_WriteLocation(gw, id, str(&g, text), OTF2_LOCATION_TYPE_CPU_THREAD,
+                                               (uint64_t)l[2 * i + 1], (OTF2_LocationGroupRef)r);
+        }
+    }
+    free(ln);
+    for (int fn = 0; fn < MSC_FN_COUNT; fn++) {
+        OTF2_StringRef sr = str(&g, msc_fn_name[fn]);
+        OTF2_GlobalDefWriter_WriteRegion(gw, (OTF2_RegionRef)fn, sr, sr, empty, fn_role(fn),
+                                         OTF2_PARADIGM_MPI, OTF2_REGION_FLAG_NONE, empty, 0, 0);
+    }
+    uint32_t nr = tu_count(s, TU_REGION);
+    char (*groups)[64] = calloc((size_t)nr + 1, sizeof *groups);
+    for (uint32_t i = 0; groups && i < nr; i++) {
+        char name[128], file[128];
+        p = tu_key(s, TU_REGION, i, NULL);
+        int role = (int)tu_get(&p), paradigm = (int)tu_get(&p);
+        tu_get_str(&p, name, sizeof name);
+        tu_get_str(&p, groups[i], sizeof groups[i]);
+        p = tu_payload(s, TU_REGION, i, NULL);
+        tu_get_str(&p, file, sizeof file);
+        int line = (int)tu_get(&p);
+        OTF2_StringRef sr = str(&g, name), canon = sr;
+        if (groups[i][0]) {
+            char full[200];
+            snprintf(full, sizeof full, "%s:%s", groups[i], name);
+            canon = str(&g, full);
+        }
+        OTF2_GlobalDefWriter_WriteRegion(gw, (OTF2_RegionRef)(MSC_FN_COUNT + i), sr, canon, empty,
+                                         (OTF2_RegionRole)role, (OTF2_Paradigm)paradigm,
+                                         OTF2_REGION_FLAG_NONE, file[0] ? str(&g, file) : empty,
+                                         (uint32_t)line, (uint32_t)line);
+    }
+    OTF2_GlobalDefWriter_WriteAttribute(gw, TRC_ATTR_SCL, str(&g, "SOURCE_CODE_LOCATION"),
+                                        str(&g, "where the event was logged"),
+                                        OTF2_TYPE_SOURCE_CODE_LOCATION);
+    OTF2_GlobalDefWriter_WriteParameter(gw, TRC_PARAM_COMMENT, str(&g, "comment"),
+                                        OTF2_PARAMETER_TYPE_STRING);
+    for (uint32_t i = 0; i < tu_count(s, TU_SCL); i++) {
+        p = tu_key(s, TU_SCL, i, NULL);
+        uint32_t line = (uint32_t)tu_get(&p);
+        tu_get_str(&p, text, 128);
+        OTF2_GlobalDefWriter_WriteSourceCodeLocation(gw, (OTF2_SourceCodeLocationRef)i,
+                                                     str(&g, text), line);
+    }
+    OTF2_GroupRef group = 0;
+    if (members)
+        OTF2_GlobalDefWriter_WriteGroup(gw, group++, str(&g, "MPI_COMM_WORLD locations"),
+                                        OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
+                                        OTF2_GROUP_FLAG_NONE, (uint32_t)size, members);
+    free(members);
+    free(rk);
+    for (uint32_t i = 0; i < tu_count(s, TU_COMM); i++) {
+        char name[32];
+        p = tu_key(s, TU_COMM, i, NULL);
+        int inter = (int)tu_get(&p), n = (int)tu_get(&p), nr2 = (int)tu_get(&p);
+        tu_get(&p); /* occurrence */
+        bool run = tu_get(&p) != 0;
+        uint64_t *m = malloc((size_t)(n + nr2 + 1) * sizeof *m);
+        if (!m) continue;
+        int64_t first = run ? tu_get(&p) : 0;
+        for (int k = 0; k < n + nr2; k++) m[k] = (uint64_t)(run ? first + k : tu_get(&p));
+        p = tu_payload(s, TU_COMM, i, NULL);
+        tu_get_str(&p, name, sizeof name);
+        OTF2_StringRef sn = str(&g, name);
+        OTF2_GroupRef ga = group++;
+        OTF2_GlobalDefWriter_WriteGroup(gw, ga, sn, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+                                        OTF2_GROUP_FLAG_NONE, (uint32_t)n, m);
+        if (inter) {
+            OTF2_GroupRef gb = group++;
+            OTF2_GlobalDefWriter_WriteGroup(gw, gb, sn, OTF2_GROUP_TYPE_COMM_GROUP,
+                                            OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
+                                            (uint32_t)nr2, m + n);
+            OTF2_GlobalDefWriter_WriteInterComm(gw, (OTF2_CommRef)i, sn, ga, gb,
+                                                OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+        } else {
+            OTF2_GlobalDefWriter_WriteComm(gw, (OTF2_CommRef)i, sn, ga, OTF2_UNDEFINED_COMM,
+                                           OTF2_COMM_FLAG_NONE);
+        }
+        free(m);
+    }
+    uint32_t nf = tu_count(s, TU_FILE);
+    if (nf) {
+        /* MPI-IO: a parallel I/O paradigm; its version property is the MPI
+         * standard the library implements. */
+        char ver[16];
+        snprintf(ver, sizeof ver, "%d.%d", MPI_VERSION, MPI_SUBVERSION);
+        OTF2_IoParadigmProperty prop = OTF2_IO_PARADIGM_PROPERTY_VERSION;
+        OTF2_Type type = OTF2_TYPE_STRING;
+        OTF2_AttributeValue val;
+        val.stringRef = str(&g, ver);
+        OTF2_StringRef mpiio = str(&g, "MPI-IO");
+        OTF2_GlobalDefWriter_WriteIoParadigm(gw, 0, mpiio, mpiio, OTF2_IO_PARADIGM_CLASS_PARALLEL,
+                                             OTF2_IO_PARADIGM_FLAG_NONE, 1, &prop, &type, &val);
+    }
+    for (uint32_t i = 0; i < nf; i++) {
+        p = tu_key(s, TU_FILE, i, NULL);
+        tu_get_str(&p, text, 256);
+        OTF2_GlobalDefWriter_WriteIoRegularFile(gw, (OTF2_IoFileRef)i, str(&g, text), 0);
+    }
+    for (uint32_t i = 0; i < tu_count(s, TU_HANDLE); i++) {
+        const int64_t *h = tu_key(s, TU_HANDLE, i, NULL);
+        p = tu_key(s, TU_FILE, (uint32_t)h[0], NULL);
+        tu_get_str(&p, text, 256);
+        OTF2_GlobalDefWriter_WriteIoHandle(gw, (OTF2_IoHandleRef)i, str(&g, text),
+                                           (OTF2_IoFileRef)h[0], 0, OTF2_IO_HANDLE_FLAG_NONE,
+                                           (OTF2_CommRef)h[1], OTF2_UNDEFINED_IO_HANDLE);
+    }
+    for (uint32_t i = 0; i < tu_count(s, TU_WIN); i++) {
+        const int64_t *w = tu_key(s, TU_WIN, i, NULL);
+        snprintf(text, sizeof text, "Window %u", i);
+        OTF2_GlobalDefWriter_WriteRmaWin(gw, (OTF2_RmaWinRef)i, str(&g, text), (OTF2_CommRef)w[0],
+                                         OTF2_RMA_WIN_FLAG_NONE);
+    }
+    /* One REGIONS group per region group (VT_ class), in order of first use. */
+    uint64_t *rm = malloc(((size_t)nr + 1) * sizeof *rm);
+    for (uint32_t i = 0; rm && groups && i < nr; i++) {
+        if (!groups[i][0]) continue;
+        bool first = true;
+        for (uint32_t j = 0; j < i && first; j++) first = strcmp(groups[j], groups[i]) != 0;
+        if (!first) continue;
+        uint32_t n = 0;
+        for (uint32_t j = i; j < nr; j++)
+            if (strcmp(groups[j], groups[i]) == 0) rm[n++] = (uint64_t)(MSC_FN_COUNT + j);
+        OTF2_GlobalDefWriter_WriteGroup(gw, group++, str(&g, groups[i]), OTF2_GROUP_TYPE_REGIONS,
+                                        OTF2_PARADIGM_USER, OTF2_GROUP_FLAG_NONE, n, rm);
+    }
+    free(rm);
+    free(groups);
+    for (uint32_t i = 0; i < tu_count(s, TU_METRIC); i++) {
+        char name[128], unit[32];
+        p = tu_key(s, TU_METRIC, i, NULL);
+        int type = (int)tu_get(&p), mode = (int)tu_get(&p);
+        tu_get_str(&p, name, sizeof name);
+        p = tu_payload(s, TU_METRIC, i, NULL);
+        tu_get_str(&p, unit, sizeof unit);
+        OTF2_MetricMemberRef mm = (OTF2_MetricMemberRef)i;
+        OTF2_GlobalDefWriter_WriteMetricMember(gw, mm, str(&g, name), empty, OTF2_METRIC_TYPE_USER,
+                                               (OTF2_MetricMode)mode, (OTF2_Type)type,
+                                               OTF2_BASE_DECIMAL, 0, str(&g, unit));
+        OTF2_GlobalDefWriter_WriteMetricClass(gw, (OTF2_MetricRef)i, 1, &mm,
+                                              OTF2_METRIC_SYNCHRONOUS_STRICT,
+                                              OTF2_RECORDER_KIND_CPU);
+    }
 }
 
 void trc_defs_write(OTF2_Archive *archive, const trc_loc_t *locs, int nlocs,
@@ -875,219 +872,141 @@ void trc_defs_write(OTF2_Archive *archive, const trc_loc_t *locs, int nlocs,
                     const double sync_dev[2], bool complete)
 {
     int rank = msc_g.world_rank, size = msc_g.world_size;
+    tu_set_t *s = tu_set_new();
+    tu_totals_t *tot = tu_totals(s);
+    tot->tmin = sync_time[0] + sync_offset[0]; /* first and last corrected times */
+    tot->tmax = sync_time[1] + sync_offset[1];
     /* The worst error bound of any rank's clock synchronization (half its
      * shortest round trip, ns): readers comparing times across ranks must
      * allow this much. */
-    double sync_err = sync_dev[0] > sync_dev[1] ? sync_dev[0] : sync_dev[1], sync_err_max = 0;
-    PMPI_Reduce(&sync_err, &sync_err_max, 1, MPI_DOUBLE, MPI_MAX, 0, msc_g.comm);
-    unsigned long long dropped = atomic_load(&sites_dropped), dropped_all = 0;
-    PMPI_Reduce(&dropped, &dropped_all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, msc_g.comm);
-    if (rank == 0 && dropped_all)
-        msc_warn("trace: the table of %d call sites per rank was full for %llu MPI calls, whose "
-                 "Enter events have no source code location", TRC_SITES, dropped_all);
+    tot->err = sync_dev[0] > sync_dev[1] ? sync_dev[0] : sync_dev[1];
+    tot->dropped = atomic_load(&sites_dropped);
     uint32_t *site_slot = NULL;
-    buf_t sb = {0};
-    int nsite = put_sites(&sb, &site_slot);
-    buf_t b = {0};
+    tu_buf_t sb = {0}, k = {0}, v = {0};
+    int nsite = resolve_sites(&sb, &site_slot);
+
+    /* The local definitions as records; lm[kind][i]: the record of local
+     * reference i in this rank's set. */
     pthread_mutex_lock(&lock);
     int nc = ncomms, nr = atomic_load(&nregions), nm = atomic_load(&nmetrics);
-    int ns = atomic_load(&nscls), nk = ncomments;
-    put(&b, nc);
-    for (int i = 0; i < nc; i++) {
-        comm_def_t *d = &comms[i];
-        put(&b, d->inter), put(&b, d->n), put(&b, d->nr), put(&b, d->occ);
-        /* Members that are consecutive world ranks (MPI_COMM_WORLD, blocks
-         * of a split) go as the first one: a word per rank instead of P. */
-        bool run = true;
-        for (int k = 1; run && k < d->n + d->nr; k++) run = d->ranks[k] == d->ranks[0] + k;
-        put(&b, run);
-        if (run) put(&b, d->n + d->nr ? d->ranks[0] : 0);
-        else for (int k = 0; k < d->n + d->nr; k++) put(&b, d->ranks[k]);
-        put_str(&b, d->name);
+    int ns = atomic_load(&nscls), nk = ncomments, nw = nwins, nf = nfiles, nh = nfhs;
+    int nsl = ns + nsite;
+    int mine = nc + nr + nm + nsl + nk + nw + nf + nh;
+    uint32_t *lm = calloc((size_t)mine + 1, sizeof *lm);
+    if (!lm) tu_break(s);
+    uint32_t *lc = lm, *lr = lc + nc, *lme = lr + nr, *ls = lme + nm, *lk = ls + nsl, *lw = lk + nk,
+             *lf = lw + nw, *lh = lf + nf;
+    for (int i = 0; lm && i < nc; i++) {
+        put_comm(&k, &comms[i]);
+        tu_put_str(&v, comms[i].name, sizeof comms[i].name);
+        lc[i] = add(s, TU_COMM, &k, &v);
     }
-    put(&b, nr);
-    for (int i = 0; i < nr; i++) {
-        put(&b, regions[i].a), put(&b, regions[i].b), put_str(&b, regions[i].name);
-        put_str(&b, regions[i].group);
+    for (int i = 0; lm && i < nr; i++) {
+        tu_put(&k, regions[i].a), tu_put(&k, regions[i].b);
+        tu_put_str(&k, regions[i].name, 127), tu_put_str(&k, regions[i].group, 63);
         uint32_t sc = atomic_load(&regions[i].scl);
-        put_str(&b, sc ? scls[sc - 1].name : "");
-        put(&b, sc ? scls[sc - 1].a : 0);
+        tu_put_str(&v, sc ? scls[sc - 1].name : "", 127);
+        tu_put(&v, sc ? scls[sc - 1].a : 0);
+        lr[i] = add(s, TU_REGION, &k, &v);
     }
-    put(&b, nm);
-    for (int i = 0; i < nm; i++) {
-        put(&b, metrics[i].a), put(&b, metrics[i].b);
-        put_str(&b, metrics[i].name), put_str(&b, metrics[i].unit);
+    for (int i = 0; lm && i < nm; i++) {
+        tu_put(&k, metrics[i].a), tu_put(&k, metrics[i].b), tu_put_str(&k, metrics[i].name, 127);
+        tu_put_str(&v, metrics[i].unit, 31);
+        lme[i] = add(s, TU_METRIC, &k, &v);
     }
-    put(&b, ns + nsite); /* the VT_ API's source code locations, then the call sites */
-    for (int i = 0; i < ns; i++) put(&b, scls[i].a), put_str(&b, scls[i].name);
-    for (size_t i = 0; i < sb.n; i++) put(&b, sb.w[i]);
+    for (int i = 0; lm && i < ns; i++) { /* the VT_ API's source code locations, then the call sites */
+        tu_put(&k, scls[i].a), tu_put_str(&k, scls[i].name, 127);
+        ls[i] = add(s, TU_SCL, &k, &v);
+    }
+    const int64_t *p = sb.w;
+    for (int i = 0; lm && !sb.oom && i < nsite; i++) {
+        int64_t line = tu_get(&p), len = p[0];
+        tu_put(&k, line);
+        for (int64_t w = 0; w <= (len + 7) / 8; w++) tu_put(&k, tu_get(&p));
+        ls[ns + i] = add(s, TU_SCL, &k, &v);
+    }
+    if (sb.oom) tu_break(s);
     free(sb.w);
-    put(&b, nk);
-    for (int i = 0; i < nk; i++) put_str(&b, comments[i]);
-    int nw = nwins;
-    put(&b, nw);
-    for (int i = 0; i < nw; i++) put(&b, wins[i].comm), put(&b, wins[i].occ);
-    int nf = nfiles, nh = nfhs;
-    put(&b, nf);
-    for (int i = 0; i < nf; i++) put_str(&b, files[i].name);
-    put(&b, nh);
-    for (int i = 0; i < nh; i++) put(&b, fhs[i].file), put(&b, fhs[i].comm);
-    put(&b, nlocnames);
-    for (int i = 0; i < nlocnames; i++) put(&b, (int64_t)locnames[i].loc), put_str(&b, locnames[i].name);
+    for (int i = 0; lm && i < nk; i++) {
+        tu_put_str(&k, comments[i], 1023);
+        lk[i] = add(s, TU_COMMENT, &k, &v);
+    }
+    for (int i = 0; lm && i < nf; i++) {
+        tu_put_str(&k, files[i].name, 255);
+        lf[i] = add(s, TU_FILE, &k, &v);
+    }
+    /* (A window or handle over a communicator that had no room in the
+     * table has no definition: UINT32_MAX, mapped to undefined.) */
+    for (int i = 0; lm && i < nw; i++) {
+        lw[i] = UINT32_MAX;
+        if (wins[i].comm >= (uint32_t)nc) continue;
+        tu_put(&k, lc[wins[i].comm]), tu_put(&k, wins[i].occ);
+        lw[i] = add(s, TU_WIN, &k, &v);
+    }
+    for (int i = 0; lm && i < nh; i++) {
+        lh[i] = UINT32_MAX;
+        if (fhs[i].comm >= (uint32_t)nc || fhs[i].file >= (uint32_t)nf) continue;
+        tu_put(&k, lf[fhs[i].file]), tu_put(&k, lc[fhs[i].comm]);
+        lh[i] = add(s, TU_HANDLE, &k, &v);
+    }
+    for (int i = 0; i < nlocnames; i++) {
+        tu_put(&k, (int64_t)locnames[i].loc), tu_put_str(&k, locnames[i].name, 127);
+        add(s, TU_LOCNAME, &k, &v);
+    }
     pthread_mutex_unlock(&lock);
-    put(&b, sync_time[0] + sync_offset[0]);       /* first corrected time */
-    put(&b, sync_time[1] + sync_offset[1]);       /* last corrected time */
-    for (int i = 0; i < nlocs; i++) put(&b, (int64_t)locs[i].id), put(&b, (int64_t)locs[i].events);
-    put(&b, nlocs);
-
-    int count = (int)b.n;
-    int *counts = NULL, *displs = NULL;
-    int64_t *all = NULL;
-    if (rank == 0) {
-        counts = calloc((size_t)size, sizeof *counts);
-        displs = calloc((size_t)size, sizeof *displs);
-    }
-    PMPI_Gather(&count, 1, MPI_INT, counts, 1, MPI_INT, 0, msc_g.comm);
-    if (rank == 0) {
-        long total = 0;
-        for (int r = 0; r < size; r++) displs[r] = (int)total, total += counts[r];
-        all = malloc((size_t)total * sizeof *all);
-    }
-    PMPI_Gatherv(b.w, count, MPI_INT64_T, all, counts, displs, MPI_INT64_T, 0, msc_g.comm);
-    /* Every rank's host name, for the system tree's nodes. */
+    /* This rank: its host (for the system tree's nodes) and its locations. */
     char host[TRC_HOST_LEN] = {0};
     gethostname(host, sizeof host - 1);
-    char *hosts = rank == 0 ? calloc((size_t)size, TRC_HOST_LEN) : NULL;
-    PMPI_Gather(host, TRC_HOST_LEN, MPI_CHAR, hosts, TRC_HOST_LEN, MPI_CHAR, 0, msc_g.comm);
+    tu_put_str(&k, host, TRC_HOST_LEN - 1);
+    uint32_t hi = add(s, TU_HOST, &k, &v);
+    tu_put(&k, rank), tu_put(&k, hi), tu_put(&k, nlocs);
+    for (int i = 0; i < nlocs; i++) tu_put(&k, (int64_t)locs[i].id), tu_put(&k, (int64_t)locs[i].events);
+    add(s, TU_RANK, &k, &v);
+    free(k.w), free(v.w);
 
-    /* Rank 0 merges and computes every rank's maps: comms, regions, metrics. */
-    uint64_t *maps = NULL;
-    int *mcounts = NULL, *mdispls = NULL;
-    merged_t mg = {0};
+    uint32_t *block = NULL, *g[TU_KINDS];
+    trc_unify_stats_t st;
+    bool ok = trc_unify(s, &block, g, &st) && lm;
     if (rank == 0) {
-        mcounts = calloc((size_t)size, sizeof *mcounts);
-        mdispls = calloc((size_t)size, sizeof *mdispls);
-        size_t cap = 1024, used = 0;
-        maps = malloc(cap * sizeof *maps);
-        int64_t gmin = INT64_MAX, gmax = INT64_MIN;
-        for (int r = 0; r < size; r++) {
-            const int64_t *p = all + displs[r];
-            mdispls[r] = (int)used;
-            int64_t n = get(&p);
-            for (int64_t i = 0; i < n; i++) {
-                comm_def_t d;
-                d.inter = (int)get(&p), d.n = (int)get(&p), d.nr = (int)get(&p), d.occ = (int)get(&p);
-                int *rk = malloc((size_t)(d.n + d.nr + 1) * sizeof *rk);
-                if ((int)get(&p)) { /* consecutive world ranks from the first */
-                    int first = (int)get(&p);
-                    for (int k = 0; k < d.n + d.nr; k++) rk[k] = first + k;
-                } else {
-                    for (int k = 0; k < d.n + d.nr; k++) rk[k] = (int)get(&p);
-                }
-                d.ranks = rk;
-                get_str(&p, d.name, sizeof d.name);
-                if (used == cap) maps = realloc(maps, (cap *= 2) * sizeof *maps);
-                maps[used++] = (uint64_t)find_comm(&mg, &d);
-                free(rk);
-            }
-            n = get(&p);
-            for (int64_t i = 0; i < n; i++) {
-                named_def_t d = {0};
-                d.a = (int)get(&p), d.b = (int)get(&p);
-                get_str(&p, d.name, sizeof d.name);
-                get_str(&p, d.group, sizeof d.group);
-                get_str(&p, d.file, sizeof d.file);
-                d.line = (int)get(&p);
-                if (used == cap) maps = realloc(maps, (cap *= 2) * sizeof *maps);
-                int gi = find_named(&mg.r, &mg.nr, &d);
-                if (!mg.r[gi].file[0] && d.file[0]) { /* the first rank that knows it */
-                    snprintf(mg.r[gi].file, sizeof mg.r[gi].file, "%s", d.file);
-                    mg.r[gi].line = d.line;
-                }
-                maps[used++] = (uint64_t)(MSC_FN_COUNT + gi);
-            }
-            n = get(&p);
-            for (int64_t i = 0; i < n; i++) {
-                named_def_t d = {0};
-                d.a = (int)get(&p), d.b = (int)get(&p);
-                get_str(&p, d.name, sizeof d.name);
-                get_str(&p, d.unit, sizeof d.unit);
-                if (used == cap) maps = realloc(maps, (cap *= 2) * sizeof *maps);
-                maps[used++] = (uint64_t)find_named(&mg.m, &mg.nm, &d);
-            }
-            n = get(&p);
-            for (int64_t i = 0; i < n; i++) {
-                named_def_t d = {0};
-                d.a = (int)get(&p);
-                get_str(&p, d.name, sizeof d.name);
-                if (used == cap) maps = realloc(maps, (cap *= 2) * sizeof *maps);
-                maps[used++] = (uint64_t)find_named(&mg.s, &mg.ns, &d);
-            }
-            n = get(&p);
-            for (int64_t i = 0; i < n; i++) {
-                char text[1024];
-                get_str(&p, text, sizeof text);
-                int k = 0;
-                while (k < mg.nk && strcmp(mg.k[k], text) != 0) k++;
-                if (k == mg.nk) {
-                    mg.k = realloc(mg.k, (size_t)(mg.nk + 1) * sizeof *mg.k);
-                    mg.k[mg.nk++] = strdup(text);
-                }
-                if (used == cap) maps = realloc(maps, (cap *= 2) * sizeof *maps);
-                maps[used++] = (uint64_t)k; /* comment strings are the first global strings */
-            }
-            n = get(&p);
-            for (int64_t i = 0; i < n; i++) {
-                int64_t cref = get(&p), occ = get(&p);
-                int64_t gcomm = maps[mdispls[r] + cref];
-                int k = 0;
-                while (k < mg.nw && !(mg.w[2 * k] == gcomm && mg.w[2 * k + 1] == occ)) k++;
-                if (k == mg.nw) {
-                    mg.w = realloc(mg.w, (size_t)(mg.nw + 1) * 2 * sizeof *mg.w);
-                    mg.w[2 * k] = gcomm, mg.w[2 * k + 1] = occ;
-                    mg.nw++;
-                }
-                if (used == cap) maps = realloc(maps, (cap *= 2) * sizeof *maps);
-                maps[used++] = (uint64_t)k;
-            }
-            size_t file0 = used; /* this rank's file map, for its handles */
-            n = get(&p);
-            for (int64_t i = 0; i < n; i++) {
-                char name[256];
-                get_str(&p, name, sizeof name);
-                int k = 0;
-                while (k < mg.nf && strcmp(mg.f[k], name) != 0) k++;
-                if (k == mg.nf) {
-                    mg.f = realloc(mg.f, (size_t)(mg.nf + 1) * sizeof *mg.f);
-                    snprintf(mg.f[mg.nf++], sizeof *mg.f, "%s", name);
-                }
-                if (used == cap) maps = realloc(maps, (cap *= 2) * sizeof *maps);
-                maps[used++] = (uint64_t)k;
-            }
-            n = get(&p);
-            for (int64_t i = 0; i < n; i++) {
-                int64_t fref = get(&p), cref = get(&p);
-                mg.h = realloc(mg.h, (size_t)(mg.nh + 1) * 2 * sizeof *mg.h);
-                mg.h[2 * mg.nh] = (int64_t)maps[file0 + (size_t)fref];
-                mg.h[2 * mg.nh + 1] = (int64_t)maps[mdispls[r] + cref];
-                if (used == cap) maps = realloc(maps, (cap *= 2) * sizeof *maps);
-                maps[used++] = (uint64_t)mg.nh++;
-            }
-            n = get(&p);
-            for (int64_t i = 0; i < n; i++) {
-                mg.ln = realloc(mg.ln, (size_t)(mg.nln + 1) * sizeof *mg.ln);
-                mg.ln[mg.nln].loc = get(&p);
-                get_str(&p, mg.ln[mg.nln].name, sizeof mg.ln[mg.nln].name);
-                mg.nln++;
-            }
-            int64_t first = get(&p), last = get(&p);
-            if (first < gmin) gmin = first;
-            if (last > gmax) gmax = last;
-            mcounts[r] = (int)used - mdispls[r];
+        if (!ok || tu_count(s, TU_RANK) != (uint32_t)size) {
+            ok = false;
+            msc_warn("trace: out of memory while unifying the definitions; the archive has no "
+                     "global definitions and cannot be read");
         }
+        if (tot->dropped)
+            msc_warn("trace: the table of %d call sites per rank was full for %llu MPI calls, whose "
+                     "Enter events have no source code location", TRC_SITES,
+                     (unsigned long long)tot->dropped);
+    }
+
+    /* Local references to global ones: comms, regions (identity for MPI
+     * functions), metrics, source code locations (the VT_ API's references,
+     * then a call site's TRC_SCL_SITES + slot; unused references: identity),
+     * strings, windows, files, handles. */
+    size_t nsm = nsite ? TRC_SCL_SITES + (size_t)site_slot[nsite - 1] + 1 : (size_t)ns;
+    uint64_t *map = ok ? malloc(((size_t)mine + MSC_FN_COUNT + nsm + 1) * sizeof *map) : NULL;
+    uint64_t *mc = map, *mr = mc + nc, *mme = mr + MSC_FN_COUNT + nr, *msl = mme + nm,
+             *mk = msl + nsm, *mw = mk + nk, *mf = mw + nw, *mh = mf + nf;
+    for (int i = 0; map && i < nc; i++) mc[i] = g[TU_COMM][lc[i]];
+    for (int i = 0; map && i < MSC_FN_COUNT; i++) mr[i] = (uint64_t)i;
+    for (int i = 0; map && i < nr; i++) mr[MSC_FN_COUNT + i] = MSC_FN_COUNT + g[TU_REGION][lr[i]];
+    for (int i = 0; map && i < nm; i++) mme[i] = g[TU_METRIC][lme[i]];
+    for (size_t i = 0; map && i < nsm; i++) msl[i] = i;
+    for (int i = 0; map && i < ns; i++) msl[i] = g[TU_SCL][ls[i]];
+    for (int i = 0; map && i < nsite; i++) msl[TRC_SCL_SITES + site_slot[i]] = g[TU_SCL][ls[ns + i]];
+    for (int i = 0; map && i < nk; i++) mk[i] = g[TU_COMMENT][lk[i]]; /* comments: the first strings */
+    for (int i = 0; map && i < nw; i++)
+        mw[i] = lw[i] == UINT32_MAX ? OTF2_UNDEFINED_RMA_WIN : g[TU_WIN][lw[i]];
+    for (int i = 0; map && i < nf; i++) mf[i] = g[TU_FILE][lf[i]];
+    for (int i = 0; map && i < nh; i++)
+        mh[i] = lh[i] == UINT32_MAX ? OTF2_UNDEFINED_IO_HANDLE : g[TU_HANDLE][lh[i]];
+    free(block), free(lm), free(site_slot);
+
+    /* Rank 0 writes the global definitions while the maps travel down. */
+    if (rank == 0) {
         OTF2_Archive_SetCreator(archive, "mpiscope " MSC_MPI_NAME);
         char err_text[32];
-        snprintf(err_text, sizeof err_text, "%.0f", sync_err_max);
+        snprintf(err_text, sizeof err_text, "%.0f", tot->err);
         OTF2_Archive_SetProperty(archive, "MPISCOPE::CLOCK_SYNC_ERROR_NS", err_text, true);
         if (!complete) {
             OTF2_Archive_SetProperty(archive, "MPISCOPE::TRACE_COMPLETE", "false", true);
@@ -1096,52 +1015,32 @@ void trc_defs_write(OTF2_Archive *archive, const trc_loc_t *locs, int nlocs,
                                          incomplete_reason, true);
         } else
             OTF2_Archive_SetProperty(archive, "MPISCOPE::TRACE_COMPLETE", "true", true);
-        mg.gw = OTF2_Archive_GetGlobalDefWriter(archive);
-        mg.hosts = hosts;
-        if (mg.gw) {
-            write_global(&mg, all, counts, displs, size, gmin, gmax, complete);
-            OTF2_Archive_CloseGlobalDefWriter(archive, mg.gw);
+        OTF2_GlobalDefWriter *gw = ok ? OTF2_Archive_GetGlobalDefWriter(archive) : NULL;
+        if (gw) {
+            write_global(gw, s, tot, size);
+            OTF2_Archive_CloseGlobalDefWriter(archive, gw);
         }
-        for (int i = 0; i < mg.nc; i++) free(mg.c[i].ranks);
-        for (int i = 0; i < mg.nk; i++) free(mg.k[i]);
-        free(mg.c), free(mg.r), free(mg.m), free(mg.s), free(mg.k), free(mg.w), free(mg.f), free(mg.h);
-        free(mg.ln);
     }
-    int nsl = ns + nsite;
-    int mine = nc + nr + nm + nsl + nk + nw + nf + nh;
-    uint64_t *map = calloc((size_t)mine + 1, sizeof *map);
-    PMPI_Scatterv(maps, mcounts, mdispls, MPI_UINT64_T, map, mine, MPI_UINT64_T, 0, msc_g.comm);
+    tu_set_free(s);
 
-    /* Region map: identity for MPI functions, then the user regions. */
-    uint64_t *rmap = malloc(((size_t)MSC_FN_COUNT + (size_t)nr) * sizeof *rmap);
-    for (int i = 0; i < MSC_FN_COUNT; i++) rmap[i] = (uint64_t)i;
-    for (int i = 0; i < nr; i++) rmap[MSC_FN_COUNT + i] = map[nc + i];
-    /* Source code location map: the VT_ API's references, then a call
-     * site's TRC_SCL_SITES + slot (unused references: identity). */
-    size_t nsm = nsite ? TRC_SCL_SITES + (size_t)site_slot[nsite - 1] + 1 : (size_t)ns;
-    uint64_t *smap = malloc((nsm + 1) * sizeof *smap);
-    for (size_t i = 0; smap && i < nsm; i++) smap[i] = i;
-    for (int i = 0; smap && i < ns; i++) smap[i] = map[nc + nr + nm + i];
-    for (int k = 0; smap && k < nsite; k++)
-        smap[TRC_SCL_SITES + site_slot[k]] = map[nc + nr + nm + ns + k];
     OTF2_Archive_OpenDefFiles(archive);
     for (int i = 0; i < nlocs; i++) {
         OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(archive, locs[i].id);
         if (!dw) continue;
-        write_map(dw, OTF2_MAPPING_COMM, map, (size_t)nc);
-        if (nr) write_map(dw, OTF2_MAPPING_REGION, rmap, (size_t)MSC_FN_COUNT + (size_t)nr);
-        write_map(dw, OTF2_MAPPING_METRIC, map + nc + nr, (size_t)nm);
-        if (smap) write_map(dw, OTF2_MAPPING_SOURCE_CODE_LOCATION, smap, nsm);
-        write_map(dw, OTF2_MAPPING_STRING, map + nc + nr + nm + nsl, (size_t)nk);
-        write_map(dw, OTF2_MAPPING_RMA_WIN, map + nc + nr + nm + nsl + nk, (size_t)nw);
-        write_map(dw, OTF2_MAPPING_IO_FILE, map + nc + nr + nm + nsl + nk + nw, (size_t)nf);
-        write_map(dw, OTF2_MAPPING_IO_HANDLE, map + nc + nr + nm + nsl + nk + nw + nf, (size_t)nh);
-        for (int k = 0; k < 2; k++)
-            OTF2_DefWriter_WriteClockOffset(dw, (uint64_t)sync_time[k], sync_offset[k],
-                                            sync_dev[k]);
+        if (map) {
+            write_map(dw, OTF2_MAPPING_COMM, mc, (size_t)nc);
+            if (nr) write_map(dw, OTF2_MAPPING_REGION, mr, (size_t)MSC_FN_COUNT + (size_t)nr);
+            write_map(dw, OTF2_MAPPING_METRIC, mme, (size_t)nm);
+            write_map(dw, OTF2_MAPPING_SOURCE_CODE_LOCATION, msl, nsm);
+            write_map(dw, OTF2_MAPPING_STRING, mk, (size_t)nk);
+            write_map(dw, OTF2_MAPPING_RMA_WIN, mw, (size_t)nw);
+            write_map(dw, OTF2_MAPPING_IO_FILE, mf, (size_t)nf);
+            write_map(dw, OTF2_MAPPING_IO_HANDLE, mh, (size_t)nh);
+        }
+        for (int j = 0; j < 2; j++)
+            OTF2_DefWriter_WriteClockOffset(dw, (uint64_t)sync_time[j], sync_offset[j], sync_dev[j]);
         OTF2_Archive_CloseDefWriter(archive, dw);
     }
     OTF2_Archive_CloseDefFiles(archive);
-    free(rmap), free(smap), free(site_slot), free(map), free(maps), free(mcounts), free(mdispls);
-    free(all), free(counts), free(displs), free(b.w), free(hosts);
+    free(map);
 }

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "../core/state.h"
+#include "defset.h"
 
 #define TRC_HIDDEN __attribute__((visibility("hidden")))
 
@@ -121,6 +122,22 @@ typedef struct {
 void trc_defs_write(OTF2_Archive *archive, const trc_loc_t *locs, int nlocs,
                     const int64_t sync_time[2], const int64_t sync_offset[2],
                     const double sync_dev[2], bool complete) TRC_HIDDEN;
+
+/* unify.c: collective over msc_g.comm at finalize. Merges every rank's set
+ * up a binomial tree (rank 0's becomes the global definitions, in order of
+ * first appearance in rank order) and sends the maps back down: on success
+ * global[k][i] is the global index of record i of kind k of this rank's
+ * own set `s` (mapped kinds; they point into *block, which the caller
+ * frees). False on every rank if memory ran out on any (nothing to free). */
+typedef struct {
+    size_t own;                      /* words of this rank's own set, before merging */
+    int children, up_msgs;           /* subtrees merged here; messages received */
+    size_t up_recv, up_sent;         /* words of sets received from children, sent to the parent */
+    size_t down_recv, down_sent;     /* words of maps received, sent */
+    size_t held, global;             /* words of this rank's set after merging; rank 0: global */
+} trc_unify_stats_t;
+bool trc_unify(tu_set_t *s, uint32_t **block, uint32_t *global[TU_KINDS],
+               trc_unify_stats_t *st) TRC_HIDDEN;
 
 /* emergency.c: this rank's archive after its event writers were closed
  * (the rank is going down; no communication). false if anything failed. */

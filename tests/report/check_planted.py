@@ -8,9 +8,10 @@ ranks do (see planted.c):
               Efficiency above 0.85, Load Balance above 0.9;
   slowlink    Transfer Efficiency below 0.7, Serialization Efficiency above
               0.9, the report saying what the real network costs;
-  latesender  rank 0's Late Sender about 8 T; the delay analysis names rank 1
-              and the computation before the MPI_Send at the line marked
-              site:heavy-send as the first cause, for at least 90 % of it.
+  latesender  rank 0's Late Sender at least 6 T (8 T planted); the delay
+              analysis names rank 1 and the computation before the MPI_Send at
+              the line marked site:heavy-send as the first cause, for at least
+              90 % of the planted 8 T (or of the wait, if shorter).
 Every run: the critical path is as long as the run (within 1 %).
 usage: check_planted.py OUTDIR MODE NRANKS T_MS MPISCOPE"""
 import json, os, re, subprocess, sys
@@ -57,16 +58,22 @@ elif mode == "latesender":
     src = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "planted.c")).read().split("\n")
     line = next(i + 1 for i, l in enumerate(src) if "site:heavy-send" in l and "MPI_Send" in l)
     ls = next(r["late_sender"] for r in ws["per_rank"] if r["rank"] == 0)
-    check("rank 0's late sender about 8 T", abs(ls / 1e6 - 8 * t) <= 0.15 * 8 * t + 0.1 * t,
-          "%.1f ms, want %.1f" % (ls / 1e6, 8 * t))
     causes = [c for c in ws["delay"]["causes"] if c["pattern"] == "late_sender"]
     top = causes[0] if causes else {}
+    # heavy() sleeps 4 T per round, so the wait is at least about 8 T (less
+    # only by what rank 0 was preempted before its receive). On a busy machine
+    # the sleeps overshoot and the start message can take tens of ms, which
+    # adds wait that no computation caused: the planted 8 T must be blamed on
+    # rank 1's computation for at least 90 %, and no cause can exceed the wait.
+    check("rank 0's late sender at least 6 T", ls >= 0.75 * 8 * t * 1e6,
+          "%.1f ms, planted 8 T = %.1f" % (ls / 1e6, 8 * t))
     site = "computation before MPI_Send @ "
     check("the cause is rank 1", top.get("rank") == 1, json.dumps(top))
     check("named by the send after it", top.get("site", "").startswith(site) and
           re.search(r"planted\.c:%d\b" % line, top.get("site", "")) is not None,
           "%s, want planted.c:%d" % (top.get("site"), line))
-    check("it caused 90 % of the wait", top.get("ns", 0) >= 0.9 * ls, "%s of %d ns" % (top.get("ns"), ls))
+    check("it caused 90 % of the planted wait", 0.9 * min(ls, 8 * t * 1e6) <= top.get("ns", 0) <= ls,
+          "%s of %d ns (planted %d)" % (top.get("ns"), ls, 8 * t * 1e6))
     check("the report names it", re.search(r"Late Sender\s+1\s+.*planted\.c:%d" % line, rep.stdout) is not None, "")
 
 cp = ws["critical_path"]

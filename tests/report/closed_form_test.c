@@ -14,6 +14,7 @@
 #include "waitstate.h"
 
 enum { I = 4, C = 10000, X = 3 * C, D = 5 * C };
+#define D_LONG 5e9
 
 static int fails;
 
@@ -72,6 +73,28 @@ static uint64_t cause(const ws_result_t *r, int pattern, int rank, const char *s
             !strncmp(r->causes[k].name, site, strlen(site)))
             ns += r->causes[k].ns;
     return ns;
+}
+
+/* latesender, n = 2: rank 0 receives at once and waits D for rank 1's
+ * "heavy" computation, then both compute C. */
+static void latesender(const char *gen, const char *tmp, const char *sc, double d)
+{
+    static const char *const half[] = {"--scale", "region:heavy:0.5", NULL};
+    msc_an_result_t *r = run(gen, tmp, sc, 2, half);
+    eq(sc, "runtime ns", (double)r->runtime_ns, I * (d + C));
+    pop(sc, r, (double)(I * C + I * (d + C)) / 2 / (I * (d + C)), 1, 1, 1);
+    eq(sc, "late sender ns", (double)r->ns[WS_LATE_SENDER], I * d);
+    eq(sc, "delay: traced to rank 1's heavy", (double)cause(r, WS_LATE_SENDER, 1, "computation in heavy"), I * d);
+    eq(sc, "critical path ns", (double)r->cp_ns, I * (d + C));
+    eq(sc, "critical path on rank 1", (double)r->rank_cp_comp_ns[1], I * (d + C) - C);
+    /* "heavy" twice as fast: each iteration D / 2 + C */
+    eq(sc, "what-if runtime, heavy x0.5", (double)r->whatif_ns, I * (d / 2 + C));
+    int named = 0;
+    for (int k = 0; k < r->ncauses; k++)
+        named += r->causes[k].rank == 1 && !strcmp(r->causes[k].name, "computation in heavy") &&
+                 r->causes[k].start_ns == 0 && r->causes[k].end_ns == d;
+    eq(sc, "cause named with its first interval", named, 1);
+    msc_an_free(r);
 }
 
 int main(int argc, char **argv)
@@ -133,24 +156,9 @@ int main(int argc, char **argv)
     eq("slowlink", "what-if runtime", (double)r->whatif_ns, I * (C + 11000 + 1000));
     msc_an_free(r);
 
-    /* latesender, n = 2: rank 0 receives at once and waits D for rank 1's
-     * "heavy" computation, then both compute C. */
-    static const char *const half[] = {"--scale", "region:heavy:0.5", NULL};
-    r = run(gen, tmp, "latesender", 2, half);
-    eq("latesender", "runtime ns", (double)r->runtime_ns, I * (D + C));
-    pop("latesender", r, (double)(I * C + I * (D + C)) / 2 / (I * (D + C)), 1, 1, 1);
-    eq("latesender", "late sender ns", (double)r->ns[WS_LATE_SENDER], I * D);
-    eq("latesender", "delay: traced to rank 1's heavy", (double)cause(r, WS_LATE_SENDER, 1, "computation in heavy"), I * D);
-    eq("latesender", "critical path ns", (double)r->cp_ns, I * (D + C));
-    eq("latesender", "critical path on rank 1", (double)r->rank_cp_comp_ns[1], I * (D + C) - C);
-    /* "heavy" twice as fast: each iteration D / 2 + C */
-    eq("latesender", "what-if runtime, heavy x0.5", (double)r->whatif_ns, I * (D / 2 + C));
-    int named = 0;
-    for (int k = 0; k < r->ncauses; k++)
-        named += r->causes[k].rank == 1 && !strcmp(r->causes[k].name, "computation in heavy") &&
-                 r->causes[k].start_ns == 0 && r->causes[k].end_ns == D;
-    eq("latesender", "cause named with its first interval", named, 1);
-    msc_an_free(r);
+    latesender(gen, tmp, "latesender", D);
+    /* The same with D = 5 s: a receive and a region of 2^32 ns and more. */
+    latesender(gen, tmp, "latesender-long", D_LONG);
 
     printf("closed_form_test: %s\n", fails ? "FAIL" : "all values exact");
     return fails != 0;

@@ -78,10 +78,11 @@ target_link_libraries(report_parts_test PRIVATE msc_analysis Threads::Threads)
 add_test(NAME report/parts
   COMMAND sh -c "d=$(mktemp -d) && ${CMAKE_BINARY_DIR}/bin/msc_bench_gen_trace $d/trace 5 300 >/dev/null && $<TARGET_FILE:report_parts_test> $d/trace/traces.otf2; rc=$?; rm -rf $d; exit $rc")
 set_tests_properties(report/parts PROPERTIES TIMEOUT 60 LABELS report)
-# The same on the closed-form scenarios (a pipeline, a late sender), where the
-# replay and the critical path cross the parts at every message.
+# The same on the closed-form scenarios (a pipeline, a late sender, and one
+# whose calls, regions and waits exceed the compact records' fields), where
+# the replay and the critical path cross the parts at every message.
 add_test(NAME report/parts-scenarios
-  COMMAND sh -c "d=$(mktemp -d) && ${CMAKE_BINARY_DIR}/bin/msc_bench_gen_trace $d/p 5 40 pipeline && ${CMAKE_BINARY_DIR}/bin/msc_bench_gen_trace $d/l 2 40 latesender && $<TARGET_FILE:report_parts_test> $d/p/traces.otf2 && $<TARGET_FILE:report_parts_test> $d/l/traces.otf2; rc=$?; rm -rf $d; exit $rc")
+  COMMAND sh -c "d=$(mktemp -d) && ${CMAKE_BINARY_DIR}/bin/msc_bench_gen_trace $d/p 5 40 pipeline && ${CMAKE_BINARY_DIR}/bin/msc_bench_gen_trace $d/l 2 40 latesender && ${CMAKE_BINARY_DIR}/bin/msc_bench_gen_trace $d/ll 2 6 latesender-long && $<TARGET_FILE:report_parts_test> $d/p/traces.otf2 && $<TARGET_FILE:report_parts_test> $d/l/traces.otf2 && $<TARGET_FILE:report_parts_test> $d/ll/traces.otf2; rc=$?; rm -rf $d; exit $rc")
 set_tests_properties(report/parts-scenarios PROPERTIES TIMEOUT 60 LABELS report)
 # POP, the replays, the critical path and the delay on synthetic traces whose
 # results are known in closed form: exact to the nanosecond (1e-6 for ratios).

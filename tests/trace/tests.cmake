@@ -2,10 +2,14 @@
 # /usr/bin/python3 and python3-otf2): exact Enter counts per rank, message
 # matching, request completion, monotonic time, nesting, unified communicators.
 set(trc_check "/usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/check_trace.py $MSC_OUT")
+# The definitions' unification up a binomial tree, from what each rank
+# recorded of it (MPISCOPE_TEST_UNIFY_STATS=1): messages and words per rank.
+set(unify_check "/usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/check_unify.py $MSC_OUT")
 foreach(f IN LISTS MSC_FLAVORS)
   msc_mpi_program(${f} trace_mixed SOURCES mixed.c)
-  msc_mpi_test(${f} trace/mixed NP 2 PROGRAM trace_mixed ENV MPISCOPE_MODE=trace
-               CHECK "${trc_check}" TIMEOUT 120)
+  msc_mpi_test(${f} trace/mixed NP 2 PROGRAM trace_mixed
+               ENV MPISCOPE_MODE=trace MPISCOPE_TEST_UNIFY_STATS=1
+               CHECK "${trc_check} && ${unify_check} 2" TIMEOUT 120)
   # Clock correction: rank r's clock is r * 50 ms behind; after the offsets
   # measured at init and finalize no receive may end before its send begins.
   msc_mpi_test(${f} trace/skew NP 2 PROGRAM trace_mixed ARGS 50
@@ -94,10 +98,13 @@ foreach(f IN LISTS MSC_FLAVORS)
 endforeach()
 if(openmpi IN_LIST MSC_FLAVORS)
   # Eight ranks (oversubscribed), and an odd count with a rank left without partner.
-  msc_mpi_test(openmpi trace/mixed-8 NP 8 PROGRAM trace_mixed ENV MPISCOPE_MODE=trace
-               CHECK "${trc_check}" TIMEOUT 240)
-  msc_mpi_test(openmpi trace/mixed-3 NP 3 PROGRAM trace_mixed ENV MPISCOPE_MODE=trace
-               CHECK "${trc_check}" TIMEOUT 120)
+  # Both check the definitions' tree (rank 0 merges 3 and 2 sets).
+  msc_mpi_test(openmpi trace/mixed-8 NP 8 PROGRAM trace_mixed
+               ENV MPISCOPE_MODE=trace MPISCOPE_TEST_UNIFY_STATS=1
+               CHECK "${trc_check} && ${unify_check} 8" TIMEOUT 240)
+  msc_mpi_test(openmpi trace/mixed-3 NP 3 PROGRAM trace_mixed
+               ENV MPISCOPE_MODE=trace MPISCOPE_TEST_UNIFY_STATS=1
+               CHECK "${trc_check} && ${unify_check} 3" TIMEOUT 120)
   msc_mpi_test(openmpi trace/skew-4 NP 4 PROGRAM trace_mixed ARGS 50
                ENV MPISCOPE_MODE=trace MPISCOPE_TEST_CLOCK_SKEW=50000
                CHECK "${trc_check}" TIMEOUT 180)

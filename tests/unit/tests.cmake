@@ -1,11 +1,13 @@
-# Unit tests without MPI: the MPI-free core (settings, clock), linked against
-# msc_base. Each line of list.h becomes its own CTest test, run in its own
-# process: unit/<name>.
+# Unit tests without MPI: the MPI-free core (settings, clock) and the trace's
+# definition sets (src/trace/defset.c), linked against msc_base. Each line of
+# list.h becomes its own CTest test, run in its own process: unit/<name>.
 add_executable(unit_tests
   ${CMAKE_CURRENT_LIST_DIR}/runner.c
   ${CMAKE_CURRENT_LIST_DIR}/test_settings.c
   ${CMAKE_CURRENT_LIST_DIR}/test_clock.c
   ${CMAKE_CURRENT_LIST_DIR}/test_counters.c
+  ${CMAKE_CURRENT_LIST_DIR}/test_defset.c
+  ${CMAKE_SOURCE_DIR}/src/trace/defset.c
   ${CMAKE_SOURCE_DIR}/src/counters/account.c
   ${CMAKE_SOURCE_DIR}/src/counters/perf_source.c)
 target_include_directories(unit_tests PRIVATE ${CMAKE_SOURCE_DIR}/src/counters)

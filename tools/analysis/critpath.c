@@ -63,7 +63,7 @@ uint32_t ws_gap_code(const ws_loc_t *l, uint64_t k, uint64_t *region_len)
         else hi = m;
     }
     if (lo < l->gaps.n && l->gaps.v[lo].call == k) {
-        if (region_len) *region_len = l->gaps.v[lo].len;
+        if (region_len) *region_len = ws_region_len(l, &l->gaps.v[lo]);
         return l->gaps.v[lo].node;
     }
     return k < l->calls.n ? l->calls.v[k].site | BEFORE : l->calls.v[k - 1].site | AFTER;
@@ -117,8 +117,9 @@ static bool waited_for(ws_ctx_t *c, ws_pass_t *p, size_t i, uint64_t k, dep_t *d
         for (size_t rk = rk0 != SIZE_MAX ? rk0 : first_msg(l->recvs.v, l->recvs.n, k); rk < l->recvs.n && l->recvs.v[rk].call == k; rk++) {
             uint32_t g = p->recv_g[i][rk];
             if (g == WS_NONE32) continue;
-            ws_xsend_t *s = &p->in[g];
-            if (!found || s->enter > d->t) *d = (dep_t){s->loc, s->call, s->enter, w->ls, WS_LATE_SENDER};
+            ws_sent_t *s = &p->in[g];
+            if (!found || s->enter > d->t)
+                *d = (dep_t){s->loc, s->call, s->enter, ws_ls(p, i, (uint32_t)k), WS_LATE_SENDER};
             found = true;
         }
         if (found) return true;
@@ -144,7 +145,7 @@ static bool waited_for(ws_ctx_t *c, ws_pass_t *p, size_t i, uint64_t k, dep_t *d
         }
         if (who == WS_NONE64 || pat < 0) continue;
         *d = (dep_t){(uint32_t)(who >> 32), (uint32_t)who, t,
-                     ws_min64(t, cl->leave) - cl->enter, pat};
+                     ws_min64(t, ws_leave(l, cl)) - cl->enter, pat};
         return true;
     }
     return false;
@@ -184,11 +185,14 @@ static void bprintf(buf_t *b, const char *fmt, ...)
 
 /* ---- delay ----------------------------------------------------------------------- */
 
+/* 16 bytes: the waiting (below 2^60 ticks, clamped) shares a word with the
+ * pattern. */
 typedef struct {
     uint32_t loc, call;
-    uint32_t pattern, pad;
-    uint64_t w;
+    uint64_t w : 60;
+    uint64_t pattern : 4;
 } claim_t;
+#define CLAIM_W_MAX (((uint64_t)1 << 60) - 1)
 
 static int cmp_claim(const void *a, const void *b)
 {
@@ -250,10 +254,11 @@ static uint64_t *comm_bits(const ws_loc_t *l)
     return b;
 }
 
-static void delay_pass(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result_t *r, buf_t *txt)
+/* The claims of c's waiting calls: each to `emit` with the part of the
+ * location it names. */
+typedef void (*claim_fn)(void *u, int q, const claim_t *cl);
+static void each_claim(ws_ctx_t *c, ws_pass_t *p, claim_fn emit, void *u)
 {
-    int np = p->np;
-    VEC(claim_t) *out = ws_xcalloc((size_t)np, sizeof *out);
     for (size_t i = 0; i < c->nlocs; i++) {
         ws_loc_t *l = &c->locs[i];
         /* Calls with a receive or a collective, each once. */
@@ -266,44 +271,83 @@ static void delay_pass(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result
             while (ck < l->colls.n && l->colls.v[ck].call == k) ck++;
             dep_t d;
             if (!waited_for(c, p, i, k, &d, rk0, ck0) || !d.w || d.loc >= c->nlocs) continue;
-            int q = p->owner[c->locs[d.loc].rank];
-            PUSH(c, out[q], ((claim_t){d.loc, d.call, (uint32_t)d.pattern, 0, d.w}), abort());
+            claim_t cl = {.loc = d.loc, .call = d.call, .w = d.w < CLAIM_W_MAX ? d.w : CLAIM_W_MAX,
+                          .pattern = (uint32_t)d.pattern};
+            emit(u, p->owner[c->locs[d.loc].rank], &cl);
         }
     }
-    uint64_t *scnt = ws_xcalloc((size_t)np, sizeof *scnt), *rcnt = ws_xcalloc((size_t)np, sizeof *rcnt);
-    uint64_t nout = 0;
-    for (int q = 0; q < np; q++) scnt[q] = out[q].n, nout += out[q].n;
-    claim_t *o = ws_xmalloc((nout ? nout : 1) * sizeof *o), *op = o;
-    for (int q = 0; q < np; q++) {
-        if (out[q].n) memcpy(op, out[q].v, out[q].n * sizeof *op);
-        op += out[q].n;
-        free(out[q].v);
-    }
-    free(out);
-    claim_t *in = ws_exchange(net, o, scnt, sizeof *in, rcnt);
-    uint64_t nin = 0;
-    for (int q = 0; q < np; q++) nin += rcnt[q];
-    free(scnt), free(rcnt);
-    /* Grouped by location (a counting sort), then by call: each waiter's
-     * claims come in its order, so a location's run is often sorted. */
-    if (nin > 1) {
-        uint64_t *at = ws_xcalloc(c->nlocs + 1, sizeof *at);
-        for (uint64_t k = 0; k < nin; k++) at[in[k].loc < c->nlocs ? in[k].loc + 1 : c->nlocs]++;
-        for (size_t i = 1; i <= c->nlocs; i++) at[i] += at[i - 1];
-        claim_t *srt = ws_xmalloc(nin * sizeof *srt);
-        for (uint64_t k = 0; k < nin; k++) {
-            size_t i = in[k].loc < c->nlocs ? in[k].loc : c->nlocs - 1;
-            srt[at[i]++] = in[k];
+}
+
+typedef struct {
+    ws_ctx_t *c;
+    VEC(claim_t) *out;     /* per part, or with one part per location */
+} claims_t;
+
+static void claim_push(void *u, int q, const claim_t *cl)
+{
+    claims_t *x = u;
+    PUSH(x->c, x->out[q], *cl, abort());
+}
+static void claim_push_loc(void *u, int q, const claim_t *cl)
+{
+    (void)q;
+    claims_t *x = u;
+    PUSH(x->c, x->out[cl->loc], *cl, abort());
+}
+
+static void delay_pass(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result_t *r, buf_t *txt)
+{
+    int np = p->np;
+    claims_t cx = {.c = c};
+    /* Grouped by location, then by call: each waiter's claims come in its
+     * order, so a location's run is often sorted. With one part each
+     * location's claims go to their own array (no copy); otherwise they
+     * travel to the parts of their locations and are grouped there by a
+     * counting sort. grp[i], gn[i]: the claims of location i (the last group
+     * also holds those naming no known location). */
+    claim_t **grp = ws_xcalloc(c->nlocs + 1, sizeof *grp);
+    uint64_t *gn = ws_xcalloc(c->nlocs + 1, sizeof *gn);
+    claim_t *whole = NULL;
+    if (np == 1) {
+        cx.out = ws_xcalloc(c->nlocs + 1, sizeof *cx.out);
+        each_claim(c, p, claim_push_loc, &cx);
+        for (size_t i = 0; i < c->nlocs; i++) grp[i] = cx.out[i].v, gn[i] = cx.out[i].n;
+    } else {
+        cx.out = ws_xcalloc((size_t)np, sizeof *cx.out);
+        each_claim(c, p, claim_push, &cx);
+        uint64_t *scnt = ws_xcalloc((size_t)np, sizeof *scnt), *rcnt = ws_xcalloc((size_t)np, sizeof *rcnt);
+        uint64_t nout = 0;
+        for (int q = 0; q < np; q++) scnt[q] = cx.out[q].n, nout += cx.out[q].n;
+        claim_t *o = ws_xmalloc((nout ? nout : 1) * sizeof *o), *op = o;
+        for (int q = 0; q < np; q++) {
+            if (cx.out[q].n) memcpy(op, cx.out[q].v, cx.out[q].n * sizeof *op);
+            op += cx.out[q].n;
+            free(cx.out[q].v);
         }
-        free(in);
-        in = srt;
-        for (uint64_t a = 0, b; a < nin; a = b) {
-            bool sorted = true;
-            for (b = a + 1; b < nin && in[b].loc == in[a].loc; b++)
-                if (cmp_claim(&in[b - 1], &in[b]) > 0) sorted = false;
-            if (!sorted) qsort(in + a, b - a, sizeof *in, cmp_claim);
+        free(cx.out);
+        cx.out = NULL;
+        claim_t *in = ws_exchange(net, o, scnt, sizeof *in, rcnt);
+        uint64_t nin = 0;
+        for (int q = 0; q < np; q++) nin += rcnt[q];
+        free(scnt), free(rcnt);
+        if (nin > 1 && c->nlocs) {
+            uint64_t *at = ws_xcalloc(c->nlocs + 1, sizeof *at);
+            for (uint64_t k = 0; k < nin; k++) at[in[k].loc < c->nlocs ? in[k].loc + 1 : c->nlocs]++;
+            for (size_t i = 1; i <= c->nlocs; i++) at[i] += at[i - 1];
+            for (size_t i = 0; i < c->nlocs; i++) gn[i] = at[i + 1] - at[i];
+            claim_t *srt = ws_xmalloc(nin * sizeof *srt);
+            for (uint64_t k = 0; k < nin; k++) {
+                size_t i = in[k].loc < c->nlocs ? in[k].loc : c->nlocs - 1;
+                srt[at[i]++] = in[k];
+            }
+            free(in);
+            in = srt;
+            free(at);
+            for (size_t i = 0, k = 0; i < c->nlocs; k += gn[i], i++) grp[i] = in + k;
+        } else {
+            grp[0] = in, gn[0] = nin;
         }
-        free(at);
+        whole = in;
     }
 
     causes_t h = {0};
@@ -312,6 +356,15 @@ static void delay_pass(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result
     uint32_t bits_loc = WS_NONE32, gi_loc = WS_NONE32;
     size_t gi = 0, last_cap = 0;
     cause_t *last = NULL;
+    for (size_t G = 0; G <= c->nlocs; G++) {
+    claim_t *in = grp[G];
+    uint64_t nin = gn[G];
+    for (uint64_t a = 0, b; a < nin; a = b) {
+        bool sorted = true;
+        for (b = a + 1; b < nin && in[b].loc == in[a].loc; b++)
+            if (cmp_claim(&in[b - 1], &in[b]) > 0) sorted = false;
+        if (!sorted) qsort(in + a, b - a, sizeof *in, cmp_claim);
+    }
     for (uint64_t a = 0; a < nin;) {
         claim_t cl = in[a];
         uint64_t b = a;
@@ -363,13 +416,15 @@ static void delay_pass(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result
                              : cause_get(&h, cl.pattern, l->rank, code);
             last = x, last_cap = h.cap;
             x->ticks += share;
-            uint64_t s0 = k ? l->calls.v[k - 1].leave : ws_loc_begin(l);
+            uint64_t s0 = k ? ws_leave(l, &l->calls.v[k - 1]) : ws_loc_begin(l);
             if (share > x->big || (share == x->big && s0 < x->big_start))
                 x->big = share, x->big_start = s0, x->big_end = l->calls.v[k].enter;
         }
     }
+    if (cx.out) free(cx.out[G].v); /* this location's claims are done */
+    }
     free(bits);
-    free(in);
+    free(cx.out), free(whole), free(grp), free(gn);
     uint64_t v[2 * WS_NPATTERNS];
     memcpy(v, dl, sizeof dl), memcpy(v + WS_NPATTERNS, pr, sizeof pr);
     ws_reduce(net, v, 2 * WS_NPATTERNS, WS_SUM);
@@ -440,16 +495,16 @@ static void critical_path(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_res
             if (mode == AT_LEAVE) {
                 dep_t d;
                 /* (the target may be another part's: checked when walked) */
-                if (waited_for(c, p, loc, k, &d, SIZE_MAX, SIZE_MAX) && d.t > cl->enter && d.t <= cl->leave &&
+                if (waited_for(c, p, loc, k, &d, SIZE_MAX, SIZE_MAX) && d.t > cl->enter && d.t <= ws_leave(l, cl) &&
                     d.loc < c->nlocs) {
-                    rk[nr + (size_t)l->rank] += cl->leave - d.t;
-                    cp_mpi[cl->site] += cl->leave - d.t;
+                    rk[nr + (size_t)l->rank] += ws_leave(l, cl) - d.t;
+                    cp_mpi[cl->site] += ws_leave(l, cl) - d.t;
                     rk[2 * nr]++;
                     loc = d.loc, k = d.call, mode = AT_ENTER;
                     continue;
                 }
-                rk[nr + (size_t)l->rank] += cl->leave - cl->enter;
-                cp_mpi[cl->site] += cl->leave - cl->enter;
+                rk[nr + (size_t)l->rank] += ws_leave(l, cl) - cl->enter;
+                cp_mpi[cl->site] += ws_leave(l, cl) - cl->enter;
                 mode = AT_ENTER;
             } else {
                 uint64_t g = gap_len(l, k);

@@ -107,7 +107,8 @@ static uint64_t call_wait(ws_ctx_t *c, ws_pass_t *p, size_t i, uint64_t k, size_
 {
     ws_loc_t *l = &c->locs[i];
     ws_call_t *cl = &l->calls.v[k];
-    uint64_t w = p->wt[i][k].ls > p->wt[i][k].lr ? p->wt[i][k].ls : p->wt[i][k].lr;
+    uint64_t ls = ws_ls(p, i, (uint32_t)k), lr = ws_lr(p, i, (uint32_t)k);
+    uint64_t w = ls > lr ? ls : lr;
     for (; *ck < l->colls.n && l->colls.v[*ck].call < k; (*ck)++) {
     }
     for (size_t j = *ck; j < l->colls.n && l->colls.v[j].call == k; j++) {
@@ -118,7 +119,7 @@ static uint64_t call_wait(ws_ctx_t *c, ws_pass_t *p, size_t i, uint64_t k, size_
         else if (ws_is_1ton(co->op) && co->root != l->rank) dep = p->agg[p->ninst + 3 * (uint64_t)id + 1];
         else if (ws_is_nto1(co->op) && co->root == l->rank) dep = p->agg[id];
         if (dep != WS_NONE64 && dep > cl->enter) {
-            uint64_t x = ws_min64(dep, cl->leave) - cl->enter;
+            uint64_t x = ws_min64(dep, ws_leave(l, cl)) - cl->enter;
             if (x > w) w = x;
         }
     }
@@ -158,7 +159,7 @@ void ws_pass_timeline(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result_
     uint64_t *used = ws_xcalloc(c->t->nregion + 1, sizeof *used);
     for (size_t i = 0; i < c->nlocs; i++)
         for (size_t k = 0; k < c->locs[i].calls.n; k++)
-            if (c->locs[i].calls.v[k].region < c->t->nregion) used[c->locs[i].calls.v[k].region] = 1;
+            if (ws_call_region(c, &c->locs[i].calls.v[k]) < c->t->nregion) used[ws_call_region(c, &c->locs[i].calls.v[k])] = 1;
     ws_reduce(net, used, c->t->nregion, WS_MAX);
     uint8_t *code = ws_xcalloc(c->t->nregion + 1, 1);
     int nmpi = 0;
@@ -195,13 +196,13 @@ void ws_pass_timeline(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result_
         memset(wait, 0, (size_t)n * sizeof *wait);
         size_t ck = 0;
         for (uint64_t k = 0; k <= l->calls.n; k++) {
-            uint64_t a = k ? l->calls.v[k - 1].leave : ws_loc_begin(l);
+            uint64_t a = k ? ws_leave(l, &l->calls.v[k - 1]) : ws_loc_begin(l);
             uint64_t e = k < l->calls.n ? l->calls.v[k].enter : ws_loc_end(l);
             bin(cell, best, wait, n, t0, span, a, e, 1, false);
             if (k == l->calls.n) break;
             ws_call_t *cl = &l->calls.v[k];
-            bin(cell, best, wait, n, t0, span, cl->enter, cl->leave,
-                code[cl->region < c->t->nregion ? cl->region : c->t->nregion], false);
+            bin(cell, best, wait, n, t0, span, cl->enter, ws_leave(l, cl),
+                code[ws_call_region(c, cl) < c->t->nregion ? ws_call_region(c, cl) : c->t->nregion], false);
             uint64_t w = call_wait(c, p, i, k, &ck);
             if (w) bin(cell, best, wait, n, t0, span, cl->enter, cl->enter + w, 0, true);
         }
@@ -234,8 +235,8 @@ void ws_pass_timeline(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result_
                 ws_call_t *cl = &l->calls.v[k];
                 putf(&b, "%s%llu,%llu,%u,%llu", k ? "," : "",
                      (unsigned long long)ws_to_ns(c->tick_ns, cl->enter - t0),
-                     (unsigned long long)ws_to_ns(c->tick_ns, cl->leave - t0),
-                     code[cl->region < c->t->nregion ? cl->region : c->t->nregion],
+                     (unsigned long long)ws_to_ns(c->tick_ns, ws_leave(l, cl) - t0),
+                     code[ws_call_region(c, cl) < c->t->nregion ? ws_call_region(c, cl) : c->t->nregion],
                      (unsigned long long)ws_to_ns(c->tick_ns, call_wait(c, p, i, k, &ck)));
             }
             put(&b, "|", 1);
@@ -244,12 +245,12 @@ void ws_pass_timeline(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result_
         for (size_t k = 0; k < l->recvs.n; k++) {
             uint32_t g = p->recv_g[i][k];
             if (g == WS_NONE32) continue;
-            ws_xsend_t *s = &p->in[g];
+            ws_sent_t *s = &p->in[g];
             if (stride > 1 && ws_mix((uint64_t)s->loc << 32 | s->call) % stride) continue;
             ws_call_t *rc = &l->calls.v[l->recvs.v[k].call];
             putf(&b, "M %u %llu %zu %llu|", s->loc,
                  (unsigned long long)ws_to_ns(c->tick_ns, s->enter - t0), i,
-                 (unsigned long long)ws_to_ns(c->tick_ns, rc->leave - t0));
+                 (unsigned long long)ws_to_ns(c->tick_ns, ws_leave(l, rc) - t0));
         }
     }
     free(cell), free(bits), free(best), free(wait);

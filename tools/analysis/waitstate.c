@@ -36,8 +36,11 @@
  *    - Early Reduce (Reduce, Gather(v)): the root entered before the first
  *      other member: min(first other enter, leave) - root.enter.
  *
- * Memory: 24 bytes per MPI call and 16 per message end while reading, and
- * 24 more per call in phase 2, with 32 per send in transit.
+ * Memory: 16 bytes per MPI call and 12 per message end (8 more for its
+ * communicator and tag until matched) while reading, and 8 more per call in
+ * phase 2, with 32 per send in transit and 16 once matched; lengths that
+ * do not fit the records' 32-bit fields go to exact side tables
+ * (waitstate_impl.h, docs/analysis.md "Memory").
  *
  * Under MPI (mpi/mpiscope_analyze.c) both phases are split the way
  * Scalasca's replay splits them: each analysis process reads whole ranks'
@@ -141,7 +144,7 @@ static void free_ctx(ws_ctx_t *c)
     for (size_t i = 0; i < c->nlocs; i++) {
         ws_loc_t *l = &c->locs[i];
         free(l->calls.v), free(l->sends.v), free(l->recvs.v), free(l->colls.v), free(l->stack.v);
-        free(l->gaps.v);
+        free(l->gaps.v), free(l->longs.v), free(l->glongs.v), free(l->send_ct.v), free(l->recv_ct.v);
     }
     free(c->locs);
     free(c->region_kind);
@@ -170,8 +173,17 @@ void ws_progress_line(bool on, const char *what, size_t a, size_t b, uint64_t ev
         if ((vec).cap > (vec).n && (vec).n) {                                          \
             void *p_ = realloc((vec).v, (vec).n * sizeof *(vec).v);                    \
             if (p_) (vec).v = p_, (vec).cap = (vec).n;                                 \
+        } else if (!(vec).n) {                                                         \
+            free((vec).v);                                                             \
+            (vec).v = NULL, (vec).cap = 0;                                             \
         }                                                                              \
     } while (0)
+
+static int cmp_long(const void *a, const void *b)
+{
+    uint32_t x = ((const ws_long_t *)a)->call, y = ((const ws_long_t *)b)->call;
+    return x < y ? -1 : x > y;
+}
 
 /* A location is read: its stack goes, its arrays shrink to what they hold,
  * so that event counts in the definitions (not trusted) cost nothing. */
@@ -183,6 +195,30 @@ static void done_location(ws_loc_t *l)
     FIT(l->calls);
     FIT(l->sends);
     FIT(l->recvs);
+    FIT(l->send_ct);
+    FIT(l->recv_ct);
+    FIT(l->colls);
+    FIT(l->gaps);
+    FIT(l->longs);
+    FIT(l->glongs);
+    /* Nested MPI calls leave inner first: longs sorted by call. */
+    for (size_t k = 1; k < l->longs.n; k++)
+        if (l->longs.v[k - 1].call > l->longs.v[k].call) {
+            qsort(l->longs.v, l->longs.n, sizeof *l->longs.v, cmp_long);
+            break;
+        }
+}
+
+uint64_t ws_long_find(const ws_long_t *v, size_t n, uint32_t call)
+{
+    size_t a = 0, b = n;
+    while (a < b) {
+        size_t m = a + (b - a) / 2;
+        if (v[m].call < call) a = m + 1;
+        else b = m;
+    }
+    if (a < n && v[a].call == call) return (uint64_t)v[a].leave_hi << 32 | v[a].leave_lo;
+    return 0; /* not reached: every WS_LONG has its entry */
 }
 
 void *ws_alloc(size_t bytes)
@@ -223,6 +259,8 @@ static void ev_location(void *u, size_t i)
     reserve((void **)&l->calls.v, &l->calls.cap, ev / 2 + 1, sizeof *l->calls.v);
     reserve((void **)&l->sends.v, &l->sends.cap, ev / 3 + 1, sizeof *l->sends.v);
     reserve((void **)&l->recvs.v, &l->recvs.cap, ev / 3 + 1, sizeof *l->recvs.v);
+    reserve((void **)&l->send_ct.v, &l->send_ct.cap, ev / 3 + 1, sizeof *l->send_ct.v);
+    reserve((void **)&l->recv_ct.v, &l->recv_ct.cap, ev / 3 + 1, sizeof *l->recv_ct.v);
 }
 
 static void ev_enter(void *u, uint64_t t, uint32_t region, uint32_t scl)
@@ -246,7 +284,7 @@ static void ev_enter(void *u, uint64_t t, uint32_t region, uint32_t scl)
     int64_t call = -1;
     if (msc_trace_region_is_mpi(c->t, region)) {
         call = (int64_t)l->calls.n;
-        PUSH(c, l->calls, ((ws_call_t){.enter = t, .leave = t, .region = region, .site = site}),
+        PUSH(c, l->calls, ((ws_call_t){.enter = t, .dur = 0, .site = site}),
              return);
         c->nsum.v[site].calls++;
     }
@@ -266,11 +304,20 @@ static void ev_leave(void *u, uint64_t t, uint32_t region)
          * calls was in it (the longest of the gap is kept), for the
          * critical path and the delay analysis (critpath.c). */
         if (f->ncalls == l->calls.n) {
-            ws_gap_t g = {(uint32_t)l->calls.n, f->site, t - f->enter};
-            if (l->gaps.n && l->gaps.v[l->gaps.n - 1].call == g.call) {
-                if (g.len > l->gaps.v[l->gaps.n - 1].len) l->gaps.v[l->gaps.n - 1] = g;
+            uint64_t len = t - f->enter;
+            ws_gap_t g = {(uint32_t)l->calls.n, f->site, len < WS_LONG ? (uint32_t)len : WS_LONG};
+            ws_long_t gl = {g.call, (uint32_t)len, (uint32_t)(len >> 32)};
+            ws_gap_t *last = l->gaps.n ? &l->gaps.v[l->gaps.n - 1] : NULL;
+            if (last && last->call == g.call) {
+                if (len > ws_region_len(l, last)) {
+                    /* only a longer one replaces it: a long one stays long */
+                    if (last->len == WS_LONG) l->glongs.v[l->glongs.n - 1] = gl;
+                    else if (g.len == WS_LONG) PUSH(c, l->glongs, gl, return);
+                    *last = g;
+                }
             } else {
                 PUSH(c, l->gaps, g, return);
+                if (g.len == WS_LONG) PUSH(c, l->glongs, gl, return);
             }
         }
         return;
@@ -278,8 +325,15 @@ static void ev_leave(void *u, uint64_t t, uint32_t region)
     /* The call's time is summed here, while it is in cache: phase 2 then
      * visits only the calls that took part in a message or collective. */
     ws_call_t *cl = &l->calls.v[f->call];
-    cl->leave = t;
-    uint64_t d = ws_to_ns(c->tick_ns, t - cl->enter);
+    uint64_t dt = t - cl->enter; /* a leave before the enter wraps: kept exactly below */
+    if (dt < WS_LONG) {
+        cl->dur = (uint32_t)dt;
+    } else {
+        cl->dur = WS_LONG;
+        PUSH(c, l->longs, ((ws_long_t){(uint32_t)f->call, (uint32_t)t, (uint32_t)(t >> 32)}),
+             return);
+    }
+    uint64_t d = ws_to_ns(c->tick_ns, dt);
     l->mpi_ns += d;
     c->nsum.v[cl->site].mpi_ns += d;
 }
@@ -300,11 +354,15 @@ static void ev_msg(void *u, uint64_t t, bool send, uint32_t peer, uint32_t comm,
     uint32_t call = open_call(l);
     int32_t w = msc_trace_world(c->t, comm, l->rank, peer);
     if (call == UINT32_MAX || w < 0) return;
-    ws_msg_t m = {comm, w, tag, call, bytes >= UINT32_MAX ? UINT32_MAX : (uint32_t)bytes};
-    if (send)
+    ws_msg_t m = {call, w, bytes >= UINT32_MAX ? UINT32_MAX : (uint32_t)bytes};
+    ws_ct_t ct = {comm, tag};
+    if (send) {
         PUSH(c, l->sends, m, return);
-    else
+        PUSH(c, l->send_ct, ct, return);
+    } else {
         PUSH(c, l->recvs, m, return);
+        PUSH(c, l->recv_ct, ct, return);
+    }
 }
 
 static void ev_coll_end(void *u, uint64_t t, uint32_t op, uint32_t comm, uint32_t root)

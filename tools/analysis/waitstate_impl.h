@@ -16,21 +16,35 @@
 /* What an MPI region does, from its name. */
 enum { K_OTHER, K_RECV, K_SEND, K_SENDRECV, K_WAIT, K_TEST };
 
-/* 24 bytes: phase 1 writes one per MPI call; what phase 2 finds out about
- * a call is kept apart (waitstate_match.c). */
+/* 16 bytes: phase 1 writes one per MPI call; what phase 2 finds out about
+ * a call is kept apart (waitstate_match.c). The region is the call site's
+ * (ws_call_region); the leave is enter + dur (ws_leave), or, when dur is
+ * WS_LONG (a call of 2^32 ticks or more, or a leave before the enter in a
+ * damaged trace), in the location's `longs`. */
 typedef struct {
-    uint64_t enter, leave; /* ticks */
-    uint32_t region, site;
+    uint64_t enter;        /* ticks */
+    uint32_t dur;          /* leave - enter (ticks), or WS_LONG */
+    uint32_t site;         /* call-site node */
 } ws_call_t;
+#define WS_LONG UINT32_MAX
 
-/* 20 bytes per message end. */
+/* A value kept apart, keyed by call (12 bytes): the leave of a call whose
+ * dur is WS_LONG, or the region length of a gap whose len is WS_LONG. */
 typedef struct {
-    uint32_t comm;
-    int32_t peer; /* world rank of the other end */
-    uint32_t tag;
     uint32_t call;
+    uint32_t leave_lo, leave_hi; /* the value (a leave, or a length for glongs) */
+} ws_long_t;
+
+/* 12 bytes per message end, and 8 more (ws_chan_t: communicator and tag)
+ * until the messages are matched. */
+typedef struct {
+    uint32_t call;
+    int32_t peer; /* world rank of the other end */
     uint32_t bytes; /* message size, UINT32_MAX from 4 GiB on (the what-if replay's transfer time) */
 } ws_msg_t;
+typedef struct {
+    uint32_t comm, tag;
+} ws_ct_t;
 
 typedef struct {
     uint32_t comm, op;
@@ -64,10 +78,10 @@ typedef struct {
 
 /* A user (VT_) region entered and left between two MPI calls: the
  * computation before call `call` took place in it (the longest such region
- * of that gap is kept). 16 bytes, only where user regions are used. */
+ * of that gap is kept). 12 bytes, only where user regions are used. */
 typedef struct {
     uint32_t call, node;
-    uint64_t len; /* ticks in the region */
+    uint32_t len; /* ticks in the region, WS_LONG: in the location's glongs (ws_region_len) */
 } ws_gap_t;
 
 typedef struct {
@@ -76,9 +90,13 @@ typedef struct {
     VEC(ws_call_t) calls;
     VEC(ws_msg_t) sends;
     VEC(ws_msg_t) recvs;
+    VEC(ws_ct_t) send_ct;  /* per send, per receive: freed once matched */
+    VEC(ws_ct_t) recv_ct;
     VEC(ws_coll_t) colls;
     VEC(ws_frame_t) stack;
     VEC(ws_gap_t) gaps;    /* sorted by call */
+    VEC(ws_long_t) longs;  /* sorted by call (ws_call_t) */
+    VEC(ws_long_t) glongs; /* sorted by call: gaps' region lengths from WS_LONG on */
     uint64_t t_first, t_last; /* first Enter and last Leave of any region (ticks) */
 } ws_loc_t;
 
@@ -120,11 +138,20 @@ struct ws_ctx {
 
 /* ---- what matching leaves for the passes (waitstate_match.c) ---------------- */
 
-/* What the wait-state pass finds out about a call. */
+/* What the wait-state pass finds out about a call: 8 bytes. A waiting time
+ * of WS_LS_BIG (WS_LR_BIG) ticks or more is WS_LS_BIG (WS_LR_BIG) here and
+ * exact in the pass's table of long waits: read them with ws_ls and ws_lr,
+ * raise them with ws_wait_max. */
 typedef struct {
-    uint64_t ls, lr;       /* Late Sender, Late Receiver waiting (ticks) */
-    uint32_t flags;        /* F_* */
+    uint32_t ls;           /* Late Sender waiting (ticks) */
+    uint32_t lr : 29;      /* Late Receiver waiting (ticks) */
+    uint32_t flags : 3;    /* F_* */
 } ws_wait_t;
+#define WS_LS_BIG UINT32_MAX
+#define WS_LR_BIG ((1u << 29) - 1)
+typedef struct {
+    uint64_t key, val;     /* key 0: empty */
+} ws_wlong_t;
 enum { F_WRONG_ORDER = 1, F_LS_DONE = 2, F_LR_DONE = 4 };
 
 /* A send that arrived at the part of its receiver (32 bytes), kept for the
@@ -136,16 +163,22 @@ typedef struct {
     uint32_t loc, call;    /* the send call, on the sender's part */
 } ws_xsend_t;
 
+/* What the passes keep of an arrived send once matched (16 bytes). */
+typedef struct {
+    uint64_t enter;        /* of the send call (ticks) */
+    uint32_t loc, call;    /* the send call, on the sender's part */
+} ws_sent_t;
+
 #define WS_NONE32 UINT32_MAX
 #define WS_NONE64 ((uint64_t)INT64_MAX) /* reductions take values below 2^63 */
 
-/* The matches every pass shares. Per message: 32 bytes (in), 4 (g_loc),
+/* The matches every pass shares. Per message: 16 bytes (in), 4 (g_loc),
  * 4 on the receive (recv_g) and 4 on the send (send_j); per collective
  * instance 8 words; per call the wait-state findings (24 bytes). */
 typedef struct {
     int np, me;
     int *owner;            /* world rank -> part */
-    ws_xsend_t *in;        /* sends that arrived here, by g */
+    ws_sent_t *in;         /* sends that arrived here, by g */
     uint64_t nin;
     uint32_t *g_loc;       /* receiving location of g, WS_NONE32 if no receive took it */
     uint64_t *rdispl;      /* first g of the sends from each part */
@@ -163,7 +196,33 @@ typedef struct {
     uint64_t t0, t_end;    /* first MPI call entered, last one left (ticks, all parts) */
     uint64_t *gap_tot;     /* [3 * nodes] computation per gap code (ticks; the ideal replay
                             * sums it, the critical path's imbalance uses it) */
+    ws_wlong_t *wl;        /* long waits: open addressing by (location, call, which) */
+    size_t wl_n, wl_cap;
 } ws_pass_t;
+
+/* Long waits (see ws_wait_t): the exact value of `which` (0 Late Sender,
+ * 1 Late Receiver) of call k of location i; raising one (ws_wait_max). */
+uint64_t ws_wait_long(const ws_pass_t *p, size_t i, uint32_t k, int which);
+void ws_wait_long_set(ws_pass_t *p, size_t i, uint32_t k, int which, uint64_t v);
+static inline uint64_t ws_ls(const ws_pass_t *p, size_t i, uint32_t k)
+{
+    uint32_t v = p->wt[i][k].ls;
+    return v != WS_LS_BIG ? v : ws_wait_long(p, i, k, 0);
+}
+static inline uint64_t ws_lr(const ws_pass_t *p, size_t i, uint32_t k)
+{
+    uint32_t v = p->wt[i][k].lr;
+    return v != WS_LR_BIG ? v : ws_wait_long(p, i, k, 1);
+}
+/* Raises a waiting time to w if w is larger. */
+static inline void ws_wait_max(ws_pass_t *p, size_t i, uint32_t k, int which, uint64_t w)
+{
+    ws_wait_t *x = &p->wt[i][k];
+    if (w <= (which ? ws_lr(p, i, k) : ws_ls(p, i, k))) return;
+    if (which == 0 && w < WS_LS_BIG) x->ls = (uint32_t)w;
+    else if (which == 1 && w < WS_LR_BIG) x->lr = (uint32_t)w;
+    else ws_wait_long_set(p, i, k, which, w);
+}
 
 /* Exchanges of the passes: one part needs none. */
 static inline bool ws_alone(const ws_net_t *n) { return !n || n->nparts <= 1; }
@@ -179,6 +238,29 @@ char *ws_site_string(ws_ctx_t *c, uint32_t node, ws_site_t *s);
 /* Gathers text from every part to part 0 (NULL elsewhere), NUL-terminated. */
 char *ws_gather_text(const ws_net_t *net, const char *text, size_t len);
 
+/* The value of `call` in a sorted table of long values. */
+uint64_t ws_long_find(const ws_long_t *v, size_t n, uint32_t call);
+static inline uint64_t ws_leave_long(const ws_loc_t *l, uint32_t call)
+{
+    return ws_long_find(l->longs.v, l->longs.n, call);
+}
+/* The ticks in the user region of gap `g` of location l. */
+static inline uint64_t ws_region_len(const ws_loc_t *l, const ws_gap_t *g)
+{
+    return g->len != WS_LONG ? g->len : ws_long_find(l->glongs.v, l->glongs.n, g->call);
+}
+/* The leave of call `cl` of location l (ticks). */
+static inline uint64_t ws_leave(const ws_loc_t *l, const ws_call_t *cl)
+{
+    return cl->dur != WS_LONG ? cl->enter + cl->dur
+                              : ws_leave_long(l, (uint32_t)(cl - l->calls.v));
+}
+/* The MPI region of call `cl`. */
+static inline uint32_t ws_call_region(const ws_ctx_t *c, const ws_call_t *cl)
+{
+    return c->nodes.v[cl->site].region;
+}
+
 /* A location's span: from its first event to its last (at least its MPI
  * calls'). Only for locations with calls. */
 static inline uint64_t ws_loc_begin(const ws_loc_t *l)
@@ -187,13 +269,13 @@ static inline uint64_t ws_loc_begin(const ws_loc_t *l)
 }
 static inline uint64_t ws_loc_end(const ws_loc_t *l)
 {
-    uint64_t e = l->calls.v[l->calls.n - 1].leave;
+    uint64_t e = ws_leave(l, &l->calls.v[l->calls.n - 1]);
     return l->t_last > e ? l->t_last : e;
 }
 /* The computation before call k (k = calls.n: after the last call), ticks. */
 static inline uint64_t ws_gap_len(const ws_loc_t *l, uint64_t k)
 {
-    uint64_t a = k ? l->calls.v[k - 1].leave : ws_loc_begin(l);
+    uint64_t a = k ? ws_leave(l, &l->calls.v[k - 1]) : ws_loc_begin(l);
     uint64_t b = k < l->calls.n ? l->calls.v[k].enter : ws_loc_end(l);
     return b > a ? b - a : 0;
 }

@@ -234,6 +234,44 @@ char *ws_gather_text(const ws_net_t *net, const char *text, size_t len)
     return o;
 }
 
+/* ---- long waits (ws_wait_t) ------------------------------------------------------ */
+
+static uint64_t wl_key(size_t i, uint32_t k, int which)
+{
+    return ((uint64_t)i << 33 | (uint64_t)k << 1 | (uint64_t)(which != 0)) + 1;
+}
+
+uint64_t ws_wait_long(const ws_pass_t *p, size_t i, uint32_t k, int which)
+{
+    uint64_t key = wl_key(i, k, which);
+    for (size_t h = ws_mix(key) & (p->wl_cap - 1); p->wl_cap && p->wl[h].key; h = (h + 1) & (p->wl_cap - 1))
+        if (p->wl[h].key == key) return p->wl[h].val;
+    return which ? WS_LR_BIG : WS_LS_BIG; /* not reached: every such value has its entry */
+}
+
+void ws_wait_long_set(ws_pass_t *p, size_t i, uint32_t k, int which, uint64_t v)
+{
+    if (2 * (p->wl_n + 1) > p->wl_cap) {
+        size_t cap = p->wl_cap ? 2 * p->wl_cap : 64;
+        ws_wlong_t *t = xcalloc(cap, sizeof *t);
+        for (size_t j = 0; j < p->wl_cap; j++) {
+            if (!p->wl[j].key) continue;
+            size_t h = ws_mix(p->wl[j].key) & (cap - 1);
+            while (t[h].key) h = (h + 1) & (cap - 1);
+            t[h] = p->wl[j];
+        }
+        free(p->wl);
+        p->wl = t, p->wl_cap = cap;
+    }
+    uint64_t key = wl_key(i, k, which);
+    size_t h = ws_mix(key) & (p->wl_cap - 1);
+    while (p->wl[h].key && p->wl[h].key != key) h = (h + 1) & (p->wl_cap - 1);
+    if (!p->wl[h].key) p->wl_n++;
+    p->wl[h] = (ws_wlong_t){key, v};
+    if (which) p->wt[i][k].lr = WS_LR_BIG;
+    else p->wt[i][k].ls = WS_LS_BIG;
+}
+
 /* owner[r]: the part holding world rank r (ws_part_owns's blocks). */
 static int *rank_owners(int ranks, int nparts)
 {
@@ -272,20 +310,23 @@ static void match_messages(ws_ctx_t *c, const ws_net_t *net, ws_pass_t *p, ws_re
         if (l->sends.n) p->send_j[i] = xmalloc(l->sends.n * sizeof **p->send_j);
         for (size_t k = 0; k < l->sends.n; k++) {
             ws_msg_t *m = &l->sends.v[k];
+            ws_ct_t *ct = &l->send_ct.v[k];
             p->send_j[i][k] = WS_NONE32;
             if (m->peer < 0 || m->peer >= c->ranks) continue;
             int q = owner[m->peer];
             p->send_j[i][k] = (uint32_t)(off[q] - start[q]);
-            out[off[q]++] = (ws_xsend_t){m->comm, m->tag, l->rank, m->peer,
+            out[off[q]++] = (ws_xsend_t){ct->comm, ct->tag, l->rank, m->peer,
                                          l->calls.v[m->call].enter, (uint32_t)i, m->call};
         }
+        free(l->send_ct.v); /* the channels travel in `out` */
+        l->send_ct.v = NULL, l->send_ct.n = l->send_ct.cap = 0;
     }
     free(start);
     ws_xsend_t *in = exchange(net, out, scnt, sizeof *in, rcnt);
     uint64_t nin = 0;
     p->rdispl = xmalloc((size_t)np * sizeof *p->rdispl);
     for (int q = 0; q < np; q++) p->rdispl[q] = nin, nin += rcnt[q];
-    p->in = in, p->nin = nin;
+    p->nin = nin;
     if (nin >= WS_NONE32) {
         fprintf(stderr, "mpiscope: analysis: more than 2^32 messages arrive at one part; "
                         "analyse with more processes (--np)\n");
@@ -323,11 +364,12 @@ static void match_messages(ws_ctx_t *c, const ws_net_t *net, ws_pass_t *p, ws_re
         x = NULL;
         for (size_t k = 0; k < l->recvs.n; k++) {
             ws_msg_t *m = &l->recvs.v[k];
+            ws_ct_t *ct = &l->recv_ct.v[k];
             sent_at[k] = UINT64_MAX;
             rg[k] = WS_NONE32;
-            if (!x || x->comm != m->comm || x->src != m->peer || x->tag != m->tag ||
+            if (!x || x->comm != ct->comm || x->src != m->peer || x->tag != ct->tag ||
                 x->dst != l->rank)
-                x = chan_get(&ch, m->comm, m->peer, l->rank, m->tag, false);
+                x = chan_get(&ch, ct->comm, m->peer, l->rank, ct->tag, false);
             if (!x || x->head < 0) {
                 r->unmatched++;
                 continue;
@@ -340,12 +382,10 @@ static void match_messages(ws_ctx_t *c, const ws_net_t *net, ws_pass_t *p, ws_re
             p->g_loc[s] = (uint32_t)i;
             ws_xsend_t *sd = &in[s];
             ws_call_t *rc = &l->calls.v[m->call];
-            ws_wait_t *rw = &wt[i][m->call];
             sent_at[k] = sd->enter;
-            int rk = c->region_kind[rc->region];
+            int rk = c->region_kind[ws_call_region(c, rc)];
             if ((rk == K_RECV || rk == K_SENDRECV || rk == K_WAIT) && sd->enter > rc->enter) {
-                uint64_t w = ws_min64(sd->enter, rc->leave) - rc->enter;
-                if (w > rw->ls) rw->ls = w;
+                ws_wait_max(p, i, m->call, 0, ws_min64(sd->enter, ws_leave(l, rc)) - rc->enter);
             }
             if (rc->enter > sd->enter) {
                 PUSH(c, rep, ((ws_xreply_t){sd->loc, sd->call, rc->enter}), abort());
@@ -368,12 +408,23 @@ static void match_messages(ws_ctx_t *c, const ws_net_t *net, ws_pass_t *p, ws_re
             if (rw->ls && min_after < l->calls.v[call].enter) rw->flags |= F_WRONG_ORDER;
         }
         free(sent_at);
+        free(l->recv_ct.v); /* matched */
+        l->recv_ct.v = NULL, l->recv_ct.n = l->recv_ct.cap = 0;
     }
     /* Sends no receive took. */
     for (size_t i = 0; i < ch.cap; i++)
         for (int64_t s = ch.t[i].head; ch.t[i].head != -2 && s >= 0; s = next[s]) r->unmatched++;
     free(ch.t);
     free(next);
+    /* The passes need only where each send was: the records shrink in place
+     * (each one moves down, never over one not yet moved). */
+    ws_sent_t *kept = (ws_sent_t *)(void *)in;
+    for (uint64_t g = 0; g < nin; g++) {
+        ws_sent_t k = {in[g].enter, in[g].loc, in[g].call};
+        memcpy(&kept[g], &k, sizeof k);
+    }
+    ws_sent_t *shrunk = nin ? realloc(kept, nin * sizeof *kept) : NULL;
+    p->in = shrunk ? shrunk : kept;
 
     /* The answers go back to the senders' parts: Late Receiver. */
     memset(scnt, 0, (size_t)np * sizeof *scnt);
@@ -390,11 +441,10 @@ static void match_messages(ws_ctx_t *c, const ws_net_t *net, ws_pass_t *p, ws_re
         ws_xreply_t *a = &rin[k];
         if (a->loc >= c->nlocs || a->call >= c->locs[a->loc].calls.n) continue;
         ws_call_t *sc = &c->locs[a->loc].calls.v[a->call];
-        int sk = c->region_kind[sc->region];
+        int sk = c->region_kind[ws_call_region(c, sc)];
         if ((sk == K_SEND || sk == K_SENDRECV) && a->recv_enter > sc->enter) {
-            uint64_t w = ws_min64(a->recv_enter, sc->leave) - sc->enter;
-            ws_wait_t *sw = &wt[a->loc][a->call];
-            if (w > sw->lr) sw->lr = w;
+            uint64_t w = ws_min64(a->recv_enter, ws_leave(&c->locs[a->loc], sc)) - sc->enter;
+            ws_wait_max(p, a->loc, a->call, 1, w);
         }
     }
     free(rin);
@@ -445,7 +495,7 @@ static void match_collectives(ws_ctx_t *c, const ws_net_t *net, ws_pass_t *p)
             p->memb[i][k] = (uint32_t)id;
             ws_call_t *cl = &l->calls.v[co->call];
             if (cl->enter > mx[id]) mx[id] = cl->enter;
-            mn[3 * id] = ws_min64(mn[3 * id], cl->leave);
+            mn[3 * id] = ws_min64(mn[3 * id], ws_leave(l, cl));
             if (l->rank == co->root)
                 mn[3 * id + 1] = ws_min64(mn[3 * id + 1], cl->enter);
             else
@@ -635,8 +685,9 @@ ws_result_t *ws_finish(ws_ctx_t *c, const ws_net_t *net)
             ws_wait_t *w = &wt[i][l->recvs.v[k].call];
             if (!w->ls || (w->flags & F_LS_DONE)) continue;
             w->flags |= F_LS_DONE;
-            ADD(WS_LATE_SENDER, cl, w->ls);
-            if (w->flags & F_WRONG_ORDER) ADD(WS_LATE_SENDER_WO, cl, w->ls);
+            uint64_t ls = ws_ls(pp, i, l->recvs.v[k].call);
+            ADD(WS_LATE_SENDER, cl, ls);
+            if (w->flags & F_WRONG_ORDER) ADD(WS_LATE_SENDER_WO, cl, ls);
         }
         for (size_t k = 0; k < l->sends.n; k++) {
             ws_call_t *cl = &l->calls.v[l->sends.v[k].call];
@@ -644,8 +695,8 @@ ws_result_t *ws_finish(ws_ctx_t *c, const ws_net_t *net)
             if (!w->lr || (w->flags & F_LR_DONE)) continue;
             w->flags |= F_LR_DONE;
             /* A Sendrecv waits for both ends at once: a Late Sender wins. */
-            if (!(w->ls && c->region_kind[cl->region] == K_SENDRECV))
-                ADD(WS_LATE_RECEIVER, cl, w->lr);
+            if (!(w->ls && c->region_kind[ws_call_region(c, cl)] == K_SENDRECV))
+                ADD(WS_LATE_RECEIVER, cl, ws_lr(pp, i, l->sends.v[k].call));
         }
         for (size_t k = 0; k < l->colls.n; k++) {
             ws_coll_t *co = &l->colls.v[k];
@@ -657,19 +708,19 @@ ws_result_t *ws_finish(ws_ctx_t *c, const ws_net_t *net)
             if (barrier || ws_is_nxn(co->op)) {
                 if (last_enter > cl->enter)
                     ADD(barrier ? WS_WAIT_BARRIER : WS_WAIT_NXN, cl,
-                        ws_min64(last_enter, cl->leave) - cl->enter);
+                        ws_min64(last_enter, ws_leave(l, cl)) - cl->enter);
                 /* After the first member left; never overlapping the wait. */
                 uint64_t from = first_leave;
-                if (from < ws_min64(last_enter, cl->leave)) from = ws_min64(last_enter, cl->leave);
+                if (from < ws_min64(last_enter, ws_leave(l, cl))) from = ws_min64(last_enter, ws_leave(l, cl));
                 if (from < cl->enter) from = cl->enter;
-                if (cl->leave > from)
-                    ADD(barrier ? WS_BARRIER_COMPLETION : WS_NXN_COMPLETION, cl, cl->leave - from);
+                if (ws_leave(l, cl) > from)
+                    ADD(barrier ? WS_BARRIER_COMPLETION : WS_NXN_COMPLETION, cl, ws_leave(l, cl) - from);
             } else if (ws_is_1ton(co->op)) {
                 if (l->rank != co->root && root_enter != NONE && root_enter > cl->enter)
-                    ADD(WS_LATE_BCAST, cl, ws_min64(root_enter, cl->leave) - cl->enter);
+                    ADD(WS_LATE_BCAST, cl, ws_min64(root_enter, ws_leave(l, cl)) - cl->enter);
             } else if (ws_is_nto1(co->op)) {
                 if (l->rank == co->root && first_other != NONE && first_other > cl->enter)
-                    ADD(WS_EARLY_REDUCE, cl, ws_min64(first_other, cl->leave) - cl->enter);
+                    ADD(WS_EARLY_REDUCE, cl, ws_min64(first_other, ws_leave(l, cl)) - cl->enter);
             }
         }
 #undef ADD
@@ -683,7 +734,7 @@ ws_result_t *ws_finish(ws_ctx_t *c, const ws_net_t *net)
     for (size_t i = 0; i < c->nlocs; i++)
         free(wt[i]), free(ps.recv_g[i]), free(ps.send_j[i]), free(ps.memb[i]);
     free(wt), free(ps.recv_g), free(ps.send_j), free(ps.memb);
-    free(ps.in), free(ps.g_loc), free(ps.rdispl), free(ps.owner);
+    free(ps.in), free(ps.g_loc), free(ps.rdispl), free(ps.owner), free(ps.wl);
     sum_totals(net, r);
     site_ns = gather_sites(c, net, site_ns, &nn);
     /* Sites (part 0): every MPI call path, the ones with waiting time first. */
