@@ -1979,8 +1979,13 @@ def main():
         if os.path.relpath(old, HERE) not in OUT:
             os.remove(old)
     for rel, src in OUT.items():
-        os.makedirs(os.path.join(HERE, os.path.dirname(rel)), exist_ok=True)
-        with open(os.path.join(HERE, rel), "w") as f:
+        path = os.path.join(HERE, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        if os.path.exists(path):
+            with open(path) as f:
+                if f.read() == src:
+                    continue  # unchanged: keep its time, no rebuild
+        with open(path, "w") as f:
             f.write(src)
     print(f"{len(OUT)} programs written")
 
