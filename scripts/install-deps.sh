@@ -2,8 +2,9 @@
 # Installs the Debian packages mpiscope needs to build and test: both MPI
 # libraries (Open MPI and MPICH side by side), OTF2 with its tools, the call-site
 # resolvers, compilers for the Fortran and C++ tests, clang for the
-# sanitizer and fuzz builds, and Chromium (headless, for the HTML report's
-# test). As root it installs them; otherwise it prints the exact apt-get
+# sanitizer and fuzz builds, Chromium (headless, for the HTML report's
+# test), and the packaged MPI applications of tests/apps (about 120 MB to
+# download, a minute to install). As root it installs them; otherwise it prints the exact apt-get
 # line to run.
 set -euo pipefail
 
@@ -16,6 +17,9 @@ packages=(
   libunwind-dev libdw-dev
   python3-jsonschema
   chromium
+  # packaged MPI applications for tests/apps (docs/apps.md)
+  lammps hpcc python3-mpi4py quantum-espresso netpipe-openmpi netpipe-mpich2
+  libhdf5-openmpi-dev libhdf5-mpich-dev
 )
 
 if [ "$(id -u)" -ne 0 ]; then

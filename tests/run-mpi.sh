@@ -9,6 +9,7 @@
 #   MSC_CHECK    a command run after the program succeeded, with MPISCOPE_OUTPUT set
 #   MSC_EXPECT_RC  the exit code the run must end with (default 0; "any": not
 #                checked, the code is left in $MSC_OUT/.rc)
+#   MSC_KEEP_STDERR=1  the run's stderr is also kept as $MSC_OUT/.stderr for the check
 #   MPISCOPE_*   passed on to every rank
 set -uo pipefail
 flavor=$1 np=$2
@@ -30,8 +31,14 @@ case "$flavor" in
     ;;
   *) echo "run-mpi.sh: unknown flavor $flavor" >&2; exit 2 ;;
 esac
-"$MSC_MPIRUN" "${args[@]}" "$@"
-rc=$?
+if [ "${MSC_KEEP_STDERR:-0}" = 1 ]; then
+  "$MSC_MPIRUN" "${args[@]}" "$@" 2>"$MSC_OUT/.stderr"
+  rc=$?
+  cat "$MSC_OUT/.stderr" >&2
+else
+  "$MSC_MPIRUN" "${args[@]}" "$@"
+  rc=$?
+fi
 echo "$rc" > "$MSC_OUT/.rc"
 expect=${MSC_EXPECT_RC:-0}
 if [ "$expect" != any ] && [ "$rc" != "$expect" ]; then

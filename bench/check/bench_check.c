@@ -9,16 +9,19 @@
  *       MPI_Isend of 8 bytes, both MPI_Waitall, then a 4-byte reply. same=1
  *       puts every receive into one buffer (a true LOCAL:BUFFER:PENDING_OVERLAP
  *       on each receive but the first: 63 repeats per window), same=0 into 64
- *       buffers: seconds for the whole loop
+ *       buffers: seconds for the whole loop (the median window times the
+ *       number of windows, robust to a loaded machine)
  *   bench_check imb <repetition scale>
  *       an IMB-MPI1-like sequence (PingPong, Sendrecv, Exchange, Allreduce,
  *       Reduce, Bcast, Allgather, Alltoall, Barrier) over sizes 0 B to 64 KiB,
- *       IMB's repetitions (1000 up to 4 KiB, then halved per doubling) times
- *       the scale: seconds
+ *       IMB's repetitions (1000 up to 4 KiB, then halved per doubling; at most 2000) times
+ *       the scale: seconds (per step the median repetition times the
+ *       repetitions, robust to a loaded machine)
  *   bench_check halo <iterations>
  *       a LULESH-like halo code on a ring: per iteration two 16 KiB faces
  *       with MPI_Irecv/MPI_Isend/MPI_Waitall, ~20 us of computation, an
- *       MPI_Allreduce of the time step: seconds
+ *       MPI_Allreduce of the time step: seconds (median iteration times the
+ *       iterations)
  *   bench_check self <iterations>
  *   bench_check self <iterations> <blocks>
  *       one rank, for callgrind (deterministic instruction counts): per
@@ -94,9 +97,10 @@ static void window(int windows, int same)
     int ack = 0;
     MPI_Request r[W];
     MPI_Status st[W];
+    double *t = malloc(sizeof *t * (size_t)windows);
     MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = now();
     for (int k = 0; k < windows; k++) {
+        double t0 = now();
         if (rank == 0) {
             for (int i = 0; i < W; i++) MPI_Isend(&bufs[i], 1, MPI_DOUBLE, 1, 100, MPI_COMM_WORLD, &r[i]);
             MPI_Waitall(W, r, st);
@@ -107,35 +111,49 @@ static void window(int windows, int same)
             MPI_Waitall(W, r, st);
             MPI_Send(&ack, 1, MPI_INT, 0, 101, MPI_COMM_WORLD);
         }
+        t[k] = now() - t0;
     }
-    double t = now() - t0;
-    if (rank == 0) printf("window_seconds_same%d %.3f\n", same, t);
+    /* The median window times the windows: the loop's time without the
+     * pauses a loaded machine puts into some windows. */
+    if (rank == 0) printf("window_seconds_same%d %.3f\n", same, median(t, windows) * windows);
+    free(t);
 }
+
+/* Runs `reps` repetitions of one IMB step and returns their median time
+ * times reps (rank 0's view; robust to a loaded machine). */
+#define STEP(body)                                                            \
+    do {                                                                      \
+        for (int i_ = 0; i_ < reps; i_++) {                                   \
+            double t0_ = now();                                               \
+            body;                                                             \
+            tt[i_] = now() - t0_;                                             \
+        }                                                                     \
+        total += median(tt, reps) * reps;                                     \
+    } while (0)
 
 static void imb(double scale)
 {
+    double total = 0, *tt = malloc(sizeof *tt * 2000);
     int maxb = 65536;
     char *s = calloc((size_t)maxb * (size_t)size, 1), *r = calloc((size_t)maxb * (size_t)size, 1);
     int left = (rank + size - 1) % size, right = (rank + 1) % size;
     MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = now();
     for (int bytes = 0; bytes <= maxb; bytes = bytes ? bytes * 2 : 1) {
         int reps = bytes <= 4096 ? 1000 : 1000 * 4096 / bytes;
         reps = (int)(reps * scale);
         if (reps < 1) reps = 1;
-        for (int i = 0; i < reps && size >= 2; i++) { /* PingPong */
-            if (rank == 0) {
+        if (reps > 2000) reps = 2000;
+        if (size >= 2)
+            STEP(if (rank == 0) { /* PingPong */
                 MPI_Send(s, bytes, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
                 MPI_Recv(r, bytes, MPI_BYTE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             } else if (rank == 1) {
                 MPI_Recv(r, bytes, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
                 MPI_Send(s, bytes, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
-            }
-        }
-        for (int i = 0; i < reps; i++) /* Sendrecv */
-            MPI_Sendrecv(s, bytes, MPI_BYTE, right, 1, r, bytes, MPI_BYTE, left, 1, MPI_COMM_WORLD,
-                         MPI_STATUS_IGNORE);
-        for (int i = 0; i < reps; i++) { /* Exchange */
+            });
+        STEP(MPI_Sendrecv(s, bytes, MPI_BYTE, right, 1, r, bytes, MPI_BYTE, left, 1,
+                          MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        STEP({ /* Exchange */
             MPI_Request q[4];
             MPI_Status st[4];
             MPI_Irecv(r, bytes, MPI_BYTE, left, 2, MPI_COMM_WORLD, &q[0]);
@@ -143,18 +161,17 @@ static void imb(double scale)
             MPI_Isend(s, bytes, MPI_BYTE, left, 2, MPI_COMM_WORLD, &q[2]);
             MPI_Isend(s, bytes, MPI_BYTE, right, 2, MPI_COMM_WORLD, &q[3]);
             MPI_Waitall(4, q, st);
-        }
+        });
         int nf = bytes / (int)sizeof(float);
-        for (int i = 0; i < reps; i++) MPI_Allreduce(s, r, nf, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-        for (int i = 0; i < reps; i++) MPI_Reduce(s, r, nf, MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD);
-        for (int i = 0; i < reps; i++) MPI_Bcast(s, bytes, MPI_BYTE, 0, MPI_COMM_WORLD);
-        for (int i = 0; i < reps; i++)
-            MPI_Allgather(s, bytes, MPI_BYTE, r, bytes, MPI_BYTE, MPI_COMM_WORLD);
-        for (int i = 0; i < reps; i++)
-            MPI_Alltoall(s, bytes, MPI_BYTE, r, bytes, MPI_BYTE, MPI_COMM_WORLD);
-        for (int i = 0; i < reps; i++) MPI_Barrier(MPI_COMM_WORLD);
+        STEP(MPI_Allreduce(s, r, nf, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD));
+        STEP(MPI_Reduce(s, r, nf, MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD));
+        STEP(MPI_Bcast(s, bytes, MPI_BYTE, 0, MPI_COMM_WORLD));
+        STEP(MPI_Allgather(s, bytes, MPI_BYTE, r, bytes, MPI_BYTE, MPI_COMM_WORLD));
+        STEP(MPI_Alltoall(s, bytes, MPI_BYTE, r, bytes, MPI_BYTE, MPI_COMM_WORLD));
+        STEP(MPI_Barrier(MPI_COMM_WORLD));
     }
-    double t = now() - t0;
+    double t = total;
+    free(tt);
     if (rank == 0) printf("imb_seconds %.3f\n", t);
     free(s);
     free(r);
@@ -165,9 +182,10 @@ static void halo(int iters)
     enum { N = 2048 }; /* doubles per face: 16 KiB */
     double *field = calloc(4 * N, sizeof(double)), dt = 1, gdt;
     int left = (rank + size - 1) % size, right = (rank + 1) % size;
+    double *tt = malloc(sizeof *tt * (size_t)iters);
     MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = now();
     for (int it = 0; it < iters; it++) {
+        double t0 = now();
         MPI_Request q[4];
         MPI_Status st[4];
         MPI_Irecv(field, N, MPI_DOUBLE, left, 3, MPI_COMM_WORLD, &q[0]);
@@ -180,9 +198,10 @@ static void halo(int iters)
                 field[2 * N + i % (2 * N)] = 0.25 * (field[i - 1] + 2 * field[i] + field[i + 1]);
         dt = 1e-3 * (1 + field[N]);
         MPI_Allreduce(&dt, &gdt, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+        tt[it] = now() - t0;
     }
-    double t = now() - t0;
-    if (rank == 0) printf("halo_seconds %.3f\n", t);
+    if (rank == 0) printf("halo_seconds %.3f\n", median(tt, iters) * iters);
+    free(tt);
     free(field);
 }
 
@@ -215,8 +234,8 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     const char *t = argc > 1 ? argv[1] : "";
     int a = argc > 2 ? atoi(argv[2]) : 0, b = argc > 3 ? atoi(argv[3]) : 0;
-    if (!strcmp(t, "pingpong")) pingpong(a ? a : 10000, b ? b : 30);
-    else if (!strcmp(t, "allreduce")) allreduce(a ? a : 10000, b ? b : 30);
+    if (!strcmp(t, "pingpong")) pingpong(a ? a : 500, b ? b : 200);
+    else if (!strcmp(t, "allreduce")) allreduce(a ? a : 500, b ? b : 200);
     else if (!strcmp(t, "window")) window(a ? a : 15625, b);
     else if (!strcmp(t, "imb")) imb(argc > 2 ? atof(argv[2]) : 1.0);
     else if (!strcmp(t, "halo")) halo(a ? a : 5000);

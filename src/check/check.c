@@ -354,6 +354,8 @@ static void enter_objects(msc_call_t *c)
             chk_report("LOCAL:ARG:FREED_HANDLE", c->fn, c->site,
                        "%s was called for a communicator that was already freed.",
                        msc_fn_name[c->fn]);
+        else if (c->fn == MSC_FN_MPI_Comm_free)
+            chk_coll_comm_free(comm); /* collective: the logged collectives are compared */
         chk_comm_remove(comm);
     }
 }
@@ -434,6 +436,7 @@ static void chk_enter(msc_call_t *c)
         break;
     case MSC_KIND_ICOLL:
         check_coll_args(c);
+        if (c->comm != MPI_COMM_NULL) chk_coll_enter(c); /* logged, never waits */
         break;
     case MSC_KIND_HANDLE_FREE:
     case MSC_KIND_TYPE_COMMIT:
@@ -666,6 +669,10 @@ static void unreceived(void)
 static void chk_finalize(void)
 {
     chk_wd_finalizing(NULL);
+    enum { MAXC = 4096 };
+    chk_comm_t **comms = malloc(sizeof *comms * MAXC);
+    if (comms) chk_coll_finalize(comms, chk_comm_entries(comms, MAXC));
+    free(comms);
     unreceived();
     chk_objects_leaks();
     chk_findings_finalize();

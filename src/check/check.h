@@ -210,6 +210,12 @@ typedef struct {
     bool inter;
     uint64_t coll_seq;     /* collectives seen on it */
     uint64_t key;          /* hash of the members' world ranks (groups of findings) */
+    /* Collectives logged since the last comparison (global.c). */
+    struct coll *log;
+    void **log_site;
+    uint64_t *log_seq;
+    int nlog, caplog;
+    uint64_t run;          /* running hash of the logged descriptors */
 } chk_comm_t;
 /* Registers a communicator the application got (creating its shadows:
  * collective over its members). */
@@ -218,6 +224,8 @@ void chk_comm_remove(MPI_Comm c) CHK_INTERNAL;
 /* The p2p shadows of the live communicators (at most max), and in `apps`
  * (may be NULL) the application communicator of each. */
 int chk_comm_shadows(MPI_Comm *out, MPI_Comm *apps, int max) CHK_INTERNAL;
+/* The entries of the live communicators (at most max). */
+int chk_comm_entries(chk_comm_t **out, int max) CHK_INTERNAL;
 /* The entry (under the registry's lock held by the caller: use chk_lock). */
 chk_comm_t *chk_comm_find(MPI_Comm c) CHK_INTERNAL;
 void chk_lock(void) CHK_INTERNAL;
@@ -234,6 +242,11 @@ void chk_objects_finalize(void) CHK_INTERNAL;
 
 /* --- global checks (global.c) ------------------------------------------- */
 void chk_coll_enter(msc_call_t *c) CHK_INTERNAL;
+/* Before MPI_Comm_free (collective): the logged collectives are compared. */
+void chk_coll_comm_free(MPI_Comm comm) CHK_INTERNAL;
+/* At MPI_Finalize: the same for every communicator still alive; `list`
+ * holds them in an order all ranks share (by creation). */
+void chk_coll_finalize(chk_comm_t **list, int n) CHK_INTERNAL;
 void chk_p2p_send_enter(msc_call_t *c) CHK_INTERNAL;
 
 /* --- point to point (p2p.c) --------------------------------------------- */

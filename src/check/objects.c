@@ -425,6 +425,9 @@ void chk_comm_add(MPI_Comm c, msc_fn_t fn, void *site)
 static void comm_release(chk_comm_t *e)
 {
     if (!e) return;
+    free(e->log);
+    free(e->log_site);
+    free(e->log_seq);
     if (e->coll_shadow != MPI_COMM_NULL) PMPI_Comm_free(&e->coll_shadow);
     if (e->p2p_shadow != MPI_COMM_NULL) PMPI_Comm_free(&e->p2p_shadow);
     if (e->ack_shadow != MPI_COMM_NULL) PMPI_Comm_free(&e->ack_shadow);
@@ -510,6 +513,17 @@ const chk_cinfo_t *chk_cinfo_slow(MPI_Comm c)
         }
     }
     return m;
+}
+
+int chk_comm_entries(chk_comm_t **out, int max)
+{
+    int n = 0;
+    chk_lock();
+    for (int b = 0; b < BUCKETS; b++)
+        for (obj_t *o = bucket[b]; o && n < max; o = o->next)
+            if (o->cls == MSC_OBJ_COMM && o->comm) out[n++] = o->comm;
+    chk_unlock();
+    return n;
 }
 
 chk_comm_t *chk_comm_find(MPI_Comm c)

@@ -61,7 +61,7 @@ void msc_clock_init(msc_clock_choice_t choice)
     msc_clock.use_tsc = 0;
 #if defined(__x86_64__)
     if (choice == MSC_CLOCK_TSC || (choice == MSC_CLOCK_AUTO && tsc_trustworthy())) {
-        uint64_t t0, n0, t1, n1;
+        uint64_t t0 = 0, n0 = 0, t1 = 0, n1 = 0; /* (GCC -O3 cannot see sample() set them) */
         sample(&t0, &n0);
         do sample(&t1, &n1);
         while (n1 - n0 < 2000000);

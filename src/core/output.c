@@ -5,6 +5,8 @@
  */
 #include "output.h"
 
+#include <stdatomic.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -53,8 +55,36 @@ void msc_output_setup(const char *program)
             ok = 1;
         if (!ok) path[0] = 0;
     }
+    char marker[sizeof path + 64];
+    if (ok) {
+        snprintf(marker, sizeof marker, "%s/.mpiscope-shared.%ld", path, (long)getpid());
+        int fd = open(marker, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd >= 0) close(fd);
+    }
     PMPI_Bcast(&ok, 1, MPI_INT, 0, msc_g.comm);
     if (ok) PMPI_Bcast(path, (int)sizeof path, MPI_CHAR, 0, msc_g.comm);
+    if (ok) PMPI_Bcast(marker, (int)sizeof marker, MPI_CHAR, 0, msc_g.comm);
+    if (ok) {
+        int unseen = access(marker, F_OK) != 0, nunseen = 0, local_ok = 1;
+        if (unseen && !make_dir(path)) local_ok = 0;
+        PMPI_Allreduce(&unseen, &nunseen, 1, MPI_INT, MPI_SUM, msc_g.comm);
+        if (msc_g.world_rank == 0) {
+            unlink(marker);
+            if (nunseen)
+                msc_warn("output directory '%s' is not shared by every rank: %d of %d ranks "
+                         "(on other nodes) cannot see it and write into their own node's copy. "
+                         "The profile is complete here; the trace's events of those ranks are "
+                         "in their nodes' copies: copy every node's directory into this one "
+                         "before 'mpiscope report'",
+                         path, nunseen, msc_g.world_size);
+        }
+        if (!local_ok) {
+            msc_warn("cannot create this node's copy of output directory '%s': %s", path,
+                     strerror(errno));
+            path[0] = 0;
+        }
+        msc_g.outdir_shared = !unseen;
+    }
     snprintf(msc_g.outdir, sizeof msc_g.outdir, "%s", ok ? path : "");
 }
 
@@ -86,6 +116,18 @@ bool msc_out_open(msc_out_t *o, const char *name)
     return true;
 }
 
+static _Atomic unsigned long files_written;
+
+void msc_output_wrote(void)
+{
+    atomic_fetch_add(&files_written, 1);
+}
+
+unsigned long msc_output_written(void)
+{
+    return atomic_load(&files_written);
+}
+
 bool msc_out_close(msc_out_t *o)
 {
     if (!o->f) return false;
@@ -96,6 +138,7 @@ bool msc_out_close(msc_out_t *o)
     if (fclose(o->f) != 0) ok = false, err = errno;
     o->f = NULL;
     if (ok && rename(o->temp_path, o->final_path) != 0) ok = false, err = errno;
+    if (ok) msc_output_wrote();
     if (!ok) {
         unlink(o->temp_path);
         msc_warn_once("output-write", "could not write '%s': %s; it is missing", o->final_path,

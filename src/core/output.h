@@ -30,4 +30,11 @@ bool msc_out_open(msc_out_t *o, const char *name) __attribute__((visibility("hid
  * the temporary file removed) if anything failed, including a full disk. */
 bool msc_out_close(msc_out_t *o) __attribute__((visibility("hidden")));
 
+/* Files this process put into the output directory so far: msc_out_close
+ * counts its own; a module that writes otherwise (the trace, through OTF2)
+ * calls msc_output_wrote once it has. The closing "results in" line is
+ * printed only when some rank wrote something. */
+void msc_output_wrote(void) __attribute__((visibility("hidden")));
+unsigned long msc_output_written(void) __attribute__((visibility("hidden")));
+
 #endif

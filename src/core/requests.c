@@ -6,6 +6,14 @@
  * setting whatever the handles hash to: per-stripe pools would drop requests
  * while the table still had room. A completion call locks one stripe per
  * completed request; nothing here runs for calls that involve no request.
+ *
+ * One handle can stand for many pending operations: the MPIs return a
+ * shared, already complete request for sends that finish inline. Such a
+ * handle's entries form a run in its bucket, oldest first, whose first entry
+ * points at the newest (posting appends in O(1)); a completion of that
+ * handle takes the oldest entry posted by the completing thread, so that
+ * threads sharing the handle each complete their own operations, and any
+ * number of them (up to the pool) are kept.
  */
 #include "requests.h"
 
@@ -20,7 +28,8 @@
 enum { STRIPES = 64, BUCKETS = 256 };
 
 typedef struct entry {
-    struct entry *next;
+    struct entry *next;   /* the bucket's chain; the entries of one handle are adjacent, oldest first */
+    struct entry *last;   /* in the first entry of a handle's run: the run's newest entry */
     MPI_Request key;
     msc_req_info_t info;
 } entry_t;
@@ -35,6 +44,12 @@ static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static entry_t *pool, *free_list;   /* MPISCOPE_MAX_REQUESTS entries; the unused ones */
 static _Atomic uint64_t dropped, pending, next_id = 1;
 static bool ready;
+static uint32_t (*comm_tag_fn)(MPI_Comm);
+
+void msc_requests_comm_tag(uint32_t (*fn)(MPI_Comm))
+{
+    comm_tag_fn = fn;
+}
 
 static uint64_t hash(MPI_Request r)
 {
@@ -70,10 +85,11 @@ static stripe_t *stripe_of(uint64_t h)
     return &stripes[h % STRIPES];
 }
 
+/* The link to the first entry of `r`'s run, or to the chain's end. */
 static entry_t **slot_of(stripe_t *st, uint64_t h, MPI_Request r)
 {
     entry_t **p = &st->bucket[(h / STRIPES) % BUCKETS];
-    while (*p && !same((*p)->key, r)) p = &(*p)->next;
+    while (*p && !same((*p)->key, r)) p = &(*p)->last->next;
     return p;
 }
 
@@ -87,8 +103,14 @@ static entry_t *take_entry(void)
     return e;
 }
 
-/* Entries of one handle kept at most (see insert). */
-enum { SAME_HANDLE_MAX = 64 };
+static void give_entry(entry_t *e)
+{
+    pthread_mutex_lock(&pool_lock);
+    e->next = free_list;
+    free_list = e;
+    pthread_mutex_unlock(&pool_lock);
+    atomic_fetch_sub_explicit(&pending, 1, memory_order_relaxed);
+}
 
 static void insert(MPI_Request r, const msc_req_info_t *info)
 {
@@ -97,82 +119,79 @@ static void insert(MPI_Request r, const msc_req_info_t *info)
     pthread_mutex_lock(&st->lock);
     entry_t **p = slot_of(st, h, r);
     entry_t *e = *p;
-    if (e && !e->info.persistent && !info->persistent) {
-        /* A handle that is already in the table for a nonblocking operation
-         * not yet completed: both MPIs return one shared, already complete
-         * request for a send that finished inline (Open MPI's
-         * ompi_request_empty, MPICH's lightweight requests), so several
-         * pending operations can have the same handle. Keep them all, in
-         * posting order: completions take the oldest first. A chain longer
-         * than SAME_HANDLE_MAX can only come from completions never seen;
-         * its oldest entry is recycled. */
-        entry_t *last = e;
-        int n = 1;
-        while (last->next && same(last->next->key, r)) last = last->next, n++;
-        entry_t *fresh = n < SAME_HANDLE_MAX ? take_entry() : NULL;
-        if (!fresh && n >= SAME_HANDLE_MAX) {
-            *p = e->next; /* recycle the oldest of this handle */
-            fresh = e;
-            if (last == e) last = NULL;
-            atomic_fetch_sub_explicit(&pending, 1, memory_order_relaxed);
-            atomic_fetch_add_explicit(&dropped, 1, memory_order_relaxed);
-        }
-        if (fresh) {
-            fresh->key = r;
-            fresh->info = *info;
-            if (last) {
-                fresh->next = last->next;
-                last->next = fresh;
-            } else {
-                fresh->next = *p;
-                *p = fresh;
-            }
-            atomic_fetch_add_explicit(&pending, 1, memory_order_relaxed);
-        }
+    if (e && (e->info.persistent || info->persistent)) {
+        /* A persistent request's handle again: the old entry is stale (the
+         * MPI freed it without our seeing it); the new operation takes it. */
+        e->info = *info;
         pthread_mutex_unlock(&st->lock);
-        if (!fresh) atomic_fetch_add_explicit(&dropped, 1, memory_order_relaxed);
         return;
     }
-    if (!e) {
-        pthread_mutex_lock(&pool_lock);
-        e = free_list;
-        if (e) free_list = e->next;
-        pthread_mutex_unlock(&pool_lock);
+    entry_t *fresh = take_entry();
+    if (fresh) {
+        fresh->key = r;
+        fresh->info = *info;
         if (e) {
-            e->next = NULL;
-            e->key = r;
-            *p = e;
-            atomic_fetch_add_explicit(&pending, 1, memory_order_relaxed);
+            /* A handle already in the table for an operation not yet
+             * completed: both MPIs return one shared, already complete
+             * request for a send that finished inline (Open MPI's
+             * ompi_request_empty, MPICH's lightweight requests), so any
+             * number of pending operations can have the same handle. Each
+             * keeps its entry, in posting order, at the end of the run. */
+            fresh->next = e->last->next;
+            e->last->next = fresh;
+            e->last = fresh;
+        } else {
+            fresh->next = NULL;
+            fresh->last = fresh;
+            *p = fresh;
         }
+        atomic_fetch_add_explicit(&pending, 1, memory_order_relaxed);
     }
-    if (e) e->info = *info;
     pthread_mutex_unlock(&st->lock);
-    if (!e) atomic_fetch_add_explicit(&dropped, 1, memory_order_relaxed);
+    if (!fresh) atomic_fetch_add_explicit(&dropped, 1, memory_order_relaxed);
 }
 
-/* Copies the entry of `r` into `out`; removes it when `remove` is set, or
- * when it is a completed non-persistent request. `start` marks it active. */
+/* Entries of a shared handle's run looked at for one of the completing
+ * thread's own (beyond them, the oldest is taken). */
+enum { RUN_SCAN = 256 };
+
+/* Copies the entry of `r` into `out`; removes it when `what` is
+ * LOOKUP_FREE, or LOOKUP_COMPLETE of a non-persistent request.
+ * LOOKUP_START marks it active. Of a shared handle's run, a completion takes
+ * the oldest operation posted by the completing thread `me` (threads that
+ * share the handle each complete their own), else the oldest. */
 enum { LOOKUP_COMPLETE, LOOKUP_START, LOOKUP_FREE, LOOKUP_PEEK };
 
-static bool lookup(MPI_Request r, int what, msc_req_info_t *out)
+static bool lookup(MPI_Request r, int what, int me, msc_req_info_t *out)
 {
     uint64_t h = hash(r);
     stripe_t *st = stripe_of(h);
     pthread_mutex_lock(&st->lock);
     entry_t **p = slot_of(st, h, r);
-    entry_t *e = *p;
+    entry_t *head = *p, *e = head, *prev = NULL;
+    if (head && (what == LOOKUP_COMPLETE || what == LOOKUP_FREE) && head->last != head && head->info.thread != me) {
+        entry_t *q = head;
+        for (int n = 0; q != head->last && n < RUN_SCAN; n++, q = q->next)
+            if (q->next->info.thread == me) {
+                prev = q;
+                e = q->next;
+                break;
+            }
+    }
     if (e) {
         bool remove = what == LOOKUP_FREE || (what == LOOKUP_COMPLETE && !e->info.persistent);
         if (what == LOOKUP_START) e->info.active = 1;
         if (out) *out = e->info;
         if (what == LOOKUP_COMPLETE) e->info.active = 0;
         if (remove) {
-            *p = e->next;
-            pthread_mutex_lock(&pool_lock);
-            e->next = free_list;
-            free_list = e;
-            pthread_mutex_unlock(&pool_lock);
-            atomic_fetch_sub_explicit(&pending, 1, memory_order_relaxed);
+            if (!prev) { /* the run's first entry: the next one heads it */
+                if (e->last != e) e->next->last = e->last;
+                *p = e->next;
+            } else {
+                prev->next = e->next;
+                if (head->last == e) head->last = prev;
+            }
+            give_entry(e);
         }
     }
     pthread_mutex_unlock(&st->lock);
@@ -200,6 +219,7 @@ static void post(msc_call_t *c)
         .root = MPI_UNDEFINED,
         .site = c->site,
         .t_post = c->t_enter,
+        .thread = c->thread ? c->thread->index : -1,
     };
     switch (c->kind) {
     case MSC_KIND_ISEND:
@@ -239,6 +259,8 @@ static void post(msc_call_t *c)
         break;
     }
     info.persistent = c->kind == MSC_KIND_SEND_INIT || c->kind == MSC_KIND_RECV_INIT;
+    if (comm_tag_fn && (info.comm != MPI_COMM_NULL || c->kind == MSC_KIND_IMRECV))
+        info.comm_tag = comm_tag_fn(info.comm);
     c->req_id = info.id;
     insert(*c->request, &info);
 }
@@ -260,7 +282,7 @@ static void complete(msc_call_t *c, MPI_Request r, MPI_Status *status)
     if (r == MPI_REQUEST_NULL) return;
     msc_done_t *d = &c->done[c->ndone];
     memset(d, 0, sizeof *d);
-    if (!lookup(r, LOOKUP_COMPLETE, &d->info)) d->info.id = 0;
+    if (!lookup(r, LOOKUP_COMPLETE, c->thread ? c->thread->index : -1, &d->info)) d->info.id = 0;
     d->status = status;
     d->bytes = d->info.bytes;
     if (status) {
@@ -300,14 +322,15 @@ void msc_requests_leave(msc_call_t *c)
         post(c);
         return;
     case MSC_KIND_START:
-        if (c->rc == MPI_SUCCESS) lookup(c->req_in, LOOKUP_START, NULL);
+        if (c->rc == MPI_SUCCESS) lookup(c->req_in, LOOKUP_START, -1, NULL);
         return;
     case MSC_KIND_STARTALL:
         if (c->rc == MPI_SUCCESS && c->reqs_in)
-            for (int i = 0; i < c->nreq; i++) lookup(c->reqs_in[i], LOOKUP_START, NULL);
+            for (int i = 0; i < c->nreq; i++) lookup(c->reqs_in[i], LOOKUP_START, -1, NULL);
         return;
     case MSC_KIND_REQUEST_FREE:
-        if (c->rc == MPI_SUCCESS) lookup(c->req_in, LOOKUP_FREE, NULL);
+        if (c->rc == MPI_SUCCESS)
+            lookup(c->req_in, LOOKUP_FREE, c->thread ? c->thread->index : -1, NULL);
         return;
     default:
         break;
@@ -353,7 +376,7 @@ void msc_requests_leave(msc_call_t *c)
 
 bool msc_requests_find(MPI_Request r, msc_req_info_t *out)
 {
-    return ready && r != MPI_REQUEST_NULL && lookup(r, LOOKUP_PEEK, out);
+    return ready && r != MPI_REQUEST_NULL && lookup(r, LOOKUP_PEEK, -1, out);
 }
 
 uint64_t msc_requests_dropped(void)

@@ -36,6 +36,10 @@ typedef struct {
     int64_t bytes;          /* send: message size; receive: buffer capacity */
     void *site;             /* return address of the posting call */
     uint64_t t_post;        /* ns */
+    uint32_t comm_tag;      /* the communicator as a module sees it at post time
+                             * (msc_requests_comm_tag), for when it is freed
+                             * while the request is pending */
+    int thread;             /* index of the posting thread (msc_thread_t), or -1 */
     uint8_t persistent;
     uint8_t active;         /* persistent: started and not yet completed */
 } msc_req_info_t;
@@ -61,6 +65,14 @@ void msc_requests_leave(struct msc_call *c) __attribute__((visibility("hidden"))
 /* What the table knows of pending request `r`, without changing it (for a
  * test that did not complete, or a request just started). false if unknown. */
 bool msc_requests_find(MPI_Request r, msc_req_info_t *out) __attribute__((visibility("hidden")));
+
+/* A module's description of a request's communicator, taken when the
+ * request is posted and kept in msc_req_info_t.comm_tag: MPI_Comm_free only
+ * marks a communicator for deallocation, so a receive on it may complete
+ * after the handle is gone (or reused) and the communicator can no longer be
+ * asked anything. `fn` gets MPI_COMM_NULL for MPI_Imrecv. One module (the
+ * trace) sets it at its init; 0 in every request otherwise. */
+void msc_requests_comm_tag(uint32_t (*fn)(MPI_Comm comm)) __attribute__((visibility("hidden")));
 
 /* Requests that did not fit the table so far, and pending ones now. */
 uint64_t msc_requests_dropped(void) __attribute__((visibility("hidden")));

@@ -161,6 +161,7 @@ void msc_runtime_init(int thread_provided)
         }
     }
     msc_hooks_refresh();
+    msc_g.t_ready = msc_now_ns();
     atomic_store(&msc_g.level, none ? 0 : 1);
     atomic_store(&msc_g.phase, MSC_PHASE_RUNNING);
     msc_gates_update();
@@ -184,8 +185,14 @@ void msc_runtime_finalize(void)
     for (int i = module_count - 1; i >= 0; i--)
         if (module_active[i] && modules[i]->finalize) modules[i]->finalize();
     bool quiet = msc_g.settings.v[MSC_SET_QUIET].num;
-    if (!quiet && msc_g.world_rank == 0 && msc_g.outdir[0])
-        msc_warn("results in %s", msc_g.outdir);
+    unsigned long written = msc_output_written();
+    PMPI_Allreduce(MPI_IN_PLACE, &written, 1, MPI_UNSIGNED_LONG, MPI_SUM, msc_g.comm);
+    if (!quiet && msc_g.world_rank == 0 && msc_g.outdir[0]) {
+        if (written)
+            msc_warn("results in %s", msc_g.outdir);
+        else
+            msc_warn("nothing was written to %s (see the messages above)", msc_g.outdir);
+    }
     PMPI_Comm_free(&msc_g.comm);
 }
 

@@ -82,8 +82,11 @@ typedef struct {
     MPI_Comm comm;               /* private duplicate of MPI_COMM_WORLD for the tool's traffic */
     msc_settings_t settings;
     char outdir[PATH_MAX];       /* output directory; empty when output is impossible */
+    bool outdir_shared;          /* this rank sees rank 0's output directory (output.c) */
     uint64_t t_init_begin;       /* ns, entry of MPI_Init */
     uint64_t t_init_end;         /* ns, return of PMPI_Init */
+    uint64_t t_ready;            /* ns, the tool's own start done (its collectives waited for
+                                  * every rank): where the profile's wall time begins */
     uint64_t t_finalize_begin;   /* ns, entry of MPI_Finalize */
 } msc_global_t;
 

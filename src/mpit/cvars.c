@@ -144,8 +144,8 @@ static bool convert(const entry_t *e, MPI_Datatype type, MPI_T_enum en, int coun
         char items[1000];
         int iv;
         if (!enum_value(en, v, &iv, items, sizeof items)) {
-            snprintf(detail, sizeof detail, "'%s' is not an item of its enumeration (%s)", v,
-                     items);
+            snprintf(detail, sizeof detail, "'%.150s' is not an item of its enumeration (%.999s)",
+                     v, items);
             say("MPISCOPE_CVARS: %s: %s; not set", e->name, detail);
             return false;
         }

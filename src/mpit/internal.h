@@ -102,4 +102,41 @@ const msc_lib_t *msc_lib(void) MSC_HIDDEN;
 /* The library's PMPI_T_<name>, for the functions not in msc_lib_t. */
 void *msc_lib_sym(const char *name) MSC_HIDDEN;
 
+/* Facts about the library's control variables that its MPI_T does not
+ * give (libvars.c; Open MPI only, "unknown" elsewhere). `li` is the
+ * library's index of the variable. */
+typedef struct {
+    void *storage;            /* where the library kept the value when first seen */
+    void *object;             /* base of the shared object holding it, or NULL */
+    bool dead;                /* the storage was on a stack: never valid */
+} msc_libvar_origin_t;
+/* 1: may be written through MPI_T, 0: never, -1: unknown. */
+int msc_libvar_settable(int li) MSC_HIDDEN;
+void msc_libvar_origin(int li, msc_libvar_origin_t *o) MSC_HIDDEN;
+/* False when the value's storage is gone (its object was unloaded). */
+bool msc_libvar_alive(int li, const msc_libvar_origin_t *o) MSC_HIDDEN;
+/* False for a performance variable of a component not in use, which the
+ * library would crash taking a handle for. */
+bool msc_libvar_pvar_in_use(int li) MSC_HIDDEN;
+
+/* The library's performance variables without its MPI_T (libvars.c; Open
+ * MPI only): count (-1: not available), description of variable i (false:
+ * none there), and for `direct` ones binding (returns the count, -1 on
+ * failure), reading (MPI_SUCCESS or an MPI_T error) and unbinding. */
+typedef struct {
+    const void *pvar;         /* the library's own description */
+    const char *name;
+    int klass, bind;
+    MPI_Datatype type;
+    bool direct;              /* readable here: continuous, no start value, in use */
+    void *obj;                /* bound object, as the library takes it */
+} msc_libpvar_t;
+int msc_libpvar_count(void) MSC_HIDDEN;
+bool msc_libpvar_describe(int i, msc_libpvar_t *out) MSC_HIDDEN;
+int msc_libpvar_bind(msc_libpvar_t *p, MPI_Comm comm) MSC_HIDDEN;
+int msc_libpvar_read(const msc_libpvar_t *p, void *buf) MSC_HIDDEN;
+void msc_libpvar_unbind(msc_libpvar_t *p) MSC_HIDDEN;
+/* MPI_T_init_thread without the library's MPI_T, for mpiscope's modules. */
+void msc_mpit_init_own(void) MSC_HIDDEN;
+
 #endif

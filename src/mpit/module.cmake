@@ -3,6 +3,7 @@
 # module that measures them (vars.c). See docs/mpit.md.
 list(APPEND MSC_MODULE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/lib.c
+  ${CMAKE_CURRENT_LIST_DIR}/libvars.c
   ${CMAKE_CURRENT_LIST_DIR}/registry.c
   ${CMAKE_CURRENT_LIST_DIR}/tool.c
   ${CMAKE_CURRENT_LIST_DIR}/vars.c

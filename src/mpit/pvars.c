@@ -58,6 +58,7 @@
 #include "../profile/callsite.h"
 #include "../trace/trace.h"
 #include "pvar_class.h"
+#include "internal.h"
 #include "../core/json_out.h"
 
 /* The profile module resolves call sites; this module works without it. */
@@ -89,6 +90,8 @@ typedef struct {
     bool continuous;
     bool pending;        /* no handle yet: bound at the first sample */
     bool dead;           /* left out after all (a note says why) */
+    bool direct;         /* read without MPI_T (libvars.c), through `lp` */
+    msc_libpvar_t lp;
 } sampled_t;
 
 typedef struct {
@@ -100,6 +103,7 @@ typedef struct {
 typedef struct {
     MPI_Comm comm;
     MPI_T_pvar_handle handle; /* Open MPI's queue length for this communicator */
+    msc_libpvar_t lp;         /* the same, read without MPI_T (queue_direct) */
     int count;
     bool have_handle;
     uint64_t run;        /* own measure: receives in a row that found their message */
@@ -122,6 +126,9 @@ static bool check_on;
 static _Atomic int enter_wanted; /* the check (a hook on MPI calls); sampling is due at next_due */
 static uint64_t threshold;
 static int queue_index = -1; /* pml_ob1_unexpected_msgq_length, or -1: own measure */
+static bool queue_direct;     /* ... read without MPI_T: queue_lp describes it */
+static msc_libpvar_t queue_lp;
+static bool finalizing;       /* the last sample: the library's variables are not read */
 static site_t sites[MAX_SITES];
 static int nsites;
 static uint64_t sites_dropped;
@@ -170,12 +177,42 @@ static bool numeric(MPI_Datatype t)
            t == MPI_DOUBLE || t == MPI_INT || t == MPI_COUNT;
 }
 
-static bool wanted(const char *name, const char *globs)
+/* MPISCOPE_PVARS=default, per MPI: the library's message queue lengths.
+ * Open MPI: its ob1 point-to-point layer's unexpected-message and
+ * posted-receive queues (read without Open MPI's MPI_T, see open_direct).
+ * MPICH: the same queues' variables of its ch3 device, where MPICH was
+ * built with them (--enable-mpit-pvars; Debian's 4.0.2, ch4:ucx, has no
+ * performance variable at all), and mpiscope's own count of pending
+ * nonblocking requests, its closest cheap equivalent of the posted queue
+ * (read from the core's request table: nothing on the MPI calls' path;
+ * the level only: its high watermark would cost every request call a
+ * compare-and-swap). */
+#if defined(OPEN_MPI)
+#define DEFAULT_PVARS "pml_ob1_unexpected_msgq_length,pml_ob1_posted_recvq_length"
+#else
+#define DEFAULT_PVARS \
+    "unexpected_recvq_length:level,posted_recvq_length:level,mpiscope_pending_requests:level"
+#endif
+
+/* The globs in effect. */
+static const char *pvar_globs(void)
+{
+    const char *g = msc_g.settings.v[MSC_SET_PVARS].str;
+    return strcmp(g, "default") == 0 ? DEFAULT_PVARS : g;
+}
+
+/* Whether a variable matches one of the comma-separated globs; a glob may
+ * end in ":class" (e.g. mpiscope_pending_requests:level), which the
+ * variable's class must be too, since names are unique per class only. */
+static bool wanted(const char *name, int klass, const char *globs)
 {
     char copy[MSC_SETTING_MAX_STRING];
     snprintf(copy, sizeof copy, "%s", globs);
     for (char *save = NULL, *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
         while (*w == ' ') w++;
+        char *colon = strrchr(w, ':');
+        if (colon) *colon = '\0';
+        if (colon && strcmp(colon + 1, msc_pvar_class_name(klass)) != 0) continue;
         if (*w && fnmatch(w, name, 0) == 0) return true;
     }
     return false;
@@ -187,9 +224,10 @@ static void sample_now(uint64_t t_ns)
 {
     for (int i = 0; i < nvars; i++) {
         sampled_t *v = &vars[i];
-        if (v->pending || v->dead) continue;
+        if (v->pending || v->dead || (v->direct && finalizing)) continue;
         uint64_t buf[512];
-        if (MPI_T_pvar_read(session, v->handle, buf) != MPI_SUCCESS) continue;
+        int rc = v->direct ? msc_libpvar_read(&v->lp, buf) : MPI_T_pvar_read(session, v->handle, buf);
+        if (rc != MPI_SUCCESS) continue;
         double s = sum_values(v->type, buf, v->count);
         if (isnan(s)) continue;
         if (v->samples == 0) v->first = v->min = v->max = s;
@@ -227,9 +265,59 @@ static void define_metrics(void)
     }
 }
 
+static bool taken_direct(const char *name, int klass)
+{
+    for (int i = 0; i < nvars; i++)
+        if (vars[i].direct && vars[i].klass == klass && strcmp(vars[i].name, name) == 0) return true;
+    return false;
+}
+
+/* The library's wanted variables that can be read without its MPI_T
+ * (libvars.c: Open MPI's continuous ones of components in use), bound and
+ * added to `vars`. Returns whether MPI_T must still be asked: the library
+ * cannot be listed that way, or a wanted variable of it can only be read
+ * through MPI_T. Open MPI's default variables (its queue lengths) are read
+ * directly, so that sampling them does not initialize Open MPI's MPI_T
+ * (212 ms per rank after MPI_Init: it loads every component). */
+static bool open_direct(const char *globs)
+{
+    int n = msc_libpvar_count();
+    if (n < 0) return true;
+    bool rest = false;
+    for (int i = 0; i < n; i++) {
+        msc_libpvar_t lp;
+        if (!msc_libpvar_describe(i, &lp) || !wanted(lp.name, lp.klass, globs) ||
+            taken_direct(lp.name, lp.klass))
+            continue;
+        if (!lp.direct || nvars == MAX_VARS ||
+            (lp.bind != MPI_T_BIND_NO_OBJECT && lp.bind != MPI_T_BIND_MPI_COMM)) {
+            rest = true; /* noted, or sampled, through MPI_T */
+            continue;
+        }
+        int count = msc_libpvar_bind(&lp, MPI_COMM_WORLD);
+        if (count < 1 || count > 512) {
+            if (count >= 0) msc_libpvar_unbind(&lp);
+            rest = true;
+            continue;
+        }
+        sampled_t *v = &vars[nvars++];
+        memset(v, 0, sizeof *v);
+        snprintf(v->name, sizeof v->name, "%s", lp.name);
+        v->klass = lp.klass;
+        v->bind = lp.bind;
+        v->type = lp.type;
+        v->count = count;
+        v->index = -1;
+        v->continuous = true;
+        v->direct = true;
+        v->lp = lp;
+    }
+    return rest;
+}
+
 static void open_sampling(void)
 {
-    const char *globs = msc_g.settings.v[MSC_SET_PVARS].str;
+    const char *globs = pvar_globs();
     if (!globs[0] || strcmp(globs, "none") == 0) return;
     int n = 0;
     MPI_T_pvar_get_num(&n);
@@ -240,20 +328,7 @@ static void open_sampling(void)
         MPI_T_enum en;
         int rc = MPI_T_pvar_get_info(i, name, &len, &verbosity, &klass, &type, &en, NULL, NULL,
                                      &bind, &readonly, &continuous, &atomic);
-        if (rc != MPI_SUCCESS || !wanted(name, globs)) continue;
-#if defined(OPEN_MPI)
-        /* Open MPI 4.1 lists its PSM2 transport's variables even when that
-         * transport is not in use, and crashes in MPI_T_pvar_handle_alloc
-         * for them (unless MPI_T was initialized before MPI_Init, when it
-         * invalidates them instead). Initializing MPI_T that early by
-         * default is no way out: reading some control variables after
-         * MPI_Init then crashes instead. */
-        if (strncmp(name, "mtl_psm2_", 9) == 0) {
-            note("%s left out: no handle (Open MPI 4.1 crashes taking one unless PSM2 is "
-                 "used)%.0d", name, 0);
-            continue;
-        }
-#endif
+        if (rc != MPI_SUCCESS || !wanted(name, klass, globs) || taken_direct(name, klass)) continue;
         if (nvars == MAX_VARS) {
             note("%s and later matches left out: at most 32 variables are sampled%.0d", name, 0);
             break;
@@ -295,7 +370,13 @@ static bool bind_var(sampled_t *v)
                                      v->bind == MPI_T_BIND_MPI_COMM ? (void *)&world : NULL,
                                      &v->handle, &v->count);
     if (rc != MPI_SUCCESS) {
-        note("%s left out: no handle (MPI_T error %d; invalidated at MPI_Init?)", v->name, rc);
+        /* MPI_T_ERR_INVALID_INDEX: the layer calls the variable inactive
+         * (Open MPI: invalidated or unloaded at MPI_Init, or of a transport
+         * not in use, src/mpit/libvars.c). */
+        if (rc == MPI_T_ERR_INVALID_INDEX)
+            note("%s left out: no handle (inactive: invalidated or not in use)%.0d", v->name, 0);
+        else
+            note("%s left out: no handle (MPI_T error %d)", v->name, rc);
         return false;
     }
     if (v->count < 1 || v->count > 512) {
@@ -346,18 +427,32 @@ static int pv_init(int slot)
     interval_ns = (uint64_t)msc_g.settings.v[MSC_SET_PVAR_INTERVAL].num * 1000000u;
     threshold = (uint64_t)msc_g.settings.v[MSC_SET_CHECK_UNEXPECTED].num;
     check_on = mode_has_check() && threshold > 0;
-    const char *globs = msc_g.settings.v[MSC_SET_PVARS].str;
+    const char *globs = pvar_globs();
     bool sampling_on = globs[0] && strcmp(globs, "none") != 0;
     if (!sampling_on && !check_on) return 1; /* left out: no hooks on MPI calls */
+    /* The library's MPI_T only when something asked for needs it. */
+    bool need_library = sampling_on && open_direct(globs);
+    if (check_on) {
+        int n = msc_libpvar_count();
+        for (int i = 0; i < n && !queue_direct; i++)
+            queue_direct = msc_libpvar_describe(i, &queue_lp) && queue_lp.direct &&
+                           queue_lp.bind == MPI_T_BIND_MPI_COMM &&
+                           strcmp(queue_lp.name, "pml_ob1_unexpected_msgq_length") == 0;
+        need_library |= !queue_direct && n != 0;
+    }
     int provided;
-    if (MPI_T_init_thread(MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) return 0;
+    if (need_library) {
+        if (MPI_T_init_thread(MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) return 0;
+    } else {
+        msc_mpit_init_own();
+    }
     mpit_open = true;
     if (MPI_T_pvar_session_create(&session) != MPI_SUCCESS) {
         session = MPI_T_PVAR_SESSION_NULL;
         return 0;
     }
     if (sampling_on) open_sampling();
-    if (check_on) {
+    if (check_on && !queue_direct) {
         int index;
         if (MPI_T_pvar_get_index("pml_ob1_unexpected_msgq_length", MPI_T_PVAR_CLASS_SIZE,
                                  &index) == MPI_SUCCESS)
@@ -387,9 +482,14 @@ static comm_slot_t *comm_slot(MPI_Comm comm)
     comm_slot_t *s = &comms[ncomms++];
     memset(s, 0, sizeof *s);
     s->comm = comm;
-    if (queue_index >= 0 &&
-        MPI_T_pvar_handle_alloc(session, queue_index, &comm, &s->handle, &s->count) ==
-            MPI_SUCCESS) {
+    if (queue_direct) {
+        s->lp = queue_lp;
+        s->count = msc_libpvar_bind(&s->lp, comm);
+        if (s->count >= 1 && s->count <= 4096) s->have_handle = true;
+        else if (s->count >= 0) msc_libpvar_unbind(&s->lp);
+    } else if (queue_index >= 0 &&
+               MPI_T_pvar_handle_alloc(session, queue_index, &comm, &s->handle, &s->count) ==
+                   MPI_SUCCESS) {
         if (s->count >= 1 && s->count <= 4096) s->have_handle = true;
         else MPI_T_pvar_handle_free(session, &s->handle);
     }
@@ -400,7 +500,8 @@ static void comm_forget(MPI_Comm comm)
 {
     for (int i = 0; i < ncomms; i++) {
         if (comms[i].comm != comm) continue;
-        if (comms[i].have_handle) MPI_T_pvar_handle_free(session, &comms[i].handle);
+        if (comms[i].have_handle && queue_direct) msc_libpvar_unbind(&comms[i].lp);
+        else if (comms[i].have_handle) MPI_T_pvar_handle_free(session, &comms[i].handle);
         comms[i] = comms[--ncomms];
         return;
     }
@@ -432,7 +533,9 @@ static void check_receive(msc_call_t *c)
     uint64_t length;
     if (s->have_handle) {
         unsigned buf[4096];
-        if (MPI_T_pvar_read(session, s->handle, buf) != MPI_SUCCESS) return;
+        int rc = queue_direct ? msc_libpvar_read(&s->lp, buf)
+                              : MPI_T_pvar_read(session, s->handle, buf);
+        if (rc != MPI_SUCCESS) return;
         double sum = sum_values(MPI_UNSIGNED, buf, s->count);
         length = (uint64_t)sum;
     } else {
@@ -500,7 +603,7 @@ static void describe_site(msc_callsite_resolver_t *r, void *site, char *out, siz
 static void write_pvars_json(FILE *f, int size, const double *all, int nv)
 {
     fprintf(f, "{\"setting\":");
-    msc_json_put_string(f, msc_g.settings.v[MSC_SET_PVARS].str);
+    msc_json_put_string(f, pvar_globs());
     fprintf(f, ",\"interval_ms\":%lld,\"variables\":[",
             msc_g.settings.v[MSC_SET_PVAR_INTERVAL].num);
     bool first = true;
@@ -531,7 +634,7 @@ static void write_pvars_json(FILE *f, int size, const double *all, int nv)
 static void write_results(int size, const double *all, int nv, const site_rec_t *recs, int nrecs,
                           uint64_t dropped, uint64_t unchecked)
 {
-    const char *measure = queue_index >= 0 ? "pml_ob1_unexpected_msgq_length"
+    const char *measure = queue_index >= 0 || queue_direct ? "pml_ob1_unexpected_msgq_length"
                                            : "receives in a row that found their message waiting";
     msc_out_t o;
     if (msc_out_open(&o, "mpit.txt")) {
@@ -539,8 +642,7 @@ static void write_results(int size, const double *all, int nv, const site_rec_t 
         fprintf(f, "Performance variables (MPISCOPE_PVARS=%s), sampled at MPI call boundaries, "
                    "at most every %lld ms; values summed over the handle's count (per peer for "
                    "communicator-bound ones, bound to MPI_COMM_WORLD)\n",
-                msc_g.settings.v[MSC_SET_PVARS].str,
-                msc_g.settings.v[MSC_SET_PVAR_INTERVAL].num);
+                pvar_globs(), msc_g.settings.v[MSC_SET_PVAR_INTERVAL].num);
         if (!nv) fprintf(f, "  none sampled\n");
         else
             fprintf(f, "%-36s %-14s %5s %9s %14s %14s %14s %14s\n", "variable", "class", "rank",
@@ -615,9 +717,14 @@ static void pv_finalize(void)
      * library's handles are refused by now (their last sample stays). */
     if (mpit_open && nvars && !atomic_flag_test_and_set(&sampling)) {
         if (npending) bind_pending();
+        finalizing = true;
         sample_now(0);
         atomic_flag_clear(&sampling);
     }
+    for (int i = 0; i < nvars; i++)
+        if (vars[i].direct) msc_libpvar_unbind(&vars[i].lp);
+    for (int i = 0; i < ncomms; i++)
+        if (comms[i].have_handle && queue_direct) msc_libpvar_unbind(&comms[i].lp);
     int nv = nvars;
     PMPI_Allreduce(MPI_IN_PLACE, &nv, 1, MPI_INT, MPI_MIN, msc_g.comm);
     double *mine = calloc((size_t)nv * STATS + 1, sizeof *mine);

@@ -42,8 +42,12 @@ enum { LIB_DOWN, LIB_UP, LIB_CLOSED };
 
 static _Atomic int refcount;   /* client MPI_T_init_thread minus MPI_T_finalize */
 static _Atomic int lib_state;  /* LIB_* */
-static int lib_stamp = -1;     /* last MPI_T_category_changed of the library */
-static bool lib_rescan = true; /* the library was (re)initialized */
+/* Per kind (0 cvars, 1 pvars, 2 categories), learnt only when a call needs
+ * that kind: Open MPI has a thousand control variables, and a client that
+ * reads performance variables should not pay for them. */
+enum { K_CVAR = 1, K_PVAR = 2, K_CAT = 4, K_ALL = 7 };
+static int lib_stamp[3] = {-1, -1, -1}; /* MPI_T_category_changed of the library when last learnt */
+static bool lib_rescan[3] = {true, true, true}; /* not learnt since the library was initialized */
 static unsigned own_changes;   /* msc_own.changes last seen */
 static int stamp;              /* our MPI_T_category_changed */
 
@@ -52,6 +56,7 @@ typedef struct {
     int verbosity, var_class, bind, scope, readonly, continuous, atomic;
     MPI_Datatype datatype;
     MPI_T_enum enumtype;
+    msc_libvar_origin_t origin; /* control variables: where the library keeps the value */
 } info_t;
 
 typedef struct {
@@ -106,6 +111,8 @@ struct session {
 typedef struct chandle {
     struct chandle *next;
     int lib;
+    int li;                    /* library index of the variable when allocated */
+    info_t *info;              /* library variables: the cached answer */
     MPI_T_cvar_handle lh;
     msc_own_cvar_t *cv;
     unsigned char obj[16];
@@ -169,35 +176,39 @@ static int lib_up(void)
 static void close_library_locked(bool mpi_usable);
 static void rescan(map_t *m, int n, int kind);
 
-/* Brings the maps up to date with both sides. Under the lock. */
-static void sync_all(void)
+/* Brings the maps of the kinds in `kinds` (K_*) up to date with both sides:
+ * the library's entries first, then mpiscope's, the first time a kind is
+ * needed. Calls through a handle need none (0): they do not look up
+ * indices. Under the lock. */
+static void sync_all(unsigned kinds)
 {
     int phase = atomic_load(&msc_g.phase);
     if (phase == MSC_PHASE_DONE && atomic_load(&lib_state) != LIB_CLOSED)
         close_library_locked(false);
     else if (phase == MSC_PHASE_FINALIZING && atomic_load(&lib_state) != LIB_CLOSED)
         close_library_locked(true);
+    if (!kinds) return;
     bool changed = false;
+    map_t *maps[3] = {&cvmap, &pvmap, &catmap};
+    int (*get_num[3])(int *) = {L->cvar_get_num, L->pvar_get_num, L->category_get_num};
     if (lib_up()) {
-        int n[3] = {0, 0, 0}, st = lib_stamp;
-        if (L->cvar_get_num) L->cvar_get_num(&n[0]);
-        if (L->pvar_get_num) L->pvar_get_num(&n[1]);
-        if (L->category_get_num) L->category_get_num(&n[2]);
+        int st = lib_stamp[0];
         if (L->category_changed) L->category_changed(&st);
-        if (lib_rescan || n[0] != cvmap.nlib || n[1] != pvmap.nlib || n[2] != catmap.nlib ||
-            st != lib_stamp) {
-            int before = cvmap.n + pvmap.n + catmap.n;
-            rescan(&cvmap, n[0], 0);
-            rescan(&pvmap, n[1], 1);
-            rescan(&catmap, n[2], 2);
-            lib_rescan = false;
-            changed = st != lib_stamp || cvmap.n + pvmap.n + catmap.n != before;
-            lib_stamp = st;
+        for (int k = 0; k < 3; k++) {
+            int n = 0;
+            if (!(kinds & (1u << k))) continue;
+            if (get_num[k]) get_num[k](&n);
+            if (!lib_rescan[k] && n == maps[k]->nlib && st == lib_stamp[k]) continue;
+            int before = maps[k]->n;
+            rescan(maps[k], n, k);
+            changed |= st != lib_stamp[k] || maps[k]->n != before;
+            lib_rescan[k] = false;
+            lib_stamp[k] = st;
         }
     }
-    changed |= map_grow_own(&cvmap, msc_own.ncvars);
-    changed |= map_grow_own(&pvmap, msc_own.npvars);
-    changed |= map_grow_own(&catmap, msc_own.ncats);
+    int own[3] = {msc_own.ncvars, msc_own.npvars, msc_own.ncats};
+    for (int k = 0; k < 3; k++)
+        if (kinds & (1u << k)) changed |= map_grow_own(maps[k], own[k]);
     if (own_changes != msc_own.changes) {
         own_changes = msc_own.changes;
         changed = true;
@@ -205,16 +216,18 @@ static void sync_all(void)
     if (changed) stamp++;
 }
 
-/* Every entry point but init_thread starts with this. */
-#define ENTER()                                                    \
+/* Every entry point but init_thread starts with this; `kinds`: what it
+ * looks up by index or name (K_*). */
+#define ENTER_K(kinds)                                             \
     do {                                                           \
         LOCK();                                                    \
         if (atomic_load(&refcount) <= 0) {                         \
             UNLOCK();                                              \
             return MPI_T_ERR_NOT_INITIALIZED;                      \
         }                                                          \
-        sync_all();                                                \
+        sync_all(kinds);                                           \
     } while (0)
+#define ENTER() ENTER_K(0)
 #define LEAVE(rc)                                                  \
     do {                                                           \
         int leave_rc_ = (rc);                                      \
@@ -311,6 +324,21 @@ static int find_lib(map_t *m, const char *name, int cls, int kind)
     return -1;
 }
 
+/* What a control variable's scope says must hold for the whole run
+ * (section 14.3.6: get_info never changes): a variable the library will
+ * never let MPI_T write (Open MPI: registered without
+ * MCA_BASE_VAR_FLAG_SETTABLE, so every write answers
+ * MPI_T_ERR_CVAR_SET_NOT_NOW) is read-only, so that a client does not try,
+ * and writes get MPI_T_ERR_CVAR_SET_NEVER. Also notes where the library
+ * keeps the value, to tell later whether it is still there (libvars.c). */
+static void first_seen_cvar(int li, info_t *i)
+{
+    if (i->scope != MPI_T_SCOPE_CONSTANT && i->scope != MPI_T_SCOPE_READONLY &&
+        msc_libvar_settable(li) == 0)
+        i->scope = MPI_T_SCOPE_READONLY;
+    msc_libvar_origin(li, &i->origin);
+}
+
 /* Learns the library's entries 0..n-1. A library entry of the union is
  * identified by its name (and class): Open MPI re-registers variables at
  * MPI_Init and may then give an index that used to name one variable to
@@ -337,6 +365,7 @@ static void rescan(map_t *m, int n, int kind)
             i->desc = strdup(sbuf_desc);
             i->enumtype = kind < 2 && t.datatype == MPI_INT ? copy_lib_enum(t.enumtype)
                                                             : MPI_T_ENUM_NULL;
+            if (kind == 0) first_seen_cvar(li, i);
             if (!i->name || !i->desc || (u = map_push(m, 1, li, i)) < 0) {
                 free(i->name);
                 free(i->desc);
@@ -480,7 +509,11 @@ void msc_mpit_close_library(void) MSC_HIDDEN;
 void msc_mpit_close_library(void)
 {
     LOCK();
-    if (atomic_load(&lib_state) == LIB_UP && atomic_load(&refcount) > 0) sync_all();
+    /* The kinds clients have looked at are learnt once more (later answers
+     * come from what is cached); the others were never shown. */
+    unsigned seen = (lib_rescan[0] ? 0 : K_CVAR) | (lib_rescan[1] ? 0 : K_PVAR) |
+                    (lib_rescan[2] ? 0 : K_CAT);
+    if (atomic_load(&lib_state) == LIB_UP && atomic_load(&refcount) > 0) sync_all(seen);
     close_library_locked(true);
     UNLOCK();
 }
@@ -490,22 +523,36 @@ MSC_API int PMPI_T_init_thread(int required, int *provided)
     if (!provided) return MPI_T_ERR_INVALID;
     LOCK();
     int phase = atomic_load(&msc_g.phase);
-    if (atomic_load(&refcount) == 0 && atomic_load(&lib_state) == LIB_DOWN &&
-        phase != MSC_PHASE_FINALIZING && phase != MSC_PHASE_DONE && L->init_thread) {
+    if (atomic_load(&lib_state) == LIB_DOWN && phase != MSC_PHASE_FINALIZING &&
+        phase != MSC_PHASE_DONE && L->init_thread) {
         int p;
         if (L->init_thread(MPI_THREAD_MULTIPLE, &p) == MPI_SUCCESS) {
             atomic_store(&lib_state, LIB_UP);
-            lib_rescan = true;
+            lib_rescan[0] = lib_rescan[1] = lib_rescan[2] = true;
         }
     }
     atomic_fetch_add(&refcount, 1);
-    sync_all();
+    sync_all(0);
     /* Every MPI_T call is serialized by mpiscope's lock. */
     *provided = required < MPI_THREAD_SINGLE     ? MPI_THREAD_SINGLE
                 : required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE
                                                  : required;
     UNLOCK();
     return MPI_SUCCESS;
+}
+
+/* For mpiscope's own modules: MPI_T_init_thread without initializing the
+ * library's MPI_T, which Open MPI 4.1 makes expensive after MPI_Init (212 ms
+ * per rank here: it loads every component of every framework to register
+ * their variables). The union holds mpiscope's variables only until a
+ * client calls MPI_T_init_thread, which brings the library's in (after
+ * mpiscope's, for the kinds already looked at). MPI_T_finalize ends it. */
+void msc_mpit_init_own(void) MSC_HIDDEN;
+void msc_mpit_init_own(void)
+{
+    LOCK();
+    atomic_fetch_add(&refcount, 1);
+    UNLOCK();
 }
 
 MSC_API int PMPI_T_finalize(void)
@@ -568,7 +615,7 @@ MSC_API int PMPI_T_enum_get_item(MPI_T_enum enumtype, int index, int *value, cha
 
 MSC_API int PMPI_T_cvar_get_num(int *num_cvar)
 {
-    ENTER();
+    ENTER_K(K_CVAR);
     if (!num_cvar) LEAVE(MPI_T_ERR_INVALID);
     *num_cvar = cvmap.n;
     LEAVE(MPI_SUCCESS);
@@ -578,7 +625,7 @@ MSC_API int PMPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int 
                                  MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc,
                                  int *desc_len, int *bind, int *scope)
 {
-    ENTER();
+    ENTER_K(K_CVAR);
     if (cvar_index < 0 || cvar_index >= cvmap.n) LEAVE(MPI_T_ERR_INVALID_INDEX);
     ref_t *r = &cvmap.v[cvar_index];
     info_t own, *i = &own;
@@ -627,7 +674,7 @@ static int find_cached(map_t *m, const char *name, int cls, bool pvar)
 
 MSC_API int PMPI_T_cvar_get_index(const char *name, int *cvar_index)
 {
-    ENTER();
+    ENTER_K(K_CVAR);
     if (!name || !cvar_index) LEAVE(MPI_T_ERR_INVALID);
     int u = find_cached(&cvmap, name, 0, false);
     if (u < 0) LEAVE(MPI_T_ERR_INVALID_NAME);
@@ -653,7 +700,7 @@ static size_t obj_size(int bind)
 MSC_API int PMPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle,
                                      int *count)
 {
-    ENTER();
+    ENTER_K(K_CVAR);
     if (!handle || !count) LEAVE(MPI_T_ERR_INVALID);
     if (cvar_index < 0 || cvar_index >= cvmap.n) LEAVE(MPI_T_ERR_INVALID_INDEX);
     ref_t *r = &cvmap.v[cvar_index];
@@ -662,6 +709,11 @@ MSC_API int PMPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cva
     bind = r->lib ? r->info->bind : msc_own.cvars[r->idx]->d.bind;
     if (bind != MPI_T_BIND_NO_OBJECT && !obj_handle) LEAVE(MPI_T_ERR_INVALID);
     if (r->lib && (li = lib_index(&cvmap, r, 0)) < 0) LEAVE(MPI_T_ERR_INVALID_INDEX);
+    /* A variable whose value the library no longer holds (Open MPI unloads
+     * components at MPI_Init without invalidating their variables) is
+     * inactive: "accessing its value should return a corresponding error
+     * code" (14.3.6), and the library would read freed memory. */
+    if (r->lib && !msc_libvar_alive(li, &r->info->origin)) LEAVE(MPI_T_ERR_INVALID_INDEX);
     chandle_t *c = calloc(1, sizeof *c);
     if (!c) LEAVE(MPI_T_ERR_OUT_OF_HANDLES);
     if (bind != MPI_T_BIND_NO_OBJECT) {
@@ -671,6 +723,8 @@ MSC_API int PMPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cva
     int n = 1;
     if (r->lib) {
         c->lib = 1;
+        c->li = li;
+        c->info = r->info;
         int rc = L->cvar_handle_alloc ? L->cvar_handle_alloc(li, obj_handle, &c->lh, &n)
                                       : MPI_T_ERR_INVALID_INDEX;
         if (rc != MPI_SUCCESS) {
@@ -695,6 +749,30 @@ static chandle_t **find_chandle(MPI_T_cvar_handle h)
     return NULL;
 }
 
+/* A library handle whose variable still holds its value. */
+static bool lib_handle_usable(chandle_t *c)
+{
+    return c->lh && lib_up() && msc_libvar_alive(c->li, &c->info->origin);
+}
+
+/* The library's answer to a read or write through a handle: a variable it
+ * has since invalidated is an invalid handle (there is no index here). */
+static int lib_handle_error(int rc)
+{
+    return rc == MPI_T_ERR_INVALID_INDEX ? MPI_T_ERR_INVALID_HANDLE : rc;
+}
+
+/* Whether an enumeration (a copy: msc_mpit_enum_t) has this value; true
+ * when there is none. */
+static bool enum_has_value(MPI_T_enum e, int v)
+{
+    if (e == MPI_T_ENUM_NULL || !msc_mpit_enum_is_own(e)) return true;
+    const msc_mpit_enum_t *x = (const msc_mpit_enum_t *)e;
+    for (int i = 0; i < x->n; i++)
+        if (x->values[i] == v) return true;
+    return false;
+}
+
 MSC_API int PMPI_T_cvar_handle_free(MPI_T_cvar_handle *handle)
 {
     ENTER();
@@ -717,8 +795,8 @@ MSC_API int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf)
     if (!buf) LEAVE(MPI_T_ERR_INVALID);
     chandle_t *c = *p;
     if (c->lib) {
-        if (!c->lh || !lib_up() || !L->cvar_read) LEAVE(MPI_T_ERR_INVALID_HANDLE);
-        LEAVE(L->cvar_read(c->lh, buf));
+        if (!lib_handle_usable(c) || !L->cvar_read) LEAVE(MPI_T_ERR_INVALID_HANDLE);
+        LEAVE(lib_handle_error(L->cvar_read(c->lh, buf)));
     }
     msc_cvar_desc_t *d = &c->cv->d;
     if (d->read) LEAVE(d->read(d, c->objp, buf));
@@ -735,8 +813,23 @@ MSC_API int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf)
     if (!buf) LEAVE(MPI_T_ERR_INVALID);
     chandle_t *c = *p;
     if (c->lib) {
-        if (!c->lh || !lib_up() || !L->cvar_write) LEAVE(MPI_T_ERR_INVALID_HANDLE);
-        LEAVE(L->cvar_write(c->lh, buf));
+        if (!lib_handle_usable(c) || !L->cvar_write) LEAVE(MPI_T_ERR_INVALID_HANDLE);
+        if (c->info->scope == MPI_T_SCOPE_CONSTANT || c->info->scope == MPI_T_SCOPE_READONLY)
+            LEAVE(MPI_T_ERR_CVAR_SET_NEVER);
+        int rc = L->cvar_write(c->lh, buf);
+        /* Open MPI answers SET_NOT_NOW for anything it refuses, and no later
+         * time changes that: a variable no longer settable (it may have
+         * re-registered it at MPI_Init without MCA_BASE_VAR_FLAG_SETTABLE,
+         * after its scope was fixed) can never be set; one that is settable
+         * refused the value (its enumeration's check), a bad parameter. */
+        if (rc == MPI_T_ERR_CVAR_SET_NOT_NOW) {
+            int settable = msc_libvar_settable(c->li);
+            if (settable == 0) rc = MPI_T_ERR_CVAR_SET_NEVER;
+            else if (settable == 1 || (c->info->datatype == MPI_INT &&
+                                       !enum_has_value(c->info->enumtype, *(const int *)buf)))
+                rc = MPI_T_ERR_INVALID;
+        }
+        LEAVE(lib_handle_error(rc));
     }
     msc_cvar_desc_t *d = &c->cv->d;
     if (d->scope == MPI_T_SCOPE_CONSTANT || d->scope == MPI_T_SCOPE_READONLY)
@@ -752,7 +845,7 @@ MSC_API int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf)
 
 MSC_API int PMPI_T_pvar_get_num(int *num_pvar)
 {
-    ENTER();
+    ENTER_K(K_PVAR);
     if (!num_pvar) LEAVE(MPI_T_ERR_INVALID);
     *num_pvar = pvmap.n;
     LEAVE(MPI_SUCCESS);
@@ -774,7 +867,7 @@ MSC_API int PMPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int 
                                  char *desc, int *desc_len, int *bind, int *readonly,
                                  int *continuous, int *atomic)
 {
-    ENTER();
+    ENTER_K(K_PVAR);
     if (pvar_index < 0 || pvar_index >= pvmap.n) LEAVE(MPI_T_ERR_INVALID_INDEX);
     ref_t *r = &pvmap.v[pvar_index];
     info_t own, *i = &own;
@@ -795,7 +888,7 @@ MSC_API int PMPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int 
 
 MSC_API int PMPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index)
 {
-    ENTER();
+    ENTER_K(K_PVAR);
     if (!name || !pvar_index) LEAVE(MPI_T_ERR_INVALID);
     int u = find_cached(&pvmap, name, var_class, true);
     if (u < 0) LEAVE(MPI_T_ERR_INVALID_NAME);
@@ -967,7 +1060,7 @@ static int own_write(phandle_t *h, const void *buf)
 MSC_API int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *obj_handle,
                                      MPI_T_pvar_handle *handle, int *count)
 {
-    ENTER();
+    ENTER_K(K_PVAR);
     session_t *s = find_session(session);
     if (!s) LEAVE(MPI_T_ERR_INVALID_SESSION);
     if (!handle || !count) LEAVE(MPI_T_ERR_INVALID);
@@ -979,6 +1072,9 @@ MSC_API int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index,
     else own_pvar_info(msc_own.pvars[r->idx], &own);
     if (i->bind != MPI_T_BIND_NO_OBJECT && !obj_handle) LEAVE(MPI_T_ERR_INVALID);
     if (r->lib && (li = lib_index(&pvmap, r, 1)) < 0) LEAVE(MPI_T_ERR_INVALID_INDEX);
+    /* Inactive too (14.3.7 follows 14.3.6): a variable of a component the
+     * library has not selected, whose handle it would crash allocating. */
+    if (r->lib && !msc_libvar_pvar_in_use(li)) LEAVE(MPI_T_ERR_INVALID_INDEX);
     phandle_t *h = calloc(1, sizeof *h);
     if (!h) LEAVE(MPI_T_ERR_OUT_OF_HANDLES);
     h->s = s;
@@ -1197,7 +1293,7 @@ MSC_API int PMPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle 
 
 MSC_API int PMPI_T_category_get_num(int *num_cat)
 {
-    ENTER();
+    ENTER_K(K_ALL);
     if (!num_cat) LEAVE(MPI_T_ERR_INVALID);
     *num_cat = catmap.n;
     LEAVE(MPI_SUCCESS);
@@ -1207,7 +1303,7 @@ MSC_API int PMPI_T_category_get_info(int cat_index, char *name, int *name_len, c
                                      int *desc_len, int *num_cvars, int *num_pvars,
                                      int *num_categories)
 {
-    ENTER();
+    ENTER_K(K_ALL);
     if (cat_index < 0 || cat_index >= catmap.n) LEAVE(MPI_T_ERR_INVALID_INDEX);
     ref_t *r = &catmap.v[cat_index];
     const char *n, *d;
@@ -1234,7 +1330,7 @@ MSC_API int PMPI_T_category_get_info(int cat_index, char *name, int *name_len, c
 
 MSC_API int PMPI_T_category_get_index(const char *name, int *cat_index)
 {
-    ENTER();
+    ENTER_K(K_ALL);
     if (!name || !cat_index) LEAVE(MPI_T_ERR_INVALID);
     int u = find_cached(&catmap, name, 0, false);
     if (u < 0) LEAVE(MPI_T_ERR_INVALID_NAME);
@@ -1245,7 +1341,7 @@ MSC_API int PMPI_T_category_get_index(const char *name, int *cat_index)
 /* kind: 0 cvars, 1 pvars, 2 categories. */
 static int category_members(int cat_index, int len, int indices[], int kind)
 {
-    ENTER();
+    ENTER_K(K_ALL);
     if (cat_index < 0 || cat_index >= catmap.n) LEAVE(MPI_T_ERR_INVALID_INDEX);
     if (len < 0 || (len > 0 && !indices)) LEAVE(MPI_T_ERR_INVALID);
     map_t *m = kind == 0 ? &cvmap : kind == 1 ? &pvmap : &catmap;
@@ -1279,7 +1375,7 @@ MSC_API int PMPI_T_category_get_categories(int cat_index, int len, int indices[]
 
 MSC_API int PMPI_T_category_changed(int *stamp_out)
 {
-    ENTER();
+    ENTER_K(K_ALL);
     if (!stamp_out) LEAVE(MPI_T_ERR_INVALID);
     *stamp_out = stamp;
     LEAVE(MPI_SUCCESS);
@@ -1298,7 +1394,7 @@ static int lib_category(int cat_index, int *li)
 
 MSC_API int PMPI_T_category_get_num_events(int cat_index, int *num_events)
 {
-    ENTER();
+    ENTER_K(K_ALL);
     int li, rc = lib_category(cat_index, &li);
     if (rc != MPI_SUCCESS) LEAVE(rc);
     if (!num_events) LEAVE(MPI_T_ERR_INVALID);
@@ -1312,7 +1408,7 @@ MSC_API int PMPI_T_category_get_num_events(int cat_index, int *num_events)
 
 MSC_API int PMPI_T_category_get_events(int cat_index, int len, int indices[])
 {
-    ENTER();
+    ENTER_K(K_ALL);
     int li, rc = lib_category(cat_index, &li);
     if (rc != MPI_SUCCESS) LEAVE(rc);
     if (len < 0 || (len > 0 && !indices)) LEAVE(MPI_T_ERR_INVALID);

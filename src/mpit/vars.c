@@ -61,6 +61,7 @@ typedef struct tdata {
 } tdata_t;
 
 static int slot = -1;
+static _Atomic int recording_value = 1; /* mpiscope_recording, see recording_read */
 static _Atomic int counting; /* started handles of the counted variables */
 static _Atomic int leave_wanted; /* counting + watermark handles: the leave hook has work */
 static _Atomic(tdata_t *) threads;        /* every thread's counters, never freed */
@@ -216,6 +217,12 @@ static void mod_leave(msc_call_t *c)
     if (MSC_UNLIKELY(atomic_load_explicit(&counting, memory_order_relaxed) != 0)) mod_count(c);
 }
 
+/* MPI_Pcontrol(0/1) sets the recording state: mpiscope_recording reads it. */
+static void mod_pcontrol(int level)
+{
+    if (level == 0 || level == 1) atomic_store(&recording_value, level);
+}
+
 static int mod_init(int s)
 {
     (void)s;
@@ -237,6 +244,7 @@ static const msc_module_t module = {
     .enter_wanted = &probe_interest,
     .leave_wanted = &leave_wanted,
     .finalize = mod_finalize,
+    .pcontrol = mod_pcontrol,
 };
 
 /* --- performance variables ------------------------------------------------- */
@@ -425,11 +433,17 @@ static bool mode_none(void)
     return false;
 }
 
+/* mpiscope_recording is a truth value, as C has them: 0 off, any other
+ * value on. A client may write any int (MPICH's cvarwrite test writes 123
+ * to every writable MPI_INT variable and expects to read it back) and reads
+ * back what it wrote as long as recording is still in the state that value
+ * set; after MPI_Pcontrol changed it, 0 or 1. */
 static int recording_read(const msc_cvar_desc_t *cv, void *obj, void *buf)
 {
     (void)cv;
     (void)obj;
-    *(int *)buf = msc_recording_on();
+    int on = msc_recording_on(), v = atomic_load(&recording_value);
+    *(int *)buf = (v != 0) == (on != 0) ? v : on;
     return MPI_SUCCESS;
 }
 
@@ -438,7 +452,6 @@ static int recording_write(const msc_cvar_desc_t *cv, void *obj, const void *buf
     (void)cv;
     (void)obj;
     int v = *(const int *)buf;
-    if (v != 0 && v != 1) return MPI_T_ERR_INVALID;
     int phase = atomic_load(&msc_g.phase);
     if (phase == MSC_PHASE_BEFORE_INIT) return MPI_T_ERR_CVAR_SET_NOT_NOW;
     if (phase != MSC_PHASE_RUNNING || mode_none()) return MPI_T_ERR_CVAR_SET_NEVER;
@@ -446,7 +459,8 @@ static int recording_write(const msc_cvar_desc_t *cv, void *obj, const void *buf
      * the modules do is not recorded. */
     msc_thread_t *t = msc_thread_attach();
     unsigned gate = atomic_fetch_or(&msc_tls.gate, MSC_GATE_BUSY);
-    msc_runtime_pcontrol(v);
+    msc_runtime_pcontrol(v != 0);
+    atomic_store(&recording_value, v);
     if (t && !(gate & MSC_GATE_BUSY))
         msc_gate_release();
     return MPI_SUCCESS;
@@ -521,17 +535,19 @@ static void register_settings(int root)
         int idx = msc_mpit_cvar_register(&d);
         if (idx >= 0) msc_mpit_category_add_cvar(setting_category(root, setting_ids[id]), idx);
     }
-    static const int onoff_v[] = {0, 1};
-    static const char *const onoff_n[] = {"off", "on"};
+    /* With MPISCOPE_MODE=none nothing can ever be recorded: the scope says
+     * so from the start (get_info never changes), and writes are refused
+     * with MPI_T_ERR_CVAR_SET_NEVER. */
     msc_cvar_desc_t rec = {
         .name = "mpiscope_recording",
-        .desc = "whether mpiscope records (0 off, 1 on), as MPI_Pcontrol(0) and (1) set it; "
-                "writable between MPI_Init and MPI_Finalize, local to the process",
+        .desc = "whether mpiscope records: 0 off, any other value on, as MPI_Pcontrol(0) and "
+                "(1) set it; reads give the value written while recording is in the state it "
+                "set, else 0 or 1; writable between MPI_Init and MPI_Finalize, local to the "
+                "process (read-only with MPISCOPE_MODE=none)",
         .verbosity = MPI_T_VERBOSITY_USER_BASIC,
         .datatype = MPI_INT,
-        .enumtype = msc_mpit_enum_create("mpiscope_onoff", 2, onoff_v, onoff_n),
         .bind = MPI_T_BIND_NO_OBJECT,
-        .scope = MPI_T_SCOPE_LOCAL,
+        .scope = mode_none() ? MPI_T_SCOPE_READONLY : MPI_T_SCOPE_LOCAL,
         .count = 1,
         .read = recording_read,
         .write = recording_write,

@@ -31,6 +31,7 @@
 #include "log.h"
 #include "output.h"
 #include "pjson.h"
+#include "pop.h"
 #include "render.h"
 #include "requests.h"
 #include "state.h"
@@ -541,7 +542,13 @@ static void json_write(FILE *o, set_t *st, const rank_sum_t *ranks, int nranks, 
                 i ? "," : "", rank0 + i, (unsigned long long)ranks[i].wall_ns,
                 (unsigned long long)ranks[i].profiled_ns, (unsigned long long)ranks[i].mpi_ns,
                 (unsigned long long)ranks[i].calls);
-    fprintf(o, "],\n\"functions\": [");
+    msc_pop_t pop; /* POP's efficiencies from the same per-rank times (pop.c) */
+    msc_pop_compute(&ranks[0].profiled_ns, &ranks[0].mpi_ns, sizeof *ranks / sizeof(uint64_t),
+                    nranks, &pop);
+    pop.useful_max_at += rank0, pop.useful_min_at += rank0;
+    fprintf(o, "],\n");
+    msc_pop_json(o, &pop);
+    fprintf(o, ",\n\"functions\": [");
     if (st->n > 1) qsort(st->e, st->n, sizeof *st->e, by_time_desc);
     bool first = true;
     for (size_t i = 0; i < st->n; i++) {
@@ -719,7 +726,7 @@ static void prof_write(bool flush, const char *why)
     set_trim(&st);
 
     uint64_t now = flush ? msc_now_ns() : msc_g.t_finalize_begin;
-    rank_sum_t mine = {.wall_ns = now - msc_g.t_init_end};
+    rank_sum_t mine = {.wall_ns = now - (msc_g.t_ready ? msc_g.t_ready : msc_g.t_init_end)};
     uint64_t off = msc_prof.off_ns + (msc_prof.off_since_ns ? now - msc_prof.off_since_ns : 0);
     mine.profiled_ns = mine.wall_ns > off ? mine.wall_ns - off : 0;
     for (int i = 0; f.fn && i < MSC_FN_COUNT; i++) {

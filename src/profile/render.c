@@ -4,6 +4,7 @@
  * number printed is a number of profile.json or a ratio of two of them.
  */
 #include "render.h"
+#include "pop.h"
 #include "../core/json_out.h"
 
 #include <dirent.h>
@@ -169,6 +170,7 @@ int msc_profile_render(FILE *o, const msc_json_t *root, const msc_render_opts_t 
             (long long)msc_json_int(sum, "mpi_ns_rank_max_at"));
     fprintf(o, "  imbalance (max-mean)/max       %12.2f %%\n", msc_json_num(sum, "imbalance_pct"));
     fprintf(o, "  MPI calls                      %12lld\n", (long long)msc_json_int(sum, "calls"));
+    msc_pop_render(o, root, opts->limit); /* pop.c */
 
     size_t n;
     const msc_json_t **rows = sorted(msc_json_get(root, "functions"), opts->sort, &n);
@@ -524,7 +526,7 @@ int msc_profile_render_partial(FILE *o, FILE *err, const char *dir, const msc_re
     int64_t wall_max = 0, wall = 0, prof = 0, mpi = 0, calls = 0, mmin = INT64_MAX, mmax = -1;
     int64_t mmin_at = 0, mmax_at = 0, tot[2][2] = {{0}}, om[3] = {0}, dr[3] = {0}, depth = 0;
     bool recorded = true;
-    fprintf(m, "{\"schema_version\": 1, \"tool\": \"mpiscope\", \"mpi\": ");
+    fprintf(m, "{\"schema_version\": %d, \"tool\": \"mpiscope\", \"mpi\": ", MSC_PROFILE_SCHEMA);
     /* Missing or not strings in a damaged file: "?". */
     json_out(m, &(msc_json_t){.type = MSC_JSTR, .str = msc_json_str(any, "mpi", "?")});
     fprintf(m, ", \"program\": ");

@@ -10,6 +10,9 @@
 
 #include "pjson.h"
 
+/* The profile.json schema version written, and the newest one read. */
+#define MSC_PROFILE_SCHEMA 1
+
 typedef enum { MSC_SORT_TIME, MSC_SORT_CALLS, MSC_SORT_BYTES, MSC_SORT_NAME } msc_sort_t;
 
 typedef struct {

@@ -28,6 +28,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#define TRC_HOST_LEN 64   /* bytes per host name gathered for the system tree */
 
 #include "../core/log.h"
 #include "../core/output.h"
@@ -37,6 +40,12 @@
 #include "trace.h"
 
 trc_comm_t trc_world;
+static char incomplete_reason[1024]; /* rank 0: why the trace is incomplete (trace.c) */
+
+void trc_defs_incomplete_reason(const char *why)
+{
+    snprintf(incomplete_reason, sizeof incomplete_reason, "%s", why ? why : "");
+}
 trc_comm_t *trc_self;
 static trc_comm_t no_comm = {.ref = OTF2_UNDEFINED_COMM};
 
@@ -582,6 +591,7 @@ typedef struct {
     int nln;
     uint32_t nstrings;
     OTF2_GlobalDefWriter *gw;
+    const char *hosts;        /* every rank's host name, TRC_HOST_LEN bytes each (rank 0) */
 } merged_t;
 
 static OTF2_StringRef str(merged_t *mg, const char *s)
@@ -662,16 +672,34 @@ static void write_global(merged_t *mg, const int64_t *all, const int *counts, co
     OTF2_GlobalDefWriter_WriteParadigm(gw, OTF2_PARADIGM_MPI, str(mg, "MPI"),
                                        OTF2_PARADIGM_CLASS_PROCESS);
     OTF2_StringRef empty = str(mg, "");
+    /* System tree: the machine, one node per host (class "node", named by
+     * the host name, in the order of the first rank on it), each rank's
+     * location group under its node, so that Vampir and Scalasca group
+     * ranks by node. */
     OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 0, str(mg, "machine"), str(mg, "machine"),
                                              OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+    uint32_t *node_of = malloc((size_t)size * sizeof *node_of);
+    uint32_t nnodes = 0;
+    for (int r = 0; r < size; r++) {
+        const char *h = mg->hosts + (size_t)r * TRC_HOST_LEN;
+        node_of[r] = 0;
+        for (int q = 0; q < r && !node_of[r]; q++)
+            if (strncmp(h, mg->hosts + (size_t)q * TRC_HOST_LEN, TRC_HOST_LEN) == 0)
+                node_of[r] = node_of[q];
+        if (!node_of[r]) {
+            node_of[r] = ++nnodes;
+            OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, node_of[r], str(mg, h), str(mg, "node"), 0);
+        }
+    }
     uint64_t *members = malloc((size_t)size * sizeof *members);
     for (int r = 0; r < size; r++) {
         char name[64];
         snprintf(name, sizeof name, "MPI Rank %d", r);
         OTF2_GlobalDefWriter_WriteLocationGroup(gw, (OTF2_LocationGroupRef)r, str(mg, name),
-                                                OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
+                                                OTF2_LOCATION_GROUP_TYPE_PROCESS, node_of[r],
                                                 OTF2_UNDEFINED_LOCATION_GROUP);
     }
+    free(node_of);
     /* Locations: the tail of every rank's words (see trc_defs_write). */
     for (int r = 0; r < size; r++) {
         const int64_t *p = all + displs[r] + counts[r];
@@ -868,7 +896,13 @@ void trc_defs_write(OTF2_Archive *archive, const trc_loc_t *locs, int nlocs,
     for (int i = 0; i < nc; i++) {
         comm_def_t *d = &comms[i];
         put(&b, d->inter), put(&b, d->n), put(&b, d->nr), put(&b, d->occ);
-        for (int k = 0; k < d->n + d->nr; k++) put(&b, d->ranks[k]);
+        /* Members that are consecutive world ranks (MPI_COMM_WORLD, blocks
+         * of a split) go as the first one: a word per rank instead of P. */
+        bool run = true;
+        for (int k = 1; run && k < d->n + d->nr; k++) run = d->ranks[k] == d->ranks[0] + k;
+        put(&b, run);
+        if (run) put(&b, d->n + d->nr ? d->ranks[0] : 0);
+        else for (int k = 0; k < d->n + d->nr; k++) put(&b, d->ranks[k]);
         put_str(&b, d->name);
     }
     put(&b, nr);
@@ -920,6 +954,11 @@ void trc_defs_write(OTF2_Archive *archive, const trc_loc_t *locs, int nlocs,
         all = malloc((size_t)total * sizeof *all);
     }
     PMPI_Gatherv(b.w, count, MPI_INT64_T, all, counts, displs, MPI_INT64_T, 0, msc_g.comm);
+    /* Every rank's host name, for the system tree's nodes. */
+    char host[TRC_HOST_LEN] = {0};
+    gethostname(host, sizeof host - 1);
+    char *hosts = rank == 0 ? calloc((size_t)size, TRC_HOST_LEN) : NULL;
+    PMPI_Gather(host, TRC_HOST_LEN, MPI_CHAR, hosts, TRC_HOST_LEN, MPI_CHAR, 0, msc_g.comm);
 
     /* Rank 0 merges and computes every rank's maps: comms, regions, metrics. */
     uint64_t *maps = NULL;
@@ -939,7 +978,12 @@ void trc_defs_write(OTF2_Archive *archive, const trc_loc_t *locs, int nlocs,
                 comm_def_t d;
                 d.inter = (int)get(&p), d.n = (int)get(&p), d.nr = (int)get(&p), d.occ = (int)get(&p);
                 int *rk = malloc((size_t)(d.n + d.nr + 1) * sizeof *rk);
-                for (int k = 0; k < d.n + d.nr; k++) rk[k] = (int)get(&p);
+                if ((int)get(&p)) { /* consecutive world ranks from the first */
+                    int first = (int)get(&p);
+                    for (int k = 0; k < d.n + d.nr; k++) rk[k] = first + k;
+                } else {
+                    for (int k = 0; k < d.n + d.nr; k++) rk[k] = (int)get(&p);
+                }
                 d.ranks = rk;
                 get_str(&p, d.name, sizeof d.name);
                 if (used == cap) maps = realloc(maps, (cap *= 2) * sizeof *maps);
@@ -1045,11 +1089,15 @@ void trc_defs_write(OTF2_Archive *archive, const trc_loc_t *locs, int nlocs,
         char err_text[32];
         snprintf(err_text, sizeof err_text, "%.0f", sync_err_max);
         OTF2_Archive_SetProperty(archive, "MPISCOPE::CLOCK_SYNC_ERROR_NS", err_text, true);
-        if (!complete)
+        if (!complete) {
             OTF2_Archive_SetProperty(archive, "MPISCOPE::TRACE_COMPLETE", "false", true);
-        else
+            if (incomplete_reason[0])
+                OTF2_Archive_SetProperty(archive, "MPISCOPE::INCOMPLETE_REASON",
+                                         incomplete_reason, true);
+        } else
             OTF2_Archive_SetProperty(archive, "MPISCOPE::TRACE_COMPLETE", "true", true);
         mg.gw = OTF2_Archive_GetGlobalDefWriter(archive);
+        mg.hosts = hosts;
         if (mg.gw) {
             write_global(&mg, all, counts, displs, size, gmin, gmax, complete);
             OTF2_Archive_CloseGlobalDefWriter(archive, mg.gw);
@@ -1095,5 +1143,5 @@ void trc_defs_write(OTF2_Archive *archive, const trc_loc_t *locs, int nlocs,
     }
     OTF2_Archive_CloseDefFiles(archive);
     free(rmap), free(smap), free(site_slot), free(map), free(maps), free(mcounts), free(mdispls);
-    free(all), free(counts), free(displs), free(b.w);
+    free(all), free(counts), free(displs), free(b.w), free(hosts);
 }

@@ -39,6 +39,8 @@ static inline uint64_t trc_ts(uint64_t t)
 
 /* defs.c ------------------------------------------------------------------*/
 void trc_defs_init(void) TRC_HIDDEN;
+/* Rank 0: the archive's MPISCOPE::INCOMPLETE_REASON when it is written incomplete. */
+void trc_defs_incomplete_reason(const char *why) TRC_HIDDEN;
 trc_comm_t *trc_comm_lookup_slow(MPI_Comm comm) TRC_HIDDEN;  /* registers unknown handles */
 void trc_comm_created(MPI_Comm comm) TRC_HIDDEN;             /* after a constructor */
 void trc_comm_freed(MPI_Comm comm) TRC_HIDDEN;               /* before the handle dies */
@@ -99,6 +101,9 @@ uint32_t trc_comment_def(const char *text) TRC_HIDDEN;
  * <loc>.evt. `chunk` is the archive's event chunk size. */
 bool trc_segment_flush(uint64_t loc, uint64_t chunk, uint64_t *base) TRC_HIDDEN;
 bool trc_segment_finish(uint64_t loc, uint64_t chunk, uint64_t base) TRC_HIDDEN;
+/* After a write error: the location's file cut back to its whole chunks and
+ * ended so that readers stop there (segments.c). */
+bool trc_segment_salvage(uint64_t loc, uint64_t chunk) TRC_HIDDEN;
 
 /* A name for location `loc` (VT_registernamed), written at finalize. */
 void trc_loc_name(uint64_t loc, const char *name) TRC_HIDDEN;

@@ -148,3 +148,45 @@ bool trc_segment_finish(uint64_t loc, uint64_t chunk, uint64_t base)
     if (close(fd) != 0) ok = false;
     return ok && rename(to, from) == 0;
 }
+
+/* After a write error (a full disk) the location's file ends in a chunk
+ * written only in part, on which OTF2's reader loops. It is cut back to its
+ * whole chunks, and an empty chunk that ends the file (a header numbering
+ * no event, then END_OF_FILE and END_OF_BUFFER, as a closed writer's last
+ * chunk ends) is appended: readers then get every event of the whole chunks.
+ * A file without a whole chunk is emptied (readers see no events). */
+bool trc_segment_salvage(uint64_t loc, uint64_t chunk)
+{
+    char path[PATH_MAX + 64];
+    evt_path(path, sizeof path, loc, "");
+    int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) return errno == ENOENT;
+    struct stat st;
+    unsigned char tail[2], first[HDR_SIZE], last[HDR_SIZE];
+    bool ok = fstat(fd, &st) == 0;
+    off_t size = ok ? st.st_size : 0;
+    if (ok && size >= HDR_SIZE + 2 && pread(fd, tail, 2, size - 2) == 2 &&
+        tail[0] == END_OF_FILE && tail[1] == END_OF_BUFFER) {
+        close(fd);
+        return true; /* whole */
+    }
+    off_t whole = size / (off_t)chunk * (off_t)chunk;
+    if (ok && whole > 0 && pread(fd, first, HDR_SIZE, 0) == HDR_SIZE &&
+        pread(fd, last, HDR_SIZE, whole - (off_t)chunk) == HDR_SIZE &&
+        last[0] == first[0] && ftruncate(fd, whole) == 0) {
+        uint64_t n;
+        memcpy(&n, last + HDR_LAST, sizeof n);
+        unsigned char end[HDR_SIZE + 2];
+        memcpy(end, first, 2);
+        uint64_t next = n + 1;
+        memcpy(end + HDR_FIRST, &next, sizeof next);
+        memcpy(end + HDR_LAST, &n, sizeof n);
+        end[HDR_SIZE] = END_OF_FILE;
+        end[HDR_SIZE + 1] = END_OF_BUFFER;
+        ok = pwrite(fd, end, sizeof end, whole) == (ssize_t)sizeof end;
+    } else {
+        ok = ftruncate(fd, 0) == 0;
+    }
+    if (close(fd) != 0) ok = false;
+    return ok;
+}

@@ -32,7 +32,9 @@
 #include <otf2/otf2.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -43,6 +45,7 @@
 
 #include "../core/clock.h"
 #include "../core/log.h"
+#include "../core/output.h"
 #include "../core/module.h"
 #include "../core/requests.h"
 #include "impl.h"
@@ -124,6 +127,8 @@ int64_t trc_skew;
 static int slot = -1;
 static OTF2_Archive *archive;
 static _Atomic bool active, failed;
+static char fail_reason[512];                /* the first failure of this rank */
+static int reserve_fd = -1;                  /* rank 0: trace/.reserve (see reserve_space) */
 static _Atomic uint64_t flushes;
 static pthread_mutex_t threads_lock = PTHREAD_MUTEX_INITIALIZER;
 static trc_thread_t **threads;
@@ -168,11 +173,18 @@ bool msc_trace_active(void)
 
 /* --- OTF2 callbacks ------------------------------------------------------ */
 
+/* The first write error stops the rank's trace: every later flush is
+ * refused (pre_flush), each thread drops its writer at its next call
+ * (flush_gen sends it to thread_flush, which sees `failed`), and no new
+ * writer is made, so nothing more goes through OTF2's files for events. */
 static void fail(const char *what)
 {
-    if (!atomic_exchange(&failed, true))
-        msc_warn("trace: %s; the trace will be marked incomplete and the program carries on",
-                 what);
+    if (!atomic_exchange(&failed, true)) {
+        snprintf(fail_reason, sizeof fail_reason, "%.500s", what);
+        atomic_fetch_add(&flush_gen, 1);
+        msc_warn("trace: %s; this rank's trace stops here (marked incomplete) and the program "
+                 "carries on", what);
+    }
 }
 
 static OTF2_ErrorCode on_error(void *ud, const char *file, uint64_t line, const char *function,
@@ -192,6 +204,7 @@ static OTF2_FlushType pre_flush(void *ud, OTF2_FileType type, OTF2_LocationRef l
                                 bool final)
 {
     (void)ud, (void)type, (void)loc, (void)caller;
+    if (type == OTF2_FILETYPE_EVENTS && atomic_load(&failed)) return OTF2_NO_FLUSH;
     if (!final && type == OTF2_FILETYPE_EVENTS) atomic_fetch_add(&flushes, 1);
     return OTF2_FLUSH;
 }
@@ -256,7 +269,7 @@ static void site_forget(trc_thread_t *t)
 
 static trc_thread_t *thread_open(msc_thread_t *th)
 {
-    if (!archive || !th) return NULL;
+    if (!archive || !th || atomic_load_explicit(&failed, memory_order_relaxed)) return NULL;
     trc_thread_t *t = calloc(1, sizeof *t);
     if (!t) return NULL;
     t->loc = (uint64_t)msc_g.world_rank | ((uint64_t)th->index << 32);
@@ -634,6 +647,32 @@ static uint32_t rma_request_win(uint64_t id, bool take)
     return w;
 }
 
+/* A request's communicator as the trace saw it when the request was posted
+ * (msc_requests_comm_tag): the local reference, with TAG_INTER for an
+ * intercommunicator; TAG_NONE for none. The communicator may have been
+ * freed, and its handle reused, by the time the request completes. */
+#define TAG_NONE UINT32_MAX
+#define TAG_INTER (1u << 31)
+
+static uint32_t req_comm_tag(MPI_Comm comm)
+{
+    if (!msc_trace_active()) return TAG_NONE;
+    if (comm == MPI_COMM_NULL) { /* MPI_Imrecv: the communicator of the last matched probe */
+        msc_thread_t *th = msc_tls.thread;
+        trc_thread_t *t = th ? th->module_data[slot] : NULL;
+        if (!t || t->mprobe_comm == MPI_COMM_NULL) return TAG_NONE;
+        comm = t->mprobe_comm;
+    }
+    const trc_comm_t *cm = trc_comm(comm);
+    if (cm->ref == OTF2_UNDEFINED_COMM || (cm->ref & TAG_INTER)) return TAG_NONE;
+    return cm->ref | (cm->rsize ? TAG_INTER : 0);
+}
+
+static uint32_t tag_ref(uint32_t tag)
+{
+    return tag == TAG_NONE ? OTF2_UNDEFINED_COMM : tag & ~TAG_INTER;
+}
+
 static void completed(trc_thread_t *t, const msc_done_t *d, uint64_t tl)
 {
     const msc_req_info_t *in = &d->info;
@@ -660,11 +699,11 @@ static void completed(trc_thread_t *t, const msc_done_t *d, uint64_t tl)
     } else if (is_send(in->kind)) {
         emit(t, &(trc_rec_t){.kind = R_ISEND_COMPLETE, .t = tl, .y = in->id});
     } else if (is_recv(in->kind)) {
-        MPI_Comm comm = in->comm == MPI_COMM_NULL ? t->mprobe_comm : in->comm;
         int src = d->status ? d->status->MPI_SOURCE : in->peer;
         int tag = d->status ? d->status->MPI_TAG : in->tag;
-        emit(t, &(trc_rec_t){.kind = R_IRECV, .t = tl, .a = (uint32_t)src, .b = trc_comm(comm)->ref,
-                            .c = (uint32_t)tag, .x = (uint64_t)d->bytes, .y = in->id});
+        emit(t, &(trc_rec_t){.kind = R_IRECV, .t = tl, .a = (uint32_t)src,
+                            .b = tag_ref(in->comm_tag), .c = (uint32_t)tag,
+                            .x = (uint64_t)d->bytes, .y = in->id});
     } else {
         uint64_t s = 0, r = 0;
         pthread_mutex_lock(&icoll_lock);
@@ -674,11 +713,11 @@ static void completed(trc_thread_t *t, const msc_done_t *d, uint64_t tl)
             icoll[in->id % ICOLL_SLOTS].id = 0;
         }
         pthread_mutex_unlock(&icoll_lock);
-        const trc_comm_t *cm = trc_comm(in->comm);
-        uint32_t root = coll_rooted[in->fn] && !cm->rsize && in->root >= 0
+        bool inter = in->comm_tag != TAG_NONE && (in->comm_tag & TAG_INTER);
+        uint32_t root = coll_rooted[in->fn] && !inter && in->root >= 0
                             ? (uint32_t)in->root : OTF2_UNDEFINED_UINT32;
         emit(t, &(trc_rec_t){.kind = R_NBC_COMPLETE, .t = tl, .a = (uint32_t)(coll_op[in->fn] - 1),
-                            .b = cm->ref, .c = root, .x = s, .y = r, .z = in->id});
+                            .b = tag_ref(in->comm_tag), .c = root, .x = s, .y = r, .z = in->id});
     }
 }
 
@@ -703,7 +742,7 @@ static void started(trc_thread_t *t, MPI_Request r, uint64_t te)
     if (r == MPI_REQUEST_NULL || !msc_requests_find(r, &in) || !traced(&in)) return;
     if (is_send(in.kind))
         emit(t, &(trc_rec_t){.kind = R_ISEND, .t = te, .a = (uint32_t)in.peer,
-                            .b = trc_comm(in.comm)->ref, .c = (uint32_t)in.tag,
+                            .b = tag_ref(in.comm_tag), .c = (uint32_t)in.tag,
                             .x = (uint64_t)in.bytes, .y = in.id});
     else
         emit(t, &(trc_rec_t){.kind = R_IRECV_REQUEST, .t = te, .y = in.id});
@@ -1034,7 +1073,7 @@ static void records(trc_thread_t *t, msc_call_t *c, uint64_t te, uint64_t tl)
 static void thread_flush(trc_thread_t *t)
 {
     t->flush_gen = atomic_load(&flush_gen);
-    if (!t->w) return;
+    if (!t->w || atomic_load(&failed)) return;
     uint64_t n = 0;
     OTF2_EvtWriter_GetNumberOfEvents(t->w, &n);
     OTF2_ErrorCode rc = OTF2_Archive_CloseEvtWriter(archive, t->w);
@@ -1054,8 +1093,13 @@ static void on_leave(msc_call_t *c)
     trc_thread_t *t = thread_of(c->thread);
     if (MSC_UNLIKELY(!t)) return;
     /* Another thread flushed: this one flushes its own location now. */
-    if (MSC_UNLIKELY(t->flush_gen != atomic_load_explicit(&flush_gen, memory_order_relaxed)))
+    if (MSC_UNLIKELY(t->flush_gen != atomic_load_explicit(&flush_gen, memory_order_relaxed))) {
         thread_flush(t);
+        if (atomic_load(&failed)) { /* stopped: this thread records nothing more */
+            c->thread->module_data[slot] = NULL;
+            return;
+        }
+    }
     uint64_t te = trc_ts(c->t_enter), tl = trc_ts(c->t_leave);
     /* Enter and Leave straight to the writer outside unordered periods (the
      * record is passed by address: a by-value copy cost store-forwarding
@@ -1076,6 +1120,9 @@ static void on_leave(msc_call_t *c)
                             .x = (uint64_t)(uintptr_t)c->site});
     }
     if (c->rc == MPI_SUCCESS || c->rc == MPI_ERR_IN_STATUS) records(t, c, te, tl);
+    /* A write of this call failed (a flush to a full disk): the writer is
+     * not used again. */
+    if (MSC_UNLIKELY(atomic_load_explicit(&failed, memory_order_relaxed))) return;
     if (MSC_LIKELY(t->unordered == 0)) OTF2_EvtWriter_Leave(t->w, NULL, tl, (uint32_t)c->fn);
     else emit(t, &(trc_rec_t){.kind = R_LEAVE, .t = tl, .a = (uint32_t)c->fn});
 }
@@ -1084,7 +1131,7 @@ static void on_leave(msc_call_t *c)
 
 static trc_thread_t *api_thread(void)
 {
-    if (!msc_trace_active() || !msc_recording_on()) return NULL;
+    if (!msc_trace_active() || !msc_recording_on() || atomic_load(&failed)) return NULL;
     msc_thread_t *th = msc_tls.thread ? msc_tls.thread : msc_thread_attach();
     return th ? thread_of(th) : NULL;
 }
@@ -1254,6 +1301,11 @@ static int64_t offset_at(uint64_t t)
  * the same local reference on every rank (world 0, self 1) reach here. */
 static trc_thread_t *foreign_exchange(void)
 {
+    /* Usually no rank logged any (the VT_ API's *_for calls): one reduction
+     * instead of an all-to-all of P counts per rank. */
+    int any = nforeign > 0;
+    PMPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_LOR, msc_g.comm);
+    if (!any) return NULL;
     int size = msc_g.world_size;
     int *sc = calloc((size_t)size, sizeof *sc), *rc = calloc((size_t)size, sizeof *rc);
     int *sd = calloc((size_t)size, sizeof *sd), *rd = calloc((size_t)size, sizeof *rd);
@@ -1287,7 +1339,7 @@ static trc_thread_t *foreign_exchange(void)
     nforeign = capforeign = 0;
     size_t n = (size_t)total / sizeof *in;
     trc_thread_t *t = NULL;
-    if (n && in) {
+    if (n && in && !atomic_load(&failed)) {
         t = calloc(1, sizeof *t);
         if (t) {
             t->loc = (uint64_t)msc_g.world_rank | (TRC_LOC_FOREIGN << 32);
@@ -1320,6 +1372,62 @@ int msc_trace_unordered(int delta)
 
 /* --- Life cycle ----------------------------------------------------------- */
 
+/* Room for the end of the run. The events can fill the file system during
+ * the run; the definitions, the anchor file and the profile are written only
+ * at MPI_Finalize, and a full disk would then lose the whole trace and the
+ * profile too. So rank 0 holds back 128 KiB + 4 KiB per rank (at most
+ * 64 MiB) in trace/.reserve while the events are written, and gives it
+ * back once every rank has closed its event files. Best effort: without
+ * room for it, there is no reserve. */
+static char reserve_path[PATH_MAX + 32];
+
+static void reserve_space(const char *dir)
+{
+    snprintf(reserve_path, sizeof reserve_path, "%s/.reserve", dir);
+    off_t size = (128 + 4 * (off_t)msc_g.world_size) * 1024;
+    if (size > ((off_t)64 << 20)) size = (off_t)64 << 20;
+    int fd = open(reserve_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) return;
+    if (posix_fallocate(fd, 0, size) != 0) {
+        close(fd);
+        unlink(reserve_path);
+        return;
+    }
+    reserve_fd = fd;
+}
+
+/* (Also from the emergency hook: close and unlink are async-signal-safe.) */
+static void release_reserve(void)
+{
+    if (reserve_fd < 0) return;
+    close(reserve_fd);
+    unlink(reserve_path);
+    reserve_fd = -1;
+}
+
+/* Collective at finalize when some rank's trace stopped: rank 0 gets in
+ * `out` how many ranks stopped and the first one's reason (for the
+ * archive's MPISCOPE::INCOMPLETE_REASON and the report). */
+static void gather_reason(char *out, size_t len)
+{
+    int me = atomic_load(&failed) ? msc_g.world_rank : INT_MAX, first = INT_MAX;
+    int n = me != INT_MAX;
+    PMPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, msc_g.comm);
+    PMPI_Allreduce(MPI_IN_PLACE, &n, 1, MPI_INT, MPI_SUM, msc_g.comm);
+    if (first == INT_MAX) return;
+    char text[sizeof fail_reason] = "";
+    if (first == 0 && msc_g.world_rank == 0)
+        memcpy(text, fail_reason, sizeof text);
+    else if (msc_g.world_rank == first)
+        PMPI_Send(fail_reason, (int)sizeof fail_reason, MPI_CHAR, 0, 15, msc_g.comm);
+    else if (msc_g.world_rank == 0)
+        PMPI_Recv(text, (int)sizeof text, MPI_CHAR, first, 15, msc_g.comm, MPI_STATUS_IGNORE);
+    text[sizeof text - 1] = 0;
+    if (msc_g.world_rank == 0)
+        snprintf(out, len, "%d of %d ranks stopped tracing after a write error; rank %d: %s", n,
+                 msc_g.world_size, first, text);
+}
+
 static int trace_init(int s)
 {
     slot = s;
@@ -1350,6 +1458,24 @@ static int trace_init(int s)
                      "is written", path);
         return 1;
     }
+    /* The directory must be writable: OTF2 fails late (in MPI_Finalize,
+     * inside its definition writer) on a read-only or immutable directory.
+     * Rank 0 tries to make a directory in it. */
+    int can = 1, why = 0;
+    if (msc_g.world_rank == 0) {
+        char probe[PATH_MAX + 48];
+        snprintf(probe, sizeof probe, "%s/.trace-probe-%ld", msc_g.outdir, (long)getpid());
+        can = mkdir(probe, 0700) == 0;
+        why = errno;
+        if (can) rmdir(probe);
+    }
+    PMPI_Allreduce(MPI_IN_PLACE, &can, 1, MPI_INT, MPI_LAND, msc_g.comm);
+    if (!can) {
+        if (msc_g.world_rank == 0)
+            msc_warn("trace: cannot write in %s (%s); no trace is written and the program "
+                     "carries on", msc_g.outdir, strerror(why));
+        return 1;
+    }
     archive = OTF2_Archive_Open(path, "traces", OTF2_FILEMODE_WRITE, chunk,
                                 OTF2_CHUNK_SIZE_DEFINITIONS_DEFAULT, OTF2_SUBSTRATE_POSIX,
                                 OTF2_COMPRESSION_NONE);
@@ -1366,12 +1492,33 @@ static int trace_init(int s)
     OTF2_Archive_SetMemoryCallbacks(archive, &mem_cb, NULL);
     OTF2_MPI_Archive_SetCollectiveCallbacks(archive, msc_g.comm, MPI_COMM_NULL);
     OTF2_Pthread_Archive_SetLockingCallbacks(archive, NULL);
-    OTF2_Archive_OpenEvtFiles(archive);
+    ok = OTF2_Archive_OpenEvtFiles(archive) == OTF2_SUCCESS && !atomic_load(&failed);
+    PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, msc_g.comm);
+    if (!ok) { /* (a failed archive is left alone: no OTF2 call on it) */
+        if (msc_g.world_rank == 0)
+            msc_warn("trace: cannot create the event files in %s; no trace is written", path);
+        archive = NULL;
+        return 1;
+    }
+    /* An output directory not shared by every node (src/core/output.c): OTF2
+     * made the archive's directories on rank 0's node only (in
+     * OpenEvtFiles); a rank on another node writes its events into its own
+     * node's copy of them. */
+    if (!msc_g.outdir_shared) {
+        char sub[sizeof path + 16];
+        snprintf(sub, sizeof sub, "%s/traces", path);
+        if ((mkdir(path, 0755) != 0 && errno != EEXIST) || (mkdir(sub, 0755) != 0 && errno != EEXIST))
+            msc_warn("trace: cannot create this node's copy of %s: %s", sub, strerror(errno));
+    }
     /* OTF2 creates its files and directories with modes 0666 and 0777 less
      * the umask: closed to others while the run lasts, fixed at the end. */
     PMPI_Barrier(msc_g.comm);
-    if (msc_g.world_rank == 0 && lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) chmod(path, 0700);
+    if (msc_g.world_rank == 0 && lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        chmod(path, 0700);
+        reserve_space(path);
+    }
     trc_defs_init();
+    msc_requests_comm_tag(req_comm_tag);
     trc_clock_sync(&sync_time[0], &sync_offset[0], &sync_dev[0]);
     atomic_store(&active, true);
     /* The main thread's location first: it stands for the rank in the
@@ -1393,7 +1540,7 @@ void msc_trace_flush(void)
 static void trace_pcontrol(int level)
 {
     msc_thread_t *th = msc_tls.thread; /* registered by the core (module.h) */
-    trc_thread_t *t = msc_trace_active() && th ? thread_of(th) : NULL;
+    trc_thread_t *t = msc_trace_active() && th && !atomic_load(&failed) ? thread_of(th) : NULL;
     if (!t) return;
     if (level == 2) {
         atomic_fetch_add(&flush_gen, 1);
@@ -1435,6 +1582,9 @@ static void trace_finalize(void)
         threads[i]->w = NULL;
         if (!trc_segment_finish(threads[i]->loc, evt_chunk, threads[i]->seg_base))
             fail("cannot join the flushed events with the rest");
+        /* This rank stopped on a write error: what its files hold is cut
+         * back to what readers can read. */
+        if (atomic_load(&failed)) trc_segment_salvage(threads[i]->loc, evt_chunk);
         if (threads[i]->attrs) OTF2_AttributeList_Delete(threads[i]->attrs);
         threads[i]->attrs = NULL;
     }
@@ -1449,8 +1599,13 @@ static void trace_finalize(void)
     OTF2_Archive_CloseEvtFiles(archive);
     int complete = !atomic_load(&failed);
     PMPI_Allreduce(MPI_IN_PLACE, &complete, 1, MPI_INT, MPI_LAND, msc_g.comm);
+    release_reserve(); /* every rank has closed its event files (the reduction) */
+    char why[sizeof fail_reason + 128] = "";
+    if (!complete) gather_reason(why, sizeof why);
+    trc_defs_incomplete_reason(why);
     trc_defs_write(archive, locs, nlocs, sync_time, sync_offset, sync_dev, complete);
     if (OTF2_Archive_Close(archive) != OTF2_SUCCESS) complete = 0;
+    else if (msc_g.world_rank == 0) msc_output_wrote();
     PMPI_Barrier(msc_g.comm);
     if (msc_g.world_rank == 0) {
         char path[PATH_MAX + 16];
@@ -1481,8 +1636,8 @@ static void trace_finalize(void)
         msc_warn("trace: the event buffer of rank 0 was flushed to disk %llu times during the "
                  "run (MPISCOPE_TRACE_BUFFER)", (unsigned long long)fl);
     if (!complete && !moved && msc_g.world_rank == 0)
-        msc_warn("trace: the trace in %s/trace is incomplete (MPISCOPE::TRACE_COMPLETE=false)",
-                 msc_g.outdir);
+        msc_warn("trace: the trace in %s/trace is incomplete (MPISCOPE::TRACE_COMPLETE=false%s%s)",
+                 msc_g.outdir, why[0] ? ": " : "", why);
 }
 
 /* --- A rank going down (emergency.c) ----------------------------------------- */
@@ -1520,6 +1675,7 @@ static void emergency_write(const char *why)
 
 static void trace_emergency(int signum)
 {
+    release_reserve();
     if (!archive || !atomic_exchange(&active, false)) return;
     char why[64];
     msc_fatal_reason(signum, why, sizeof why);

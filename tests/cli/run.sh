@@ -49,7 +49,7 @@ check_ranks() {
 
 case $what in
   ranks)
-    capture "$MSC_CLI" run -o "$res" --callsite-depth 2 -- "${launch[@]}" "$prog"
+    rm -rf "$res"; capture "$MSC_CLI" run -o "$res" --callsite-depth 2 -- "${launch[@]}" "$prog"
     expect_rc 0 "$what"
     check_ranks 2 tool=yes barriers=3 "output=$res" outdir_before_init=yes depth=2 \
       "preload=$lib" mpiscope=yes ancestors=clean parent_env=inherited
@@ -58,7 +58,7 @@ case $what in
     expect_in "$err" "mpiscope: results in $res" "$what"
     ;;
   exit-code)
-    capture "$MSC_CLI" run -o "$res" -- "${launch[@]}" "$prog" 3
+    rm -rf "$res"; capture "$MSC_CLI" run -o "$res" -- "${launch[@]}" "$prog" 3
     expect_rc 3 "$what"
     check_ranks 2 tool=yes barriers=3
     expect_in "$err" "mpiscope: results in $res" "$what"
@@ -76,17 +76,20 @@ case $what in
     expect_in "$err" "mpiscope: results in $made" "$what"
     ;;
   quiet)
+    rm -rf "$res"  # (a directory holding a run's results is refused)
     capture "$MSC_CLI" run --quiet -o "$res" -- "${launch[@]}" "$prog"
     expect_rc 0 "$what --quiet"
     check_ranks 2 tool=yes "output=$res"
     expect_not_in "$err" "results in" "$what --quiet"
     # the user's own MPISCOPE_QUIET=0 reaches the library, which then speaks too
+    rm -rf "$res"  # (a directory holding a run's results is refused)
     capture env MPISCOPE_QUIET=0 "$MSC_CLI" run -o "$res" -- "${launch[@]}" "$prog"
     expect_rc 0 "$what MPISCOPE_QUIET=0"
     expect_in "$err" "mpiscope[0]: results in $res" "$what MPISCOPE_QUIET=0"
     expect_in "$err" "mpiscope: results in $res" "$what MPISCOPE_QUIET=0"
     ;;
   none)
+    rm -rf "$res"  # (a directory holding a run's results is refused)
     capture "$MSC_CLI" run --mode none -o "$res" -- "${launch[@]}" "$prog"
     expect_rc 0 "$what"
     check_ranks 2 tool=yes ancestors=clean
@@ -94,6 +97,7 @@ case $what in
     expect_not_in "$err" "results in" "$what"
     ;;
   preload)
+    rm -rf "$res"  # (a directory holding a run's results is refused)
     capture env LD_PRELOAD=libm.so.6 "$MSC_CLI" run -o "$res" -- "${launch[@]}" "$prog"
     expect_rc 0 "$what"
     check_ranks 2 tool=yes barriers=3 "preload=libm.so.6:$lib" ancestors=clean
@@ -102,17 +106,17 @@ case $what in
       openmpi) own=(-x LD_PRELOAD=libm.so.6) ;;
       mpich) own=(-genv LD_PRELOAD libm.so.6) ;;
     esac
-    capture "$MSC_CLI" run -o "$res" -- "${launch[0]}" "${own[@]}" "${launch[@]:1}" "$prog"
+    rm -rf "$res"; capture "$MSC_CLI" run -o "$res" -- "${launch[0]}" "${own[@]}" "${launch[@]:1}" "$prog"
     expect_rc 0 "$what, launcher option"
     check_ranks 2 tool=yes barriers=3 "preload=libm.so.6:$lib" ancestors=clean
     ;;
   singleton)
-    capture "$MSC_CLI" run -o "$res" -- "$prog"
+    rm -rf "$res"; capture "$MSC_CLI" run -o "$res" -- "$prog"
     expect_rc 0 "$what"
     check_ranks 1 tool=yes barriers=3 "output=$res" outdir_before_init=yes "preload=$lib" \
       parent=mpiscope mpiscope=yes ancestors=clean
     expect_in "$err" "mpiscope: results in $res" "$what"
-    capture "$MSC_CLI" run -o "$res" -- "$prog" 5
+    rm -rf "$res"; capture "$MSC_CLI" run -o "$res" -- "$prog" 5
     expect_rc 5 "$what, exit code"
     ;;
   *) fail "unknown case $what" ;;

@@ -53,6 +53,9 @@ foreach(f IN LISTS MSC_FLAVORS)
   foreach(case ranks exit-code default-dir quiet none preload singleton)
     msc_cli_test(${f}/${case} 90 run.sh ${f} ${case})
   endforeach()
+  # -o DIR holding another run's results is refused; what was written (or
+  # why nothing was) is said at the end (issue 15).
+  msc_cli_test(${f}/outdir 120 outdir.sh ${f} ${MSC_TEST_BIN}/${f}/dies ${MSC_${f}_MPIRUN})
   msc_cli_test(${f}/remote 120 remote.sh ${f})
   # The stand-in remote node starts its daemon with a cleared environment on
   # purpose, which also drops the sanitizer's options: not a sanitizer test.

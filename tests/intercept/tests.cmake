@@ -14,7 +14,7 @@ endfunction()
 
 # GCC 12 misreads the access attributes of MPICH's prototypes when given
 # MPI_STATUSES_IGNORE (a null pointer constant): -Wno-stringop-overflow.
-set(msc_cflags -Wall -Wextra -Werror -Wno-stringop-overflow)
+set(msc_cflags -Wall -Wextra ${MSC_WERROR} -Wno-stringop-overflow)
 
 foreach(f IN LISTS MSC_FLAVORS)
   if(f STREQUAL "mpich")
@@ -80,7 +80,7 @@ foreach(f IN LISTS MSC_FLAVORS)
   # C++ bindings, seen through the C layer (mpicxx as users call it: with
   # the C++ bindings, neither OMPI_SKIP_MPICXX nor MPICH_SKIP_MPICXX).
   if(MSC_${f}_MPICXX)
-    msc_mpi_program(${f} cxx SOURCES cxx.cpp LANG CXX FLAGS -Wall -Werror -Wno-cast-function-type
+    msc_mpi_program(${f} cxx SOURCES cxx.cpp LANG CXX FLAGS -Wall ${MSC_WERROR} -Wno-cast-function-type
                     -Wno-deprecated-declarations)
     msc_intercept_case(${f} cxx bindings NP 2)
   endif()

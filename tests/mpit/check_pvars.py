@@ -49,7 +49,11 @@ if case.startswith("flood"):
     if flavor == "openmpi":
         q = var("pml_ob1_unexpected_msgq_length", "size")
         expect("rank 1 unexpected queue start/max/end", (q[1]["start"], q[1]["max"], q[1]["end"]), (0, n, 0))
-        expect("rank 0 unexpected queue max", q[0]["max"], 0)
+        # Rank 0 receives no application message on MPI_COMM_WORLD; what can
+        # wait there is Open MPI's own: MPI_Comm_dup(MPI_COMM_WORLD) agrees
+        # on the new context id by allreduces over MPI_COMM_WORLD (2 rounds
+        # at most), whose message from rank 1 may arrive first under load.
+        expect("rank 0 unexpected queue max <= 2", q[0]["max"] <= 2, True)
 else:
     expect("findings", sites, [])
     p = var("mpiscope_pending_requests", "level")

@@ -204,8 +204,25 @@ static int t_recording_cvar(void)
     MPI_Barrier(MPI_COMM_WORLD);
     CHECK_RC(MPI_T_pvar_read(s, h, &calls), MPI_SUCCESS);
     CHECK(calls == 1);
-    v = 5;
-    CHECK_RC(MPI_T_cvar_write(ch, &v), MPI_T_ERR_INVALID);
+    /* A truth value: any int, read back while recording is as it set. */
+    v = 123;
+    CHECK_RC(MPI_T_cvar_write(ch, &v), MPI_SUCCESS);
+    CHECK_RC(MPI_T_cvar_read(ch, &v), MPI_SUCCESS);
+    CHECK(v == 123);
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK_RC(MPI_T_pvar_read(s, h, &calls), MPI_SUCCESS);
+    CHECK(calls == 2);
+    v = -7;
+    CHECK_RC(MPI_T_cvar_write(ch, &v), MPI_SUCCESS);
+    MPI_Pcontrol(0);
+    CHECK_RC(MPI_T_cvar_read(ch, &v), MPI_SUCCESS);
+    CHECK(v == 0);
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK_RC(MPI_T_pvar_read(s, h, &calls), MPI_SUCCESS);
+    CHECK(calls == 2);
+    MPI_Pcontrol(1);
+    CHECK_RC(MPI_T_cvar_read(ch, &v), MPI_SUCCESS);
+    CHECK(v == 1);
     CHECK_RC(MPI_T_cvar_handle_free(&ch), MPI_SUCCESS);
     CHECK_RC(MPI_T_pvar_session_free(&s), MPI_SUCCESS);
     return 0;

@@ -2,9 +2,11 @@
 # `mpiscope vars` against the MPI_T API, on one MPI:
 #   vars.sh <flavor> <varlist program> <known cvar> <its expected value>
 # The program (varlist.c), with the tool preloaded, lists what the API
-# gives; the command's --json must name exactly the same control variables,
-# performance variables and categories, before MPI_Init and after it
-# (--after-init), and show the known variable's value. Then the filters:
+# gives; the command's --json must name exactly the same control variables
+# (with the same scopes), performance variables and categories, before
+# MPI_Init and after it (--after-init), and show the known variable's value;
+# every C bool control variable's value is true or false (issue 16: Open MPI
+# stores bytes such as 191 in some, printed raw before). Then the filters:
 # a glob, --kind, --verbosity, --category, and the text output's tree.
 set -uo pipefail
 flavor=$1 prog=$2 known=$3 expect=$4
@@ -39,6 +41,8 @@ for when in ("before", "after"):
         kind, _, rest = line.rstrip("\n").partition(" ")
         if kind == "value": value = rest
         else: api[kind].append(rest)
+    scopes = dict(c.rsplit(" ", 1) for c in api["cvar"])
+    api["cvar"] = [c.rsplit(" ", 1)[0] for c in api["cvar"]]
     doc = json.load(open(f"vars-{when}.json"))
     assert doc["after_init"] == (when == "after")
     for kind, key in (("cvar", "cvars"), ("pvar", "pvars"), ("category", "categories")):
@@ -50,6 +54,15 @@ for when in ("before", "after"):
         else:
             print(f"{when}: {key}: {len(got)} (as the API)")
     cv = {v["name"]: v for v in doc["cvars"]}
+    bad = [(n, v["scope"], scopes.get(n)) for n, v in cv.items() if v["scope"] != scopes.get(n)]
+    if bad:
+        print(f"FAIL {when}: scopes differ from the API's: {bad[:5]}"); ok = False
+    bools = [v for v in doc["cvars"] if v["datatype"] == "bool"]
+    bad = [(v["name"], v["value"]) for v in bools if v["value"] not in ("true", "false", None)]
+    if bad:
+        print(f"FAIL {when}: C bool values not true/false: {bad[:5]}"); ok = False
+    else:
+        print(f"{when}: {len(bools)} C bool control variables, values true/false")
     if known not in cv or cv[known]["value"] != expect or (value is not None and value != expect
                                                            and cv[known]["enum"] is None):
         print(f"FAIL {when}: {known}: vars says {cv.get(known, {}).get('value')!r}, API {value!r}, "

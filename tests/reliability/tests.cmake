@@ -118,3 +118,25 @@ foreach(f IN LISTS MSC_FLAVORS)
     LABELS "mpi;${f};reliability"
     ENVIRONMENT "MSC_MPIRUN=${MSC_${f}_MPIRUN};MSC_LIB=${CMAKE_BINARY_DIR}/${MSC_LIBDIR_REL}/${f}/libmpiscope.so;MSC_OUT=${MSC_TEST_OUT}/${f}_reliability_settings_garbage")
 endforeach()
+
+# Issue 15: the disk fills part way through a traced run (a 1 MiB tmpfs, a
+# 512 KiB trace buffer): the trace stops cleanly, the profile is written, the
+# archive and the report say the trace is partial and why. An output
+# directory that cannot be written (a read-only tmpfs): untraced with one
+# message when preloaded, refused by `mpiscope run -o`.
+if(TARGET mpiscope)
+  foreach(f IN LISTS MSC_FLAVORS)
+    add_test(NAME ${f}/reliability/disk-fills
+      COMMAND ${CMAKE_CURRENT_LIST_DIR}/disk-fills.sh ${f} ${MSC_TEST_BIN}/${f}/trace_mixed
+              $<TARGET_FILE:mpiscope>)
+    add_test(NAME ${f}/reliability/readonly-dir
+      COMMAND ${CMAKE_CURRENT_LIST_DIR}/readonly-dir.sh ${f} ${MSC_TEST_BIN}/${f}/dies
+              $<TARGET_FILE:mpiscope>)
+    foreach(t disk-fills readonly-dir)
+      string(REPLACE "-" "_" u ${t})
+      set_tests_properties(${f}/reliability/${t} PROPERTIES TIMEOUT 240
+        LABELS "mpi;${f};reliability"
+        ENVIRONMENT "MSC_MPIRUN=${MSC_${f}_MPIRUN};MSC_LIB=${CMAKE_BINARY_DIR}/${MSC_LIBDIR_REL}/${f}/libmpiscope.so;MSC_OUT=${MSC_TEST_OUT}/${f}_reliability_${u}")
+    endforeach()
+  endforeach()
+endif()

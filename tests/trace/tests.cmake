@@ -22,6 +22,19 @@ foreach(f IN LISTS MSC_FLAVORS)
   msc_mpi_program(${f} trace_demo SOURCES ../../examples/demo.c)
   msc_mpi_test(${f} trace/demo NP 2 PROGRAM trace_demo ARGS 50 ENV MPISCOPE_MODE=profile,trace
                CHECK "${trc_check}" TIMEOUT 120)
+  # Shared request handles (issue 15): 100 small Isends per Waitall, whose
+  # handles the MPI shares, and the same from 4 threads per rank; every
+  # operation completes exactly once on the location that posted it.
+  msc_mpi_program(${f} trace_requests SOURCES requests.c)
+  msc_mpi_test(${f} trace/requests-shared NP 2 PROGRAM trace_requests ARGS shared 20
+               ENV MPISCOPE_MODE=trace CHECK "${trc_check}" TIMEOUT 120)
+  msc_mpi_test(${f} trace/requests-threads NP 2 PROGRAM trace_requests ARGS threads 40
+               ENV MPISCOPE_MODE=trace CHECK "${trc_check}" TIMEOUT 120)
+  # A communicator freed while a receive and a send on it are pending
+  # (MPICH's comm/cmfree2): both complete on the freed communicator.
+  msc_mpi_program(${f} trace_commfree SOURCES commfree.c)
+  msc_mpi_test(${f} trace/comm-freed-pending NP 2 PROGRAM trace_commfree
+               ENV MPISCOPE_MODE=profile,trace CHECK "${trc_check}" TIMEOUT 120)
   # One-sided communication: RMA records per rank exactly as rma.c made them.
   msc_mpi_program(${f} trace_rma SOURCES rma.c)
   # (Open MPI: osc pt2pt, since run-mpi.sh turns off the single-copy mechanism osc rdma needs.)

@@ -4,7 +4,11 @@
 add_executable(unit_tests
   ${CMAKE_CURRENT_LIST_DIR}/runner.c
   ${CMAKE_CURRENT_LIST_DIR}/test_settings.c
-  ${CMAKE_CURRENT_LIST_DIR}/test_clock.c)
+  ${CMAKE_CURRENT_LIST_DIR}/test_clock.c
+  ${CMAKE_CURRENT_LIST_DIR}/test_counters.c
+  ${CMAKE_SOURCE_DIR}/src/counters/account.c
+  ${CMAKE_SOURCE_DIR}/src/counters/perf_source.c)
+target_include_directories(unit_tests PRIVATE ${CMAKE_SOURCE_DIR}/src/counters)
 target_link_libraries(unit_tests PRIVATE msc_base)
 set_target_properties(unit_tests PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${MSC_TEST_BIN}/unit)
 

@@ -7,7 +7,7 @@ program vt_api_f
   character(len=32) :: group
   character(len=4096) :: dir
   integer :: ierr, rank, nprocs, bad, h
-  double precision :: t0
+  double precision :: t0, t0b
   bad = 0
   call get_command_argument(1, group)
   call MPI_Init(ierr)
@@ -19,8 +19,10 @@ program vt_api_f
   call VTFUNCDEF('anchor', VT_NOCLASS, h, ierr)
   t0 = VTTIMESTAMP()
   call VTENTER(h, VT_NOSCL, ierr)
+  t0b = VTTIMESTAMP()
   call VTLEAVE(VT_NOSCL, ierr)
   write(10, '(A,1X,F20.9)') 't0', t0
+  write(10, '(A,1X,F20.9)') 't0b', t0b
   select case (trim(group))
   case ('control')
     call control()

@@ -24,8 +24,10 @@
  * and a -1 or NULL, never an abort (allocation failures included).
  */
 #include "trace_reader.h"
+#include "trace_check.h"
 
 #include <otf2/otf2.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -271,8 +273,19 @@ static OTF2_CallbackCode d_clock(void *u, uint64_t res, uint64_t off, uint64_t l
     return OTF2_CALLBACK_SUCCESS;
 }
 
+/* OTF2 prints every error on stderr by default; the reader's callers say
+ * what went wrong in their own words (and trace_check.c names damaged
+ * locations), so OTF2's lines are kept out of the output. */
+static OTF2_ErrorCode quiet_error(void *ud, const char *file, uint64_t line, const char *function,
+                                  OTF2_ErrorCode code, const char *fmt, va_list va)
+{
+    (void)ud, (void)file, (void)line, (void)function, (void)fmt, (void)va;
+    return code;
+}
+
 msc_trace_t *msc_trace_open(const char *anchor, char *err, size_t errlen)
 {
+    OTF2_Error_RegisterCallback(quiet_error, NULL);
     OTF2_Reader *rd = OTF2_Reader_Open(anchor);
     if (!rd) {
         snprintf(err, errlen, "cannot open the OTF2 archive %s", anchor);
@@ -285,6 +298,11 @@ msc_trace_t *msc_trace_open(const char *anchor, char *err, size_t errlen)
         return NULL;
     }
     t->rd = rd;
+    t->dir = strdup(anchor);
+    if (t->dir) {
+        char *slash = strrchr(t->dir, '/');
+        if (slash) *slash = 0; else strcpy(t->dir, ".");
+    }
     t->scl_attr = UINT32_MAX;
     t->resolution = 1000000000u;
     rstate_t r = {.t = t};
@@ -476,15 +494,24 @@ int msc_trace_read(msc_trace_t *t, const bool *want, const msc_trace_cbs_t *cb, 
                 OTF2_Reader_CloseDefReader(rd, dr);
             }
         }
+        /* A location whose events cannot be read (a missing or cut event
+         * file: trace_check.c names them) is skipped after what could be
+         * read of it; the caller says the result is partial. */
+        /* OTF2's reader can loop on a file cut short: such a file is not
+         * opened at all. */
+        if (msc_trace_location_problem(t, i)) {
+            t->unreadable++;
+            continue;
+        }
         OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(rd, t->loc[i].id);
-        if (!er) continue; /* a location without events */
+        if (!er) {
+            if (t->loc[i].events) t->unreadable++;
+            continue;
+        }
         uint64_t n = 0;
         if (OTF2_Reader_RegisterEvtCallbacks(rd, er, ecb, &r) != OTF2_SUCCESS ||
-            OTF2_Reader_ReadAllLocalEvents(rd, er, &n) != OTF2_SUCCESS) {
-            snprintf(err, errlen, "cannot read the events of location %llu",
-                     (unsigned long long)t->loc[i].id);
-            rc = -1;
-        }
+            OTF2_Reader_ReadAllLocalEvents(rd, er, &n) != OTF2_SUCCESS)
+            t->unreadable++;
         *events += n;
         OTF2_Reader_CloseEvtReader(rd, er);
     }
@@ -504,6 +531,7 @@ void msc_trace_close(msc_trace_t *t)
     free(t->str), free(t->region_name), free(t->region_mpi), free(t->loc), free(t->grp);
     free(t->comm), free(t->scl_file), free(t->scl_line), free(t->member_name);
     free(t->class_member);
+    free(t->dir);
     free(t);
 }
 

@@ -49,6 +49,8 @@ typedef struct msc_trace {
     uint64_t resolution;        /* ticks per second */
     uint64_t offset;            /* global offset: the trace's first tick */
     int ranks;                  /* highest location group + 1 */
+    size_t unreadable;          /* locations msc_trace_read could not read (whole or part) */
+    char *dir;                  /* the archive's directory (where traces.otf2 is) */
 } msc_trace_t;
 
 /* Event callbacks; any may be NULL. `u` is the pointer given to
@@ -73,7 +75,9 @@ msc_trace_t *msc_trace_open(const char *anchor, char *err, size_t errlen);
 
 /* Reads the events of the locations with want[i] true (want NULL: all), in
  * definition order, each after its local definitions (mappings, clock
- * offsets). Can be called once per msc_trace_t. Adds the events read to
+ * offsets). A location whose events cannot be read is skipped after what
+ * could be read of it and counted in t->unreadable (msc_trace_damage names
+ * such locations). Can be called once per msc_trace_t. Adds the events read to
  * *events. Returns 0, or -1 with a message in err. */
 int msc_trace_read(msc_trace_t *t, const bool *want, const msc_trace_cbs_t *cb, void *u,
                    uint64_t *events, char *err, size_t errlen);

@@ -141,6 +141,7 @@ static void free_ctx(ws_ctx_t *c)
     for (size_t i = 0; i < c->nlocs; i++) {
         ws_loc_t *l = &c->locs[i];
         free(l->calls.v), free(l->sends.v), free(l->recvs.v), free(l->colls.v), free(l->stack.v);
+        free(l->gaps.v);
     }
     free(c->locs);
     free(c->region_kind);
@@ -218,6 +219,7 @@ static void ev_location(void *u, size_t i)
      * cost nothing. */
     uint64_t ev = c->t->loc[i].events;
     ws_loc_t *l = c->cur;
+    l->t_first = UINT64_MAX;
     reserve((void **)&l->calls.v, &l->calls.cap, ev / 2 + 1, sizeof *l->calls.v);
     reserve((void **)&l->sends.v, &l->sends.cap, ev / 3 + 1, sizeof *l->sends.v);
     reserve((void **)&l->recvs.v, &l->recvs.cap, ev / 3 + 1, sizeof *l->recvs.v);
@@ -227,6 +229,7 @@ static void ev_enter(void *u, uint64_t t, uint32_t region, uint32_t scl)
 {
     ws_ctx_t *c = u;
     ws_loc_t *l = c->cur;
+    if (t < l->t_first) l->t_first = t;
     uint32_t parent = l->stack.n ? l->stack.v[l->stack.n - 1].site : UINT32_MAX;
     /* Most Enters repeat a recent (parent, region): a direct-mapped cache
      * in front of the hash table. */
@@ -247,7 +250,7 @@ static void ev_enter(void *u, uint64_t t, uint32_t region, uint32_t scl)
              return);
         c->nsum.v[site].calls++;
     }
-    PUSH(c, l->stack, ((ws_frame_t){region, site, call}), return);
+    PUSH(c, l->stack, ((ws_frame_t){region, site, call, t, l->calls.n}), return);
 }
 
 static void ev_leave(void *u, uint64_t t, uint32_t region)
@@ -256,8 +259,22 @@ static void ev_leave(void *u, uint64_t t, uint32_t region)
     ws_ctx_t *c = u;
     ws_loc_t *l = c->cur;
     if (!l->stack.n) return;
+    if (t > l->t_last) l->t_last = t;
     ws_frame_t *f = &l->stack.v[--l->stack.n];
-    if (f->call < 0) return;
+    if (f->call < 0) {
+        /* A user region with no MPI call inside: the computation between two
+         * calls was in it (the longest of the gap is kept), for the
+         * critical path and the delay analysis (critpath.c). */
+        if (f->ncalls == l->calls.n) {
+            ws_gap_t g = {(uint32_t)l->calls.n, f->site, t - f->enter};
+            if (l->gaps.n && l->gaps.v[l->gaps.n - 1].call == g.call) {
+                if (g.len > l->gaps.v[l->gaps.n - 1].len) l->gaps.v[l->gaps.n - 1] = g;
+            } else {
+                PUSH(c, l->gaps, g, return);
+            }
+        }
+        return;
+    }
     /* The call's time is summed here, while it is in cache: phase 2 then
      * visits only the calls that took part in a message or collective. */
     ws_call_t *cl = &l->calls.v[f->call];
@@ -277,13 +294,13 @@ static uint32_t open_call(ws_loc_t *l)
 static void ev_msg(void *u, uint64_t t, bool send, uint32_t peer, uint32_t comm, uint32_t tag,
                    uint64_t bytes)
 {
-    (void)t, (void)bytes;
+    (void)t;
     ws_ctx_t *c = u;
     ws_loc_t *l = c->cur;
     uint32_t call = open_call(l);
     int32_t w = msc_trace_world(c->t, comm, l->rank, peer);
     if (call == UINT32_MAX || w < 0) return;
-    ws_msg_t m = {comm, w, tag, call};
+    ws_msg_t m = {comm, w, tag, call, bytes >= UINT32_MAX ? UINT32_MAX : (uint32_t)bytes};
     if (send)
         PUSH(c, l->sends, m, return);
     else
@@ -388,7 +405,46 @@ void ws_free(ws_result_t *r)
     free(r->sites);
     free(r->rank_ns);
     free(r->rank_mpi_ns);
+    free(r->rank_useful_ns), free(r->rank_ideal_end_ns);
+    free(r->rank_whatif_end_ns), free(r->rank_whatif_mpi_ns);
+    free(r->rank_cp_comp_ns), free(r->rank_cp_mpi_ns);
+    for (int i = 0; i < r->ncp_sites; i++) free(r->cp_sites[i].name);
+    free(r->cp_sites);
+    for (int i = 0; i < r->ncauses; i++) free(r->causes[i].name);
+    free(r->causes);
+    free(r->timeline);
     free(r);
+}
+
+/* ---- the engine's interface (analysis.h) ---------------------------------------- */
+
+msc_an_ctx_t *msc_an_read(const char *anchor, int part, int nparts, const msc_an_opts_t *o,
+                          char *err, size_t errlen)
+{
+    ws_ctx_t *c = ws_read(anchor, part, nparts, o && o->progress, err, errlen);
+    if (c && o) c->opts = *o;
+    return c;
+}
+
+msc_an_result_t *msc_an_finish(msc_an_ctx_t *c, const msc_an_net_t *net)
+{
+    return ws_finish(c, net);
+}
+
+msc_an_result_t *msc_an_analyze(const char *anchor, const msc_an_opts_t *o, char *err,
+                                size_t errlen)
+{
+    ws_ctx_t *c = msc_an_read(anchor, 0, 1, o, err, errlen);
+    return c ? ws_finish(c, NULL) : NULL;
+}
+
+void msc_an_free(msc_an_result_t *r) { ws_free(r); }
+void msc_an_ctx_free(msc_an_ctx_t *c) { ws_ctx_free(c); }
+void msc_an_set_read_time(msc_an_result_t *r, double seconds) { r->read_s = seconds; }
+
+int msc_an_write_json(FILE *f, const msc_an_result_t *r, const char *trace_rel)
+{
+    return ws_write_json(f, r, trace_rel);
 }
 
 int ws_write_json(FILE *f, const ws_result_t *r, const char *trace_rel)
@@ -420,6 +476,18 @@ int ws_write_json(FILE *f, const ws_result_t *r, const char *trace_rel)
         for (int p = 0; p < WS_NPATTERNS; p++)
             fprintf(f, ", \"%s\": %llu", ws_pattern_id[p],
                     (unsigned long long)r->rank_ns[(size_t)k * WS_NPATTERNS + p]);
+        if (r->rank_useful_ns)
+            fprintf(f, ", \"useful_ns\": %llu, \"ideal_end_ns\": %llu",
+                    (unsigned long long)r->rank_useful_ns[k],
+                    (unsigned long long)r->rank_ideal_end_ns[k]);
+        if (r->rank_whatif_end_ns)
+            fprintf(f, ", \"whatif_end_ns\": %llu, \"whatif_mpi_ns\": %llu",
+                    (unsigned long long)r->rank_whatif_end_ns[k],
+                    (unsigned long long)r->rank_whatif_mpi_ns[k]);
+        if (r->rank_cp_comp_ns)
+            fprintf(f, ", \"critical_computation_ns\": %llu, \"critical_mpi_ns\": %llu",
+                    (unsigned long long)r->rank_cp_comp_ns[k],
+                    (unsigned long long)r->rank_cp_mpi_ns[k]);
         fputc('}', f);
     }
     fprintf(f, "\n  ],\n  \"callsites\": [");
@@ -439,6 +507,8 @@ int ws_write_json(FILE *f, const ws_result_t *r, const char *trace_rel)
             fprintf(f, ", \"%s\": %llu", ws_pattern_id[p], (unsigned long long)s->ns[p]);
         fputc('}', f);
     }
-    fprintf(f, "\n  ]\n}\n");
+    fprintf(f, "\n  ]");
+    if (r->rank_useful_ns) ws_write_json_analyses(f, r);
+    fprintf(f, "\n}\n");
     return ferror(f) ? -1 : 0;
 }

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "analysis.h"
+
 typedef enum {
     WS_LATE_SENDER,
     WS_LATE_SENDER_WO, /* part of WS_LATE_SENDER */
@@ -35,7 +37,24 @@ typedef struct {
     uint64_t calls;
 } ws_site_t;
 
+/* A site of computation or MPI on the critical path (critpath.c). */
 typedef struct {
+    char *name;       /* "computation before MPI_Send @ f.c:9 in a", "MPI_Recv @ …", "work (VT_ region) in a" */
+    bool mpi;         /* an MPI call's time, else computation */
+    uint64_t ns;      /* on the critical path */
+    uint64_t total_ns; /* computation: all ranks together (for the imbalance) */
+} ws_cpsite_t;
+
+/* The computation that caused waiting time (critpath.c). */
+typedef struct {
+    int pattern;      /* ws_pattern_t of the waiting it caused */
+    int rank;         /* where the computation ran */
+    char *name;       /* its site, as ws_cpsite_t's */
+    uint64_t ns;      /* waiting time it caused */
+    uint64_t start_ns, end_ns; /* the largest single interval, ns from the trace's start */
+} ws_cause_t;
+
+typedef struct ws_result {
     int ranks;
     uint64_t locations;
     uint64_t events;         /* events read */
@@ -51,9 +70,35 @@ typedef struct {
     int nsites;
     uint64_t mpi_ns;         /* time in MPI calls, all ranks */
     int processes;           /* analysis processes (1: this one alone) */
+    /* POP from the trace and the replays (replay.c); ns */
+    uint64_t runtime_ns;         /* first MPI call entered to last one left, all locations */
+    uint64_t *rank_useful_ns;    /* [rank]: computation (time between MPI calls) */
+    uint64_t ideal_ns;           /* run time on an ideal network */
+    uint64_t *rank_ideal_end_ns; /* [rank]: end on the ideal network, from the trace's start */
+    bool whatif;
+    double latency_s, bandwidth_Bps;
+    uint64_t whatif_ns;          /* run time predicted on the modelled network */
+    uint64_t *rank_whatif_end_ns, *rank_whatif_mpi_ns;
+    uint64_t unresolved;         /* locations a replay could not finish (inconsistent trace) */
+    /* critical path and delay (critpath.c) */
+    uint64_t cp_ns, cp_comp_ns, cp_mpi_ns, cp_hops, cp_imbalance_ns;
+    int cp_end_rank, cp_start_rank;
+    uint64_t cp_start_ns;        /* where the path starts, after the trace's start */
+    uint64_t *rank_cp_comp_ns, *rank_cp_mpi_ns;
+    ws_cpsite_t *cp_sites;       /* most time first */
+    int ncp_sites;
+    uint64_t delay_ns[WS_NPATTERNS];      /* waiting traced to a computation */
+    uint64_t propagated_ns[WS_NPATTERNS]; /* waiting whose delayer computed nothing (it waited itself) */
+    ws_cause_t *causes;          /* most waiting first */
+    int ncauses;
+    char *timeline;              /* the HTML timeline's data, lines of text (timeline.c); part 0 */
+    size_t timeline_len;
 } ws_result_t;
 
-typedef enum { WS_SUM, WS_MIN, WS_MAX } ws_reduce_t;
+typedef msc_an_reduce_t ws_reduce_t;
+#define WS_SUM MSC_AN_SUM
+#define WS_MIN MSC_AN_MIN
+#define WS_MAX MSC_AN_MAX
 
 /* Analyses the archive `anchor` (…/traces.otf2) in this process. `progress`
  * prints progress lines on stderr. Returns NULL with a message in err. */
@@ -67,23 +112,7 @@ void ws_free(ws_result_t *r);
  * need through `net` (NULL: one part, no exchange), and frees c. Every
  * part gets the totals; the call sites are merged on part 0 only. */
 typedef struct ws_ctx ws_ctx_t;
-typedef struct {
-    int part, nparts;
-    void *u;
-    /* All-to-all: `send` holds scount[q] records of `size` bytes for each
-     * part q in turn; *recv (malloc'd) receives rcount[q] records from
-     * each part q in turn. */
-    void (*alltoallv)(void *u, const void *send, const uint64_t *scount, size_t size,
-                     void **recv, uint64_t *rcount);
-    /* v[0..n) reduced element-wise over the parts, in place; for WS_MIN
-     * and WS_MAX every value is below 2^63. An exchange that fails ends
-     * the analysis (it cannot stay in step otherwise). */
-    void (*allreduce)(void *u, uint64_t *v, size_t n, ws_reduce_t op);
-    /* Part 0 receives the `len` bytes of every part: *all (malloc'd) holds
-     * them in part order, lens[q] (nparts entries, malloc'd) their sizes;
-     * on the other parts *all is NULL. */
-    void (*gather)(void *u, const void *p, size_t len, void **all, uint64_t **lens);
-} ws_net_t;
+typedef msc_an_net_t ws_net_t;
 ws_ctx_t *ws_read(const char *anchor, int part, int nparts, bool progress, char *err,
                   size_t errlen);
 bool ws_part_owns(const ws_ctx_t *c, size_t loc, int part, int nparts);

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "trace_reader.h"
 #include "waitstate.h"
@@ -22,11 +23,13 @@ typedef struct {
     uint32_t region, site;
 } ws_call_t;
 
+/* 20 bytes per message end. */
 typedef struct {
     uint32_t comm;
     int32_t peer; /* world rank of the other end */
     uint32_t tag;
     uint32_t call;
+    uint32_t bytes; /* message size, UINT32_MAX from 4 GiB on (the what-if replay's transfer time) */
 } ws_msg_t;
 
 typedef struct {
@@ -54,8 +57,18 @@ typedef struct {
 
 typedef struct {
     uint32_t region, site;
-    int64_t call; /* index in calls, or -1 for a user region */
+    int64_t call;    /* index in calls, or -1 for a user region */
+    uint64_t enter;  /* ticks */
+    uint64_t ncalls; /* calls of the location when the frame was entered */
 } ws_frame_t;
+
+/* A user (VT_) region entered and left between two MPI calls: the
+ * computation before call `call` took place in it (the longest such region
+ * of that gap is kept). 16 bytes, only where user regions are used. */
+typedef struct {
+    uint32_t call, node;
+    uint64_t len; /* ticks in the region */
+} ws_gap_t;
 
 typedef struct {
     int rank;
@@ -65,6 +78,8 @@ typedef struct {
     VEC(ws_msg_t) recvs;
     VEC(ws_coll_t) colls;
     VEC(ws_frame_t) stack;
+    VEC(ws_gap_t) gaps;    /* sorted by call */
+    uint64_t t_first, t_last; /* first Enter and last Leave of any region (ticks) */
 } ws_loc_t;
 
 /* A call-site node: the call path (parent node, region, source location). */
@@ -100,7 +115,110 @@ struct ws_ctx {
     double t0, read_s;
     bool oom, progress;
     size_t done, todo;
+    msc_an_opts_t opts;   /* what the passes after the wait states do */
 };
+
+/* ---- what matching leaves for the passes (waitstate_match.c) ---------------- */
+
+/* What the wait-state pass finds out about a call. */
+typedef struct {
+    uint64_t ls, lr;       /* Late Sender, Late Receiver waiting (ticks) */
+    uint32_t flags;        /* F_* */
+} ws_wait_t;
+enum { F_WRONG_ORDER = 1, F_LS_DONE = 2, F_LR_DONE = 4 };
+
+/* A send that arrived at the part of its receiver (32 bytes), kept for the
+ * passes: index g in the part's arrival order. */
+typedef struct {
+    uint32_t comm, tag;
+    int32_t src, dst;      /* world ranks */
+    uint64_t enter;        /* of the send call (ticks) */
+    uint32_t loc, call;    /* the send call, on the sender's part */
+} ws_xsend_t;
+
+#define WS_NONE32 UINT32_MAX
+#define WS_NONE64 ((uint64_t)INT64_MAX) /* reductions take values below 2^63 */
+
+/* The matches every pass shares. Per message: 32 bytes (in), 4 (g_loc),
+ * 4 on the receive (recv_g) and 4 on the send (send_j); per collective
+ * instance 8 words; per call the wait-state findings (24 bytes). */
+typedef struct {
+    int np, me;
+    int *owner;            /* world rank -> part */
+    ws_xsend_t *in;        /* sends that arrived here, by g */
+    uint64_t nin;
+    uint32_t *g_loc;       /* receiving location of g, WS_NONE32 if no receive took it */
+    uint64_t *rdispl;      /* first g of the sends from each part */
+    uint32_t **recv_g;     /* per location, per receive record: its g, or WS_NONE32 */
+    uint32_t **send_j;     /* per location, per send record: its index in the block to its
+                            * receiver's part, or WS_NONE32 (no receiver rank) */
+    ws_wait_t **wt;        /* per location, per call */
+    /* collective instances (the k-th on a communicator) */
+    uint64_t ninst;
+    uint64_t *agg;         /* [n] latest enter; [3n] first leave, root's enter, first other's */
+    uint64_t *members;     /* [n] members that recorded the instance */
+    uint64_t *last;        /* [n] (location << 32 | call) of the latest member */
+    uint64_t *root;        /* [n] (location << 32 | call) of the root, WS_NONE64 if none */
+    uint32_t **memb;       /* per location, per collective record: its instance */
+    uint64_t t0, t_end;    /* first MPI call entered, last one left (ticks, all parts) */
+    uint64_t *gap_tot;     /* [3 * nodes] computation per gap code (ticks; the ideal replay
+                            * sums it, the critical path's imbalance uses it) */
+} ws_pass_t;
+
+/* Exchanges of the passes: one part needs none. */
+static inline bool ws_alone(const ws_net_t *n) { return !n || n->nparts <= 1; }
+/* The all-to-all of net, or with one part the records themselves. Takes
+ * `send` (malloc'd) and returns what arrived (malloc'd). */
+void *ws_exchange(const ws_net_t *n, void *send, const uint64_t *scount, size_t size,
+                  uint64_t *rcount);
+void ws_reduce(const ws_net_t *n, uint64_t *v, size_t len, ws_reduce_t op);
+void *ws_xmalloc(size_t n);
+void *ws_xcalloc(size_t n, size_t size);
+/* "MPI_Recv @ f.c:3 in a > b" for node `node`; fills s's other strings if s. */
+char *ws_site_string(ws_ctx_t *c, uint32_t node, ws_site_t *s);
+/* Gathers text from every part to part 0 (NULL elsewhere), NUL-terminated. */
+char *ws_gather_text(const ws_net_t *net, const char *text, size_t len);
+
+/* A location's span: from its first event to its last (at least its MPI
+ * calls'). Only for locations with calls. */
+static inline uint64_t ws_loc_begin(const ws_loc_t *l)
+{
+    return l->t_first < l->calls.v[0].enter ? l->t_first : l->calls.v[0].enter;
+}
+static inline uint64_t ws_loc_end(const ws_loc_t *l)
+{
+    uint64_t e = l->calls.v[l->calls.n - 1].leave;
+    return l->t_last > e ? l->t_last : e;
+}
+/* The computation before call k (k = calls.n: after the last call), ticks. */
+static inline uint64_t ws_gap_len(const ws_loc_t *l, uint64_t k)
+{
+    uint64_t a = k ? l->calls.v[k - 1].leave : ws_loc_begin(l);
+    uint64_t b = k < l->calls.n ? l->calls.v[k].enter : ws_loc_end(l);
+    return b > a ? b - a : 0;
+}
+
+/* The site of the computation before call k of l (k = calls.n: after the
+ * last call): the code of a node and how the computation relates to it
+ * (critpath.c); *region_len (if not NULL) the ticks spent in a user region
+ * of the gap, 0 if none. */
+#define WS_GAP_BEFORE 0x80000000u /* before the MPI call of that node */
+#define WS_GAP_AFTER 0x40000000u  /* after it: the last call of the location */
+#define WS_GAP_NODE(code) ((code) & 0x3fffffffu)
+#define WS_GAP_KIND(code) ((code) >> 30) /* 0 in the region, 1 after, 2 before */
+uint32_t ws_gap_code(const ws_loc_t *l, uint64_t k, uint64_t *region_len);
+
+/* Kinds of collective operation (OTF2's): N×N, one to N, N to one. */
+bool ws_is_nxn(uint32_t op);
+bool ws_is_1ton(uint32_t op);
+bool ws_is_nto1(uint32_t op);
+
+/* The passes after the wait states (replay.c, critpath.c). */
+void ws_pass_replay(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result_t *r);
+void ws_pass_critpath(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result_t *r);
+void ws_pass_timeline(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result_t *r);
+/* The sections those passes add to waitstates.json (analysis_json.c). */
+void ws_write_json_analyses(FILE *f, const ws_result_t *r);
 
 /* The node (parent, region, scl), created on first use; UINT32_MAX when out
  * of memory. */

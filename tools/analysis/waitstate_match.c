@@ -28,21 +28,6 @@
 
 #include "waitstate_impl.h"
 
-/* What phase 2 finds out about a call. */
-typedef struct {
-    uint64_t ls, lr;       /* Late Sender, Late Receiver waiting (ticks) */
-    uint32_t flags;        /* F_* */
-} ws_wait_t;
-enum { F_WRONG_ORDER = 1, F_LS_DONE = 2, F_LR_DONE = 4 };
-
-/* A send on its way to the part of its receiver. */
-typedef struct {
-    uint32_t comm, tag;
-    int32_t src, dst;      /* world ranks */
-    uint64_t enter;        /* of the send call */
-    uint32_t loc, call;    /* the send call, on the sender's part */
-} ws_xsend_t;
-
 /* The answer to a send whose receive began later. */
 typedef struct {
     uint32_t loc, call;
@@ -115,7 +100,7 @@ static int cmp_site(const void *a, const void *b)
     return memcmp(x->ns, y->ns, sizeof x->ns);
 }
 
-static char *site_string(ws_ctx_t *c, uint32_t node, ws_site_t *s)
+char *ws_site_string(ws_ctx_t *c, uint32_t node, ws_site_t *s)
 {
     ws_node_t *n = &c->nodes.v[node];
     const char *fn = msc_trace_region_name(c->t, n->region);
@@ -131,16 +116,18 @@ static char *site_string(ws_ctx_t *c, uint32_t node, ws_site_t *s)
                          msc_trace_region_name(c->t, c->nodes.v[chain[i]].region));
         if (w > 0) off += (size_t)w;
     }
-    s->function = strdup(fn);
-    s->path = strdup(path);
     const char *file = "";
     uint32_t line = 0;
     if (n->scl != UINT32_MAX && n->scl < c->t->nscl) {
         file = msc_trace_string(c->t, c->t->scl_file[n->scl]);
         line = c->t->scl_line[n->scl];
     }
-    s->file = strdup(file);
-    s->line = line;
+    if (s) {
+        s->function = strdup(fn);
+        s->path = strdup(path);
+        s->file = strdup(file);
+        s->line = line;
+    }
     char buf[1400];
     int w = snprintf(buf, sizeof buf, "%s", fn);
     if (*file && w > 0 && (size_t)w < sizeof buf)
@@ -150,7 +137,7 @@ static char *site_string(ws_ctx_t *c, uint32_t node, ws_site_t *s)
     return strdup(buf);
 }
 
-static bool is_nxn(uint32_t op)
+bool ws_is_nxn(uint32_t op)
 {
     switch (op) {
     case OTF2_COLLECTIVE_OP_ALLGATHER: case OTF2_COLLECTIVE_OP_ALLGATHERV:
@@ -163,13 +150,13 @@ static bool is_nxn(uint32_t op)
     }
 }
 
-static bool is_1ton(uint32_t op)
+bool ws_is_1ton(uint32_t op)
 {
     return op == OTF2_COLLECTIVE_OP_BCAST || op == OTF2_COLLECTIVE_OP_SCATTER ||
            op == OTF2_COLLECTIVE_OP_SCATTERV;
 }
 
-static bool is_nto1(uint32_t op)
+bool ws_is_nto1(uint32_t op)
 {
     return op == OTF2_COLLECTIVE_OP_REDUCE || op == OTF2_COLLECTIVE_OP_GATHER ||
            op == OTF2_COLLECTIVE_OP_GATHERV;
@@ -178,12 +165,14 @@ static bool is_nto1(uint32_t op)
 
 /* ---- exchanges -------------------------------------------------------------- */
 
-static bool alone(const ws_net_t *n) { return !n || n->nparts <= 1; }
+#define alone ws_alone
+#define exchange ws_exchange
+#define reduce ws_reduce
+#define xmalloc ws_xmalloc
+#define xcalloc ws_xcalloc
 
-/* The all-to-all of net, or with one part the records themselves. Takes
- * `send` (malloc'd) and returns what arrived (malloc'd). */
-static void *exchange(const ws_net_t *n, void *send, const uint64_t *scount, size_t size,
-                      uint64_t *rcount)
+void *ws_exchange(const ws_net_t *n, void *send, const uint64_t *scount, size_t size,
+                  uint64_t *rcount)
 {
     if (alone(n)) {
         rcount[0] = scount[0];
@@ -195,12 +184,12 @@ static void *exchange(const ws_net_t *n, void *send, const uint64_t *scount, siz
     return recv;
 }
 
-static void reduce(const ws_net_t *n, uint64_t *v, size_t len, ws_reduce_t op)
+void ws_reduce(const ws_net_t *n, uint64_t *v, size_t len, ws_reduce_t op)
 {
     if (!alone(n) && len) n->allreduce(n->u, v, len, op);
 }
 
-static void *xmalloc(size_t n)
+void *ws_xmalloc(size_t n)
 {
     void *p = ws_alloc(n);
     if (!p) {
@@ -211,7 +200,7 @@ static void *xmalloc(size_t n)
 }
 
 /* Zeroed; small blocks from calloc, whose fresh pages are zero already. */
-static void *xcalloc(size_t n, size_t size)
+void *ws_xcalloc(size_t n, size_t size)
 {
     if (n * size >= ((size_t)4 << 20)) return memset(xmalloc(n * size), 0, n * size);
     void *p = calloc(n ? n : 1, size);
@@ -220,6 +209,29 @@ static void *xcalloc(size_t n, size_t size)
         abort();
     }
     return p;
+}
+
+char *ws_gather_text(const ws_net_t *net, const char *text, size_t len)
+{
+    if (alone(net)) {
+        char *o = xmalloc(len + 1);
+        if (len) memcpy(o, text, len);
+        o[len] = '\0';
+        return o;
+    }
+    void *all = NULL;
+    uint64_t *lens = NULL;
+    net->gather(net->u, text ? text : "", len, &all, &lens);
+    char *o = NULL;
+    if (all) {
+        uint64_t total = 0;
+        for (int q = 0; q < net->nparts; q++) total += lens[q];
+        o = xmalloc(total + 1);
+        memcpy(o, all, total);
+        o[total] = '\0';
+    }
+    free(all), free(lens);
+    return o;
 }
 
 /* owner[r]: the part holding world rank r (ws_part_owns's blocks). */
@@ -236,9 +248,10 @@ static int *rank_owners(int ranks, int nparts)
 
 /* Matches the messages of c's locations; Late Sender and wrong order in
  * wt, Late Receiver in wt of the senders. */
-static void match_messages(ws_ctx_t *c, const ws_net_t *net, const int *owner, ws_wait_t **wt,
-                           ws_result_t *r)
+static void match_messages(ws_ctx_t *c, const ws_net_t *net, ws_pass_t *p, ws_result_t *r)
 {
+    const int *owner = p->owner;
+    ws_wait_t **wt = p->wt;
     int np = alone(net) ? 1 : net->nparts;
     uint64_t *scnt = xcalloc((size_t)np, sizeof *scnt), *rcnt = xcalloc((size_t)np, sizeof *rcnt);
     uint64_t *off = xcalloc((size_t)np, sizeof *off);
@@ -251,20 +264,35 @@ static void match_messages(ws_ctx_t *c, const ws_net_t *net, const int *owner, w
         }
     uint64_t nout = 0;
     for (int q = 0; q < np; q++) off[q] = nout, nout += scnt[q];
+    uint64_t *start = xmalloc((size_t)np * sizeof *start);
+    memcpy(start, off, (size_t)np * sizeof *start);
     ws_xsend_t *out = xmalloc(nout * sizeof *out);
     for (size_t i = 0; i < c->nlocs; i++) {
         ws_loc_t *l = &c->locs[i];
+        if (l->sends.n) p->send_j[i] = xmalloc(l->sends.n * sizeof **p->send_j);
         for (size_t k = 0; k < l->sends.n; k++) {
             ws_msg_t *m = &l->sends.v[k];
+            p->send_j[i][k] = WS_NONE32;
             if (m->peer < 0 || m->peer >= c->ranks) continue;
-            out[off[owner[m->peer]]++] = (ws_xsend_t){m->comm, m->tag, l->rank, m->peer,
-                                                       l->calls.v[m->call].enter, (uint32_t)i,
-                                                       m->call};
+            int q = owner[m->peer];
+            p->send_j[i][k] = (uint32_t)(off[q] - start[q]);
+            out[off[q]++] = (ws_xsend_t){m->comm, m->tag, l->rank, m->peer,
+                                         l->calls.v[m->call].enter, (uint32_t)i, m->call};
         }
     }
+    free(start);
     ws_xsend_t *in = exchange(net, out, scnt, sizeof *in, rcnt);
     uint64_t nin = 0;
-    for (int q = 0; q < np; q++) nin += rcnt[q];
+    p->rdispl = xmalloc((size_t)np * sizeof *p->rdispl);
+    for (int q = 0; q < np; q++) p->rdispl[q] = nin, nin += rcnt[q];
+    p->in = in, p->nin = nin;
+    if (nin >= WS_NONE32) {
+        fprintf(stderr, "mpiscope: analysis: more than 2^32 messages arrive at one part; "
+                        "analyse with more processes (--np)\n");
+        abort();
+    }
+    p->g_loc = xmalloc((nin ? nin : 1) * sizeof *p->g_loc);
+    memset(p->g_loc, 0xff, (nin ? nin : 1) * sizeof *p->g_loc);
 
     /* Chained per channel in arrival order. */
     int64_t *next = xmalloc(nin * sizeof *next);
@@ -291,10 +319,12 @@ static void match_messages(ws_ctx_t *c, const ws_net_t *net, const int *owner, w
         ws_loc_t *l = &c->locs[i];
         if (!l->recvs.n) continue;
         uint64_t *sent_at = xmalloc(l->recvs.n * sizeof *sent_at);
+        uint32_t *rg = p->recv_g[i] = xmalloc(l->recvs.n * sizeof *rg);
         x = NULL;
         for (size_t k = 0; k < l->recvs.n; k++) {
             ws_msg_t *m = &l->recvs.v[k];
             sent_at[k] = UINT64_MAX;
+            rg[k] = WS_NONE32;
             if (!x || x->comm != m->comm || x->src != m->peer || x->tag != m->tag ||
                 x->dst != l->rank)
                 x = chan_get(&ch, m->comm, m->peer, l->rank, m->tag, false);
@@ -306,6 +336,8 @@ static void match_messages(ws_ctx_t *c, const ws_net_t *net, const int *owner, w
             x->head = next[s];
             if (x->head < 0) x->tail = -1;
             r->messages++;
+            rg[k] = (uint32_t)s;
+            p->g_loc[s] = (uint32_t)i;
             ws_xsend_t *sd = &in[s];
             ws_call_t *rc = &l->calls.v[m->call];
             ws_wait_t *rw = &wt[i][m->call];
@@ -342,7 +374,6 @@ static void match_messages(ws_ctx_t *c, const ws_net_t *net, const int *owner, w
         for (int64_t s = ch.t[i].head; ch.t[i].head != -2 && s >= 0; s = next[s]) r->unmatched++;
     free(ch.t);
     free(next);
-    free(in);
 
     /* The answers go back to the senders' parts: Late Receiver. */
     memset(scnt, 0, (size_t)np * sizeof *scnt);
@@ -374,17 +405,13 @@ static void match_messages(ws_ctx_t *c, const ws_net_t *net, const int *owner, w
 
 /* Per instance: latest enter, first leave, the root's enter, the first
  * enter of another member (max: [0, n); min: 3 per instance after them;
- * NONE where no member had one). */
-#define NONE ((uint64_t)INT64_MAX) /* minimum and maximum reductions take values below 2^63 */
-typedef struct {
-    uint64_t *agg;
-    size_t n;
-    uint32_t *memb;       /* instance of each collective record, in location order */
-} ws_insts_t;
-
-static ws_insts_t match_collectives(ws_ctx_t *c, const ws_net_t *net)
+ * NONE where no member had one); then how many members recorded it, which
+ * member entered last and which is the root (for the replay, the critical
+ * path and the delay analysis). */
+#define NONE WS_NONE64
+static void match_collectives(ws_ctx_t *c, const ws_net_t *net, ws_pass_t *p)
 {
-    size_t ncomm = c->t->ncomm, nmemb = 0;
+    size_t ncomm = c->t->ncomm;
     uint64_t *base = xcalloc(ncomm + 1, sizeof *base);
     uint32_t *seq = xcalloc(ncomm + 1, sizeof *seq);
     for (size_t i = 0; i < c->nlocs; i++) {
@@ -394,7 +421,6 @@ static ws_insts_t match_collectives(ws_ctx_t *c, const ws_net_t *net)
             uint32_t s = ++seq[l->colls.v[k].comm];
             if (s > base[l->colls.v[k].comm]) base[l->colls.v[k].comm] = s;
         }
-        nmemb += l->colls.n;
     }
     /* Instances per communicator: the most any member had. */
     reduce(net, base, ncomm, WS_MAX);
@@ -404,18 +430,19 @@ static ws_insts_t match_collectives(ws_ctx_t *c, const ws_net_t *net)
         base[k] = n;
         n += m;
     }
-    ws_insts_t in = {xmalloc(4 * n * sizeof *in.agg), n, xmalloc(nmemb * sizeof *in.memb)};
-    uint64_t *mx = in.agg, *mn = in.agg + n;
+    p->ninst = n;
+    p->agg = xmalloc((4 * n + 1) * sizeof *p->agg);
+    uint64_t *mx = p->agg, *mn = p->agg + n;
     memset(mx, 0, n * sizeof *mx);
     for (uint64_t i = 0; i < 3 * n; i++) mn[i] = NONE;
-    size_t mi = 0;
     for (size_t i = 0; i < c->nlocs; i++) {
         ws_loc_t *l = &c->locs[i];
         memset(seq, 0, (ncomm + 1) * sizeof *seq);
-        for (size_t k = 0; k < l->colls.n; k++, mi++) {
+        if (l->colls.n) p->memb[i] = xmalloc(l->colls.n * sizeof **p->memb);
+        for (size_t k = 0; k < l->colls.n; k++) {
             ws_coll_t *co = &l->colls.v[k];
             uint64_t id = base[co->comm] + seq[co->comm]++;
-            in.memb[mi] = (uint32_t)id;
+            p->memb[i][k] = (uint32_t)id;
             ws_call_t *cl = &l->calls.v[co->call];
             if (cl->enter > mx[id]) mx[id] = cl->enter;
             mn[3 * id] = ws_min64(mn[3 * id], cl->leave);
@@ -429,7 +456,24 @@ static ws_insts_t match_collectives(ws_ctx_t *c, const ws_net_t *net)
     free(base);
     reduce(net, mx, n, WS_MAX);
     reduce(net, mn, 3 * n, WS_MIN);
-    return in;
+    /* Members, the latest member and the root, by (location, call): the
+     * smallest location among ties, so every split finds the same one. */
+    p->members = xcalloc(3 * n + 1, sizeof *p->members);
+    p->last = p->members + n, p->root = p->members + 2 * n;
+    for (uint64_t i = 0; i < 2 * n; i++) p->last[i] = NONE;
+    for (size_t i = 0; i < c->nlocs; i++) {
+        ws_loc_t *l = &c->locs[i];
+        for (size_t k = 0; k < l->colls.n; k++) {
+            ws_coll_t *co = &l->colls.v[k];
+            uint32_t id = p->memb[i][k];
+            uint64_t who = (uint64_t)i << 32 | co->call;
+            p->members[id]++;
+            if (l->calls.v[co->call].enter == mx[id]) p->last[id] = ws_min64(p->last[id], who);
+            if (l->rank == co->root) p->root[id] = ws_min64(p->root[id], who);
+        }
+    }
+    reduce(net, p->members, n, WS_SUM);
+    reduce(net, p->last, 2 * n, WS_MIN);
 }
 
 /* ---- 4: totals and call sites ----------------------------------------------- */
@@ -544,16 +588,20 @@ ws_result_t *ws_finish(ws_ctx_t *c, const ws_net_t *net)
     r->locations = c->nlocs;
     r->events = c->events;
     r->read_s = c->read_s;
-    int *owner = rank_owners(c->ranks, r->processes);
+    ws_pass_t ps = {.np = r->processes, .me = alone(net) ? 0 : net->part};
+    ws_pass_t *pp = &ps;
+    ps.owner = rank_owners(c->ranks, r->processes);
+    ps.recv_g = xcalloc(c->nlocs, sizeof *ps.recv_g);
+    ps.send_j = xcalloc(c->nlocs, sizeof *ps.send_j);
+    ps.memb = xcalloc(c->nlocs, sizeof *ps.memb);
 
     /* Phase 2's findings per call: zero pages until written. */
-    ws_wait_t **wt = xcalloc(c->nlocs, sizeof *wt);
+    ws_wait_t **wt = ps.wt = xcalloc(c->nlocs, sizeof *wt);
     for (size_t i = 0; i < c->nlocs; i++) wt[i] = xcalloc(c->locs[i].calls.n, sizeof **wt);
-    match_messages(c, net, owner, wt, r);
-    free(owner);
-    ws_insts_t inst = match_collectives(c, net);
-    r->collectives = inst.n;
-    const uint64_t *max_enter = inst.agg, *mn = inst.agg + inst.n;
+    match_messages(c, net, pp, r);
+    match_collectives(c, net, pp);
+    r->collectives = ps.ninst;
+    const uint64_t *max_enter = ps.agg, *mn = ps.agg + ps.ninst;
 
     /* Totals per pattern, rank and site. */
     double tick_ns = c->tick_ns;
@@ -562,7 +610,6 @@ ws_result_t *ws_finish(ws_ctx_t *c, const ws_net_t *net)
     r->rank_mpi_ns = xcalloc((size_t)(r->ranks ? r->ranks : 1), sizeof *r->rank_mpi_ns);
     size_t nn = c->nodes.n;
     uint64_t *site_ns = xcalloc(nn * ROW, sizeof *site_ns);
-    size_t mi = 0;
     for (size_t s = 0; s < nn; s++) {
         site_ns[s * ROW + WS_NPATTERNS] = c->nsum.v[s].mpi_ns;
         site_ns[s * ROW + WS_NPATTERNS + 1] = c->nsum.v[s].calls;
@@ -600,14 +647,14 @@ ws_result_t *ws_finish(ws_ctx_t *c, const ws_net_t *net)
             if (!(w->ls && c->region_kind[cl->region] == K_SENDRECV))
                 ADD(WS_LATE_RECEIVER, cl, w->lr);
         }
-        for (size_t k = 0; k < l->colls.n; k++, mi++) {
+        for (size_t k = 0; k < l->colls.n; k++) {
             ws_coll_t *co = &l->colls.v[k];
-            uint32_t id = inst.memb[mi];
+            uint32_t id = ps.memb[i][k];
             uint64_t last_enter = max_enter[id], first_leave = mn[3 * (size_t)id],
                      root_enter = mn[3 * (size_t)id + 1], first_other = mn[3 * (size_t)id + 2];
             ws_call_t *cl = &l->calls.v[co->call];
             bool barrier = co->op == OTF2_COLLECTIVE_OP_BARRIER;
-            if (barrier || is_nxn(co->op)) {
+            if (barrier || ws_is_nxn(co->op)) {
                 if (last_enter > cl->enter)
                     ADD(barrier ? WS_WAIT_BARRIER : WS_WAIT_NXN, cl,
                         ws_min64(last_enter, cl->leave) - cl->enter);
@@ -617,10 +664,10 @@ ws_result_t *ws_finish(ws_ctx_t *c, const ws_net_t *net)
                 if (from < cl->enter) from = cl->enter;
                 if (cl->leave > from)
                     ADD(barrier ? WS_BARRIER_COMPLETION : WS_NXN_COMPLETION, cl, cl->leave - from);
-            } else if (is_1ton(co->op)) {
+            } else if (ws_is_1ton(co->op)) {
                 if (l->rank != co->root && root_enter != NONE && root_enter > cl->enter)
                     ADD(WS_LATE_BCAST, cl, ws_min64(root_enter, cl->leave) - cl->enter);
-            } else if (is_nto1(co->op)) {
+            } else if (ws_is_nto1(co->op)) {
                 if (l->rank == co->root && first_other != NONE && first_other > cl->enter)
                     ADD(WS_EARLY_REDUCE, cl, ws_min64(first_other, cl->leave) - cl->enter);
             }
@@ -628,9 +675,15 @@ ws_result_t *ws_finish(ws_ctx_t *c, const ws_net_t *net)
 #undef ADD
 #undef NS
     }
-    free(inst.agg), free(inst.memb);
-    for (size_t i = 0; i < c->nlocs; i++) free(wt[i]);
-    free(wt);
+    /* The passes after the wait states, on the same matches. */
+    ws_pass_replay(c, pp, net, r);
+    ws_pass_critpath(c, pp, net, r);
+    if (c->opts.timeline) ws_pass_timeline(c, pp, net, r);
+    free(ps.agg), free(ps.members), free(ps.gap_tot);
+    for (size_t i = 0; i < c->nlocs; i++)
+        free(wt[i]), free(ps.recv_g[i]), free(ps.send_j[i]), free(ps.memb[i]);
+    free(wt), free(ps.recv_g), free(ps.send_j), free(ps.memb);
+    free(ps.in), free(ps.g_loc), free(ps.rdispl), free(ps.owner);
     sum_totals(net, r);
     site_ns = gather_sites(c, net, site_ns, &nn);
     /* Sites (part 0): every MPI call path, the ones with waiting time first. */
@@ -642,7 +695,7 @@ ws_result_t *ws_finish(ws_ctx_t *c, const ws_net_t *net)
         memcpy(o->ns, v, sizeof o->ns);
         o->mpi_ns = v[WS_NPATTERNS];
         o->calls = v[WS_NPATTERNS + 1];
-        o->name = site_string(c, (uint32_t)s, o);
+        o->name = ws_site_string(c, (uint32_t)s, o);
     }
     free(site_ns);
     if (r->nsites > 1) qsort(r->sites, (size_t)r->nsites, sizeof *r->sites, cmp_site);

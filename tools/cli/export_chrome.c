@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "trace_check.h"
 #include "trace_reader.h"
 #include "../../src/core/json_out.h"
 
@@ -164,24 +165,29 @@ static void ev_location(void *u, size_t i)
 
 static void usage(FILE *o)
 {
-    fprintf(o, "usage: mpiscope export --chrome [-o FILE] DIR\n"
+    fprintf(o, "usage: mpiscope export --chrome [-o FILE] [--allow-partial] DIR\n"
                "\n"
                "Converts DIR/trace/traces.otf2 to Chrome trace-event JSON (DIR/trace.json, or\n"
                "FILE; '-' for stdout), for Perfetto (ui.perfetto.dev) and chrome://tracing: a\n"
                "slice per MPI call and user region, a flow arrow per message, a counter per\n"
-               "metric (MPI_T variables). Processes are ranks, threads are locations.\n");
+               "metric (MPI_T variables). Processes are ranks, threads are locations.\n"
+               "\n"
+               "Exit status: 0 written; 1 failed; 2 bad usage; 3 written from a partial trace\n"
+               "(what is missing is named on stderr; --allow-partial: exit 0).\n");
 }
 
 int msc_cmd_export(int argc, char **argv)
 {
     const char *dir = NULL, *out = NULL;
-    bool chrome = false;
+    bool chrome = false, allow_partial = false;
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             usage(stdout);
             return 0;
         } else if (!strcmp(argv[i], "--chrome")) {
             chrome = true;
+        } else if (!strcmp(argv[i], "--allow-partial")) {
+            allow_partial = true;
         } else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
             out = argv[++i];
         } else if (argv[i][0] == '-' || dir) {
@@ -204,6 +210,8 @@ int msc_cmd_export(int argc, char **argv)
         fprintf(stderr, "mpiscope export: %s has no trace (%s)\n", dir, anchor);
         return 1;
     }
+    char *damage = msc_trace_damage(anchor, NULL);
+    if (damage) fprintf(stderr, "mpiscope export: the trace is partial: %s\n", damage);
     char err[512];
     xctx_t *c = calloc(1, sizeof *c);
     if (!c) {
@@ -227,6 +235,10 @@ int msc_cmd_export(int argc, char **argv)
     }
     fprintf(c->o, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"tool\":\"mpiscope\",\"trace\":");
     msc_json_put_string(c->o, anchor);
+    if (damage) {
+        fprintf(c->o, ",\"partial\":");
+        msc_json_put_string(c->o, damage);
+    }
     fprintf(c->o, "},\"traceEvents\":[");
     int last_rank = -1;
     for (size_t i = 0; i < c->t->nloc; i++) {
@@ -270,8 +282,9 @@ int msc_cmd_export(int argc, char **argv)
                (unsigned long long)c->slices, (unsigned long long)c->flows,
                (unsigned long long)c->counters);
     }
-    rc = 0;
+    rc = damage && !allow_partial ? 3 : 0;
 done:
+    free(damage);
     msc_trace_close(c->t);
     free(c->chan);
     free(c);

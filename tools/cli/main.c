@@ -31,6 +31,8 @@ static void print_usage(FILE *out)
             "  export --chrome DIR\n"
             "                    the trace as Chrome trace-event JSON (Perfetto)\n"
             "  diff A B          compare two profiles\n"
+            "  replay [--latency L] [--bandwidth B] [--scale S] DIR\n"
+            "                    predict the run on another network or with faster code\n"
             "  vars [PATTERN]    the MPI's MPI_T variables, mpiscope's own included\n"
             "  help [command]    show this help, or a command's\n"
             "\n"
@@ -62,12 +64,13 @@ static int help_for(const char *command)
     if (strcmp(command, "report") == 0) return msc_cmd_report_all(1, argv);
     if (strcmp(command, "export") == 0) return msc_cmd_export(1, argv);
     if (strcmp(command, "diff") == 0) return msc_cmd_diff(1, argv);
+    if (strcmp(command, "replay") == 0) return msc_cmd_replay(1, argv);
     if (strcmp(command, "vars") == 0) return msc_cmd_vars(1, argv);
     if (strcmp(command, "help") == 0) {
         print_usage(stdout);
         return 0;
     }
-    fprintf(stderr, "mpiscope help: no command is named '%s'; the commands are export, diff, vars, run, "
+    fprintf(stderr, "mpiscope help: no command is named '%s'; the commands are export, diff, replay, vars, run, "
                     "report and help\n",
             command);
     return 2;
@@ -91,7 +94,7 @@ int main(int argc, char **argv)
             return 0;
         }
         if (argc > 3) {
-            fprintf(stderr, "mpiscope help: give one command (run, report, export, diff, vars or help)\n");
+            fprintf(stderr, "mpiscope help: give one command (run, report, export, diff, replay, vars or help)\n");
             return 2;
         }
         return help_for(argv[2]);
@@ -100,13 +103,14 @@ int main(int argc, char **argv)
     if (strcmp(command, "report") == 0) return msc_cmd_report_all(argc - 2, argv + 2);
     if (strcmp(command, "export") == 0) return msc_cmd_export(argc - 2, argv + 2);
     if (strcmp(command, "diff") == 0) return msc_cmd_diff(argc - 2, argv + 2);
+    if (strcmp(command, "replay") == 0) return msc_cmd_replay(argc - 2, argv + 2);
     if (strcmp(command, "vars") == 0) return msc_cmd_vars(argc - 2, argv + 2);
     if (command[0] == '-')
         fprintf(stderr, "mpiscope: unknown option '%s'; the options are -h/--help and "
-                        "-V/--version, or a command: run, report, export, diff, vars, help\n",
+                        "-V/--version, or a command: run, report, export, diff, replay, vars, help\n",
                 command);
     else
-        fprintf(stderr, "mpiscope: no command is named '%s'; the commands are export, diff, vars, run, "
+        fprintf(stderr, "mpiscope: no command is named '%s'; the commands are export, diff, replay, vars, run, "
                         "report and help (see mpiscope --help)\n",
                 command);
     return 2;

@@ -4,3 +4,4 @@
  * takes every .c file of tools/cli; this file is how those two sources get in. */
 #include "../../src/profile/pjson.c"
 #include "../../src/profile/render.c"
+#include "../../src/profile/pop.c"

@@ -122,6 +122,17 @@ int msc_cmd_report(int argc, char **argv)
         fprintf(stderr, "mpiscope report: %s is not valid JSON: %s\n", path, err);
         return 1;
     }
+    /* A profile of a newer schema than this program knows is refused: its
+     * fields may not mean what they meant. */
+    const msc_json_t *ver = msc_json_get(msc_json_root(doc), "schema_version");
+    if (ver && msc_json_int(msc_json_root(doc), "schema_version") > MSC_PROFILE_SCHEMA) {
+        fprintf(stderr, "mpiscope report: %s has profile schema version %lld; this mpiscope "
+                        "reads version %d and older (a newer mpiscope wrote it)\n", path,
+                (long long)msc_json_int(msc_json_root(doc), "schema_version"),
+                MSC_PROFILE_SCHEMA);
+        msc_json_free(doc);
+        return 1;
+    }
     int rc = msc_profile_render(stdout, msc_json_root(doc), &opts) == 0 ? 0 : 1;
     msc_json_free(doc);
     return rc;

@@ -21,6 +21,7 @@ typedef struct {
     int np;
     const char *mpi;
     long min_locations;
+    bool timeline; /* the HTML page's timeline too (--html) */
 } msc_ws_opts_t;
 
 /* DIR/waitstates.json, computed from DIR/trace when missing or older than
@@ -28,13 +29,35 @@ typedef struct {
 msc_json_doc_t *msc_report_waitstates(const char *dir, bool reanalyze, const msc_ws_opts_t *o);
 
 /* Runs the MPI analysis program (tools/analysis/mpi/) with np processes on the trace
- * `anchor` (waitstate_par.c). Returns the waitstates.json text it wrote
- * (malloc'd, *len bytes), or NULL with a message on stderr. */
-char *msc_waitstate_parallel(const char *anchor, int np, const char *mpi, size_t *len);
+ * `anchor` (waitstate_par.c), with the what-if options extra[0..nextra)
+ * (at most 56). Returns the waitstates.json text it wrote (malloc'd, *len
+ * bytes), or NULL with a message on stderr. */
+char *msc_waitstate_parallel(const char *anchor, int np, const char *mpi, char *const *extra,
+                             int nextra, size_t *len);
 
 /* The text section of the wait states (waitstate_render.c); `limit` call
  * sites (0: all). Returns 0, or -1 if `ws` is not a waitstates.json. */
 int msc_waitstates_render(FILE *out, const msc_json_t *ws, int limit);
+
+/* The sections of the analyses after the wait states (analysis_render.c):
+ * POP from the trace, the replays, the critical path, the delay. */
+int msc_analysis_render(FILE *out, const msc_json_t *ws, int limit);
+/* `mpiscope replay`'s text: real, ideal and predicted run time, per rank
+ * (analysis_render.c). -1 if `ws` has no what-if replay. */
+int msc_replay_render(FILE *out, const msc_json_t *ws);
+
+/* The HTML sections of the analyses (report_html_analysis.c): POP's tree
+ * from the profile and/or the trace (either may be NULL), and the critical
+ * path and delay from waitstates.json. */
+void msc_html_pop(FILE *out, const msc_json_t *profile, const msc_json_t *ws);
+void msc_html_analysis(FILE *out, const msc_json_t *ws);
+/* The timeline section (report_html_timeline.c), from waitstates.json's
+ * "timeline"; nothing without one. */
+void msc_html_timeline(FILE *out, const msc_json_t *ws);
+
+/* POP's scaling table of n runs (scaling.c): profiles, and the traces'
+ * analyses where there are traces. 0, or 1 with a message on stderr. */
+int msc_report_scaling(int n, char **dirs, bool weak, const msc_ws_opts_t *wso, FILE *out);
 
 /* The HTML report (report_html.c): any of dir (for checks.json, mpit.json),
  * profile_path and ws may be missing. Returns 0 or 1 (message on stderr). */

@@ -27,8 +27,9 @@
 #include "../../src/profile/pjson.h"
 #include "commands.h"
 #include "report_cli.h"
+#include "trace_check.h"
 #include "trace_reader.h"
-#include "waitstate.h"
+#include "analysis.h"
 
 static void usage(FILE *o)
 {
@@ -36,13 +37,16 @@ static void usage(FILE *o)
             "usage: mpiscope report [--sort time|calls|bytes|name] [--limit N | --all]\n"
             "                       [--html [-o FILE]] [--no-waitstates] [--reanalyze]\n"
             "                       [--np N [--mpi openmpi|mpich]] [--parallel-locations N]\n"
-            "                       DIR|FILE.json\n"
+            "                       [--allow-partial] DIR|FILE.json\n"
+            "       mpiscope report [--weak] [--np N] RUN1 RUN2 [RUN3...]\n"
             "\n"
             "Prints the profile report of DIR/profile.json (default: sorted by time, 20 rows\n"
             "per table): the same text as DIR/profile.txt. When DIR holds a trace, the wait\n"
             "states follow (Late Sender, Late Receiver, Wait at Barrier and N×N, Late\n"
             "Broadcast, Early Reduce, completions; per rank and call site); they are saved in\n"
-            "DIR/waitstates.json and reused while it is newer than the trace.\n"
+            "DIR/waitstates.json and reused while it is newer than the trace. With several\n"
+            "runs of one program at different rank counts: POP's scaling table (Global\n"
+            "Efficiency, Computation, Instruction and IPC Scaling).\n"
             "\n"
             "  --html              write one self-contained HTML file (DIR/report.html, or -o)\n"
             "  -o FILE             where --html writes\n"
@@ -52,9 +56,16 @@ static void usage(FILE *o)
             "                      under the MPI's launcher, mpirun.<mpi>); default 1: here\n"
             "  --mpi MPI           the MPI for --np: openmpi or mpich (default: the first\n"
             "                      installed)\n"
+            "  --weak              with several runs: weak scaling (work grows with the ranks)\n"
             "  --parallel-locations N\n"
             "                      with --np, analyse traces of fewer than N locations here\n"
-            "                      (default 0: always under MPI)\n");
+            "                      (default 0: always under MPI)\n"
+            "  --allow-partial     exit 0 on a partial trace (default: exit 3 after the report)\n"
+            "\n"
+            "Exit status: 0 done; 1 nothing could be reported (unreadable or missing data);\n"
+            "2 bad usage; 3 reported, but the trace is partial (a rank's trace stopped on a\n"
+            "write error, or locations whose events cannot be read: they are named on\n"
+            "stderr and in the report).\n");
 }
 
 msc_json_doc_t *msc_load_json(const char *path, bool quiet_if_missing)
@@ -86,13 +97,13 @@ static bool newer_or_same(const char *a, const char *b)
  * made in memory and a warning says so. */
 static msc_json_doc_t *save_text(const char *dir, char *mem, size_t memlen);
 
-static msc_json_doc_t *save_waitstates(const char *dir, const ws_result_t *r)
+static msc_json_doc_t *save_waitstates(const char *dir, const msc_an_result_t *r)
 {
     char *mem = NULL;
     size_t memlen = 0;
     FILE *m = open_memstream(&mem, &memlen);
     if (!m) return NULL;
-    ws_write_json(m, r, "trace/traces.otf2");
+    msc_an_write_json(m, r, "trace/traces.otf2");
     fclose(m);
     return save_text(dir, mem, memlen);
 }
@@ -137,22 +148,29 @@ msc_json_doc_t *msc_report_waitstates(const char *dir, bool reanalyze, const msc
     if (access(anchor, R_OK) != 0) return NULL;
     if (!reanalyze && newer_or_same(path, anchor)) {
         msc_json_doc_t *d = msc_load_json(path, true);
-        if (d) return d;
+        /* One written before these analyses existed, or without the
+         * timeline that --html needs, is analysed again. */
+        if (d && msc_json_get(msc_json_root(d), "critical_path") &&
+            (!o || !o->timeline || msc_json_get(msc_json_root(d), "timeline")))
+            return d;
+        msc_json_free(d);
     }
     if (o && o->np > 1 && (o->min_locations <= 0 || trace_locations(anchor) >= o->min_locations)) {
         size_t len = 0;
-        char *text = msc_waitstate_parallel(anchor, o->np, o->mpi, &len);
+        char *tl[] = {"--timeline", "1"};
+        char *text = msc_waitstate_parallel(anchor, o->np, o->mpi, tl, o->timeline ? 2 : 0, &len);
         /* A failed analysis under MPI has said why; it is not repeated here. */
         return text ? save_text(dir, text, len) : NULL;
     }
     char err[512];
-    ws_result_t *r = ws_analyze(anchor, isatty(2), err, sizeof err);
+    msc_an_opts_t ao = {.progress = isatty(2), .timeline = o && o->timeline};
+    msc_an_result_t *r = msc_an_analyze(anchor, &ao, err, sizeof err);
     if (!r) {
         fprintf(stderr, "mpiscope report: wait states: %s\n", err);
         return NULL;
     }
     msc_json_doc_t *d = save_waitstates(dir, r);
-    ws_free(r);
+    msc_an_free(r);
     return d;
 }
 
@@ -178,8 +196,10 @@ static bool has_partial_profile(const char *dir)
 int msc_cmd_report_all(int argc, char **argv)
 {
     const char *target = NULL, *html_out = NULL;
-    bool html = false, no_ws = false, reanalyze = false;
-    msc_ws_opts_t wso = {1, NULL, 0};
+    bool html = false, no_ws = false, reanalyze = false, weak = false, allow_partial = false;
+    char **runs = calloc((size_t)argc + 1, sizeof *runs);
+    int nruns = 0;
+    msc_ws_opts_t wso = {1, NULL, 0, false};
     char **pass = calloc((size_t)argc + 2, sizeof *pass);
     int npass = 0;
     int limit = 20;
@@ -200,6 +220,10 @@ int msc_cmd_report_all(int argc, char **argv)
             html = true;
         } else if (!strcmp(a, "-o") && i + 1 < argc) {
             html_out = argv[++i];
+        } else if (!strcmp(a, "--weak")) {
+            weak = true;
+        } else if (!strcmp(a, "--allow-partial")) {
+            allow_partial = true;
         } else if (!strcmp(a, "--no-waitstates")) {
             no_ws = true;
         } else if (!strcmp(a, "--reanalyze")) {
@@ -231,14 +255,25 @@ int msc_cmd_report_all(int argc, char **argv)
                 free(pass);
                 return 2;
             }
-        } else if (a[0] == '-' || target) {
+        } else if (a[0] == '-') {
             usage(stderr);
-            free(pass);
+            free(pass), free(runs);
             return 2;
         } else {
-            target = a;
+            target = target ? target : a;
+            runs[nruns++] = argv[i];
         }
     }
+    if (nruns > 1) {
+        /* Several runs: POP's scaling table (scaling.c). */
+        int rc = 2;
+        if (html) fprintf(stderr, "mpiscope report: --html takes one run; the scaling table of "
+                                  "several runs is text\n");
+        else rc = msc_report_scaling(nruns, runs, weak, &wso, stdout);
+        free(pass), free(runs);
+        return rc;
+    }
+    free(runs);
     if (!target || (html_out && !html)) {
         usage(stderr);
         free(pass);
@@ -269,8 +304,22 @@ int msc_cmd_report_all(int argc, char **argv)
         free(pass);
         return 1;
     }
+    /* A damaged trace (trace_check.c) is still analysed, from what can be
+     * read, and reported as partial: named on stderr and in the text, and
+     * exit status 3 unless --allow-partial. An archive that could not be
+     * written at all was moved to trace.unreadable by the trace module. */
+    char *damage = NULL;
+    char unreadable[4096 + 32];
+    snprintf(unreadable, sizeof unreadable, "%s/trace.unreadable", target);
+    if (has_trace) {
+        damage = msc_trace_damage(anchor, NULL);
+    } else if (is_dir && access(unreadable, F_OK) == 0) {
+        damage = strdup("the trace could not be written (what there is is in trace.unreadable)");
+    }
+    if (damage) fprintf(stderr, "mpiscope report: the trace is partial: %s\n", damage);
     msc_json_doc_t *ws = NULL;
-    if (has_trace && !no_ws) ws = msc_report_waitstates(target, reanalyze, &wso);
+    wso.timeline = html;
+    if (has_trace && !no_ws) ws = msc_report_waitstates(target, reanalyze || damage, &wso);
     int rc = 0;
     if (html) {
         char out[4096];
@@ -306,9 +355,11 @@ int msc_cmd_report_all(int argc, char **argv)
             while (fgets(line, sizeof line, vf)) printf("  %s", line);
             fclose(vf);
         }
+        if (damage) printf("\nPARTIAL TRACE: %s\n", damage);
         if (ws) {
             fputc('\n', stdout);
             if (msc_waitstates_render(stdout, msc_json_root(ws), limit) != 0) rc = 1;
+            else msc_analysis_render(stdout, msc_json_root(ws), limit);
         }
         /* The unexpected-queue check (src/mpit/pvars.c writes mpit.txt ready
          * to print; its performance variables are in the profile already,
@@ -334,6 +385,8 @@ int msc_cmd_report_all(int argc, char **argv)
     /* A trace that cannot be analysed (its message is on stderr) fails the
      * command, after whatever else could be shown. */
     if (has_trace && !no_ws && !ws && rc == 0) rc = 1;
+    if (damage && rc == 0 && !allow_partial) rc = 3;
+    free(damage);
     msc_json_free(ws);
     free(pass);
     return rc;

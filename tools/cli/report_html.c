@@ -691,6 +691,7 @@ int msc_report_html(const char *dir, const char *profile_path, const msc_json_do
     fprintf(o, "</nav>\n<main>\n");
     if (p) {
         section_summary(o, p);
+        msc_html_pop(o, p, ws); /* report_html_analysis.c */
         section_ranks(o, p);
         section_functions(o, p);
         section_callsites(o, p);
@@ -698,10 +699,13 @@ int msc_report_html(const char *dir, const char *profile_path, const msc_json_do
         section_matrix(o, p);
     } else {
         fprintf(o, "<section><p>No profile.json: the run was traced only.</p></section>\n");
+        msc_html_pop(o, NULL, ws);
     }
     section_mpit(o, p, dir);
     section_checks(o, dir);
     if (ws) section_waitstates(o, ws);
+    if (ws) msc_html_analysis(o, ws); /* report_html_analysis.c */
+    if (ws) msc_html_timeline(o, ws); /* report_html_timeline.c */
     fprintf(o, "</main>\n<script>%s</script>\n</body></html>\n", JS);
     msc_json_free(pdoc);
     bool bad = ferror(o);

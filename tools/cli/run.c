@@ -41,6 +41,7 @@
 #include "commands.h"
 #include "launcher.h"
 #include "mpi_detect.h"
+#include "outdir.h"
 #include "paths.h"
 #include "settings.h"
 
@@ -703,11 +704,30 @@ static int run(run_request_t *r)
     }
 
     /* 6. The output directory. */
+    struct stat before;
+    bool existed = stat(r->value[MSC_SET_OUTPUT], &before) == 0;
     if (!nothing && !make_dirs(r->value[MSC_SET_OUTPUT])) {
         int err = errno;
         msc_argv_free(&command);
         fprintf(stderr, "mpiscope run: cannot create the output directory '%s': %s\n", shown_dir,
                 strerror(err));
+        return EXIT_USAGE;
+    }
+    /* An existing directory must be writable (a read-only mount or an
+     * immutable directory stops root too), and must not hold another run's
+     * results, which this run would mix with its own. */
+    int werr = 0;
+    char held[512];
+    if (!nothing && !msc_outdir_writable(r->value[MSC_SET_OUTPUT], &werr)) {
+        msc_argv_free(&command);
+        fprintf(stderr, "mpiscope run: cannot write in the output directory '%s': %s\n",
+                shown_dir, strerror(werr));
+        return EXIT_USAGE;
+    }
+    if (!nothing && msc_outdir_results(r->value[MSC_SET_OUTPUT], held, sizeof held)) {
+        msc_argv_free(&command);
+        fprintf(stderr, "mpiscope run: the output directory '%s' holds another run's results "
+                        "(%s); give a new directory with -o, or remove them\n", shown_dir, held);
         return EXIT_USAGE;
     }
 
@@ -717,7 +737,22 @@ static int run(run_request_t *r)
     else
         rc = launch(command.argv, NULL, 0);
     msc_argv_free(&command);
-    if (!quiet && !nothing) fprintf(stderr, "mpiscope: results in %s\n", shown_dir);
+    /* Say what was written, or that nothing was and why. */
+    if (!quiet && !nothing) {
+        size_t n = msc_outdir_results(r->value[MSC_SET_OUTPUT], held, sizeof held);
+        if (n)
+            fprintf(stderr, "mpiscope: results in %s (%s)\n", shown_dir, held);
+        else if (rc == 126 || rc == 127)
+            fprintf(stderr, "mpiscope: nothing was written to %s: the command could not be "
+                            "started (exit code %d)\n", shown_dir, rc);
+        else
+            fprintf(stderr, "mpiscope: nothing was written to %s: no process of the command "
+                            "initialized MPI with mpiscope loaded (not an MPI program, or it "
+                            "ended before MPI_Init), or the results could not be written (see "
+                            "the messages above)\n", shown_dir);
+        /* A directory made for this run and left empty goes again. */
+        if (!n && !existed) rmdir(r->value[MSC_SET_OUTPUT]);
+    }
     return rc;
 }
 

@@ -58,7 +58,8 @@ static bool find_mpi(const char *mpi, char *prog, size_t proglen, char *launcher
     return in_path(name, launcher, llen);
 }
 
-char *msc_waitstate_parallel(const char *anchor, int np, const char *mpi, size_t *len)
+char *msc_waitstate_parallel(const char *anchor, int np, const char *mpi, char *const *extra,
+                             int nextra, size_t *len)
 {
     static const char *const known[] = {"openmpi", "mpich"};
     char prog[PATH_MAX], launcher[PATH_MAX];
@@ -91,8 +92,10 @@ char *msc_waitstate_parallel(const char *anchor, int np, const char *mpi, size_t
     if (pid == 0) {
         dup2(2, 1);
         setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 0);
-        char *const args[] = {launcher, "-np", nps, prog, (char *)anchor, out,
-                              "trace/traces.otf2", NULL};
+        char *args[64] = {launcher, "-np", nps, prog, (char *)anchor, out, "trace/traces.otf2"};
+        int na = 7;
+        for (int i = 0; i < nextra && na < 63; i++) args[na++] = extra[i];
+        args[na] = NULL;
         execv(launcher, args);
         fprintf(stderr, "mpiscope report: cannot run %s: %s\n", launcher, strerror(errno));
         _exit(127);

@@ -195,8 +195,10 @@ static void write_cvar_value(int index, MPI_Datatype type, MPI_T_enum e, int bin
                 printf("%llu", ((unsigned long long *)buf)[i]);
             else if (type == MPI_COUNT) printf("%lld", (long long)((MPI_Count *)buf)[i]);
             else if (type == MPI_DOUBLE) printf("%g", ((double *)buf)[i]);
-            else if (type == MPI_C_BOOL) /* the raw byte: Open MPI gives 252-255 for some */
-                printf("%d", ((unsigned char *)buf)[i]);
+            else if (type == MPI_C_BOOL) /* a C bool: any byte but 0 is true (Open MPI
+                                            * stores 191 or 252-255 in some, as ompi_info
+                                            * reads them: true) */
+                fputs(((unsigned char *)buf)[i] ? "true" : "false", stdout);
             else if (type == MPI_LONG) printf("%ld", ((long *)buf)[i]);
             else if (type == MPI_LONG_LONG) printf("%lld", ((long long *)buf)[i]);
             else putchar('?');

@@ -1,14 +1,16 @@
 /* mpiscope-analyze: the wait-state analysis of `mpiscope report` run as an
  * MPI program, one build per MPI (<prefix>/lib/mpiscope/<mpi>/), started
  * by `mpiscope report --np N` (waitstate_par.c) as
- *     mpirun -np N mpiscope-analyze ANCHOR OUT.json TRACE_REL
+ *     mpirun -np N mpiscope-analyze ANCHOR OUT.json TRACE_REL [what-if options]
+ * (the what-if options of `mpiscope replay`: analysis_opts.c)
  *
  * Design. Process p of P reads the locations of world ranks
  * [R*p/P, R*(p+1)/P) of the trace (whole ranks) with the code of the
- * serial analysis (ws_read), and matches and classifies them (ws_finish):
+ * serial analysis (msc_an_read), and matches and analyses them (msc_an_finish):
  * the sends travel to the process of their receiver and the answers back
  * by all-to-alls, collective instances meet in reductions, the call sites
- * on process 0 (waitstate_match.c). This file gives ws_finish those
+ * on process 0 (waitstate_match.c), and the later passes exchange the same
+ * way (analysis.h). This file gives msc_an_finish those
  * exchanges over MPI_COMM_WORLD. Every exchange is nonblocking and waited
  * for gently: a process that is done must not spin on a core that another
  * one still works on (both MPIs poll in blocking calls). Process 0 writes
@@ -28,7 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "waitstate.h"
+#include "analysis.h"
 
 static double now_s(void)
 {
@@ -110,13 +112,13 @@ static void net_alltoallv(void *u, const void *send, const uint64_t *scount, siz
     free(sc);
 }
 
-static void net_allreduce(void *u, uint64_t *v, size_t n, ws_reduce_t op)
+static void net_allreduce(void *u, uint64_t *v, size_t n, msc_an_reduce_t op)
 {
     (void)u;
     /* MPICH 4.0.2 compares MPI_UINT64_T as signed in MPI_MIN and MPI_MAX:
      * those take values below 2^63 (waitstate.h), as MPI_INT64_T. */
-    MPI_Op o = op == WS_SUM ? MPI_SUM : op == WS_MIN ? MPI_MIN : MPI_MAX;
-    MPI_Datatype t = op == WS_SUM ? MPI_UINT64_T : MPI_INT64_T;
+    MPI_Op o = op == MSC_AN_SUM ? MPI_SUM : op == MSC_AN_MIN ? MPI_MIN : MPI_MAX;
+    MPI_Datatype t = op == MSC_AN_SUM ? MPI_UINT64_T : MPI_INT64_T;
     for (size_t off = 0; off < n; off += INT_MAX / 2) {
         int k = (int)(n - off < INT_MAX / 2 ? n - off : INT_MAX / 2);
         MPI_Request r;
@@ -170,33 +172,46 @@ int main(int argc, char **argv)
     int me = 0, np = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
-    if (argc != 4) {
-        if (me == 0) fprintf(stderr, "usage: mpiscope-analyze ANCHOR OUT.json TRACE_REL\n");
+    msc_an_opts_t opts = {0};
+    char err[512] = "";
+    bool usage = argc < 4 || (argc - 4) % 2 != 0;
+    for (int i = 4; !usage && i + 1 < argc; i += 2) {
+        int k = msc_an_parse_option(argv[i], argv[i + 1], &opts, err, sizeof err);
+        if (k <= 0) {
+            if (me == 0 && k < 0) fprintf(stderr, "mpiscope-analyze: %s\n", err);
+            usage = true;
+        }
+    }
+    if (usage) {
+        if (me == 0)
+            fprintf(stderr, "usage: mpiscope-analyze ANCHOR OUT.json TRACE_REL [--latency L] "
+                            "[--bandwidth B] [--scale S]...\n");
+        msc_an_opts_free(&opts);
         return finish(2);
     }
     const char *anchor = argv[1], *out = argv[2], *rel = argv[3];
     double t0 = now_s();
-    char err[512] = "";
-    ws_ctx_t *c = ws_read(anchor, me, np, false, err, sizeof err);
+    msc_an_ctx_t *c = msc_an_read(anchor, me, np, &opts, err, sizeof err);
     if (!c) fprintf(stderr, "mpiscope-analyze: process %d: %s\n", me, err);
     if (!all_ok(c != NULL)) {
-        ws_ctx_free(c);
+        msc_an_ctx_free(c);
+        msc_an_opts_free(&opts);
         return finish(1);
     }
     double read_s = now_s() - t0, read_max = read_s;
     MPI_Request rq;
     MPI_Iallreduce(&read_s, &read_max, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD, &rq);
     wait_gently(&rq);
-    ws_net_t net = {.part = me, .nparts = np, .alltoallv = net_alltoallv,
-                    .allreduce = net_allreduce, .gather = net_gather};
-    ws_result_t *r = ws_finish(c, &net);
+    msc_an_net_t net = {.part = me, .nparts = np, .alltoallv = net_alltoallv,
+                        .allreduce = net_allreduce, .gather = net_gather};
+    msc_an_result_t *r = msc_an_finish(c, &net);
     int rc = 0;
     if (me == 0) {
-        r->read_s = read_max;
+        msc_an_set_read_time(r, read_max);
         char tmp[4200];
         snprintf(tmp, sizeof tmp, "%s.tmp.%ld", out, (long)getpid());
         FILE *f = fopen(tmp, "w");
-        bool wrote = f && ws_write_json(f, r, rel) == 0;
+        bool wrote = f && msc_an_write_json(f, r, rel) == 0;
         if (f && fclose(f) != 0) wrote = false;
         if (!wrote || rename(tmp, out) != 0) {
             fprintf(stderr, "mpiscope-analyze: cannot write %s\n", out);
@@ -204,7 +219,8 @@ int main(int argc, char **argv)
             rc = 1;
         }
     }
-    ws_free(r);
+    msc_an_free(r);
+    msc_an_opts_free(&opts);
     MPI_Ibcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD, &rq);
     wait_gently(&rq);
     return finish(rc);

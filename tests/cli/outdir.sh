@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# `mpiscope run -o DIR` and what it says at the end (issue 15):
+# - a DIR that holds another run's results is refused before launching
+#   (exit 2, one line naming what it holds), and those results are untouched;
+# - "results in DIR" names what was written; a program that never
+#   initializes MPI with the tool (not an MPI program) and a program that
+#   cannot be started each get "nothing was written to DIR" and why, and the
+#   directory the run made is not left behind empty.
+# (These fail with the mpiscope of before issue 15: it printed "results in".)
+#   outdir.sh <flavor> <MPI program: dies> <mpirun>
+set -uo pipefail
+flavor=$1 prog=$2 MSC_MPIRUN=$3
+cli=$MSC_CLI
+work=$MSC_OUT
+rm -rf "$work" && mkdir -p "$work"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+status=0
+bad() { echo "outdir: $*" >&2; status=1; }
+run() { "$cli" run "$@" > "$work/out" 2> "$work/err"; echo $? > "$work/rc"; }
+
+run --trace -o "$work/a" -- "$MSC_MPIRUN" -np 2 "$prog" exit calls
+[ "$(cat "$work/rc")" = 3 ] || bad "first run: exit $(cat "$work/rc"), expected the program's 3"
+grep -q "^mpiscope: results in $work/a (.*profile.json" "$work/err" \
+  || bad "first run does not say what it wrote: $(tail -1 "$work/err")"
+sum=$(cd "$work/a" && find . -type f | sort | xargs md5sum)
+run -o "$work/a" -- "$MSC_MPIRUN" -np 2 "$prog" exit calls
+cat "$work/err"
+[ "$(cat "$work/rc")" = 2 ] || bad "second run into the same directory: exit $(cat "$work/rc"), expected 2"
+[ "$(wc -l < "$work/err")" = 1 ] || bad "second run: expected one line"
+grep -q "the output directory '$work/a' holds another run's results (.*profile.json" "$work/err" \
+  || bad "second run does not name what the directory holds"
+[ "$sum" = "$(cd "$work/a" && find . -type f | sort | xargs md5sum)" ] \
+  || bad "the first run's results changed"
+
+run -o "$work/b" -- "$MSC_MPIRUN" -np 2 /bin/true
+cat "$work/err"
+[ "$(cat "$work/rc")" = 0 ] || bad "non-MPI program: exit $(cat "$work/rc"), expected 0"
+grep -q "results in" "$work/err" && bad "non-MPI program: says 'results in'"
+grep -q "^mpiscope: nothing was written to $work/b: no process of the command initialized MPI" \
+  "$work/err" || bad "non-MPI program: does not say that nothing was written and why"
+[ -e "$work/b" ] && bad "the empty directory $work/b was left behind"
+
+# (A missing program given directly is refused before launching; under the
+# launcher, the launcher fails to start it.)
+run -o "$work/c" -- "$MSC_MPIRUN" -np 2 "$work/no-such-program"
+grep -q "results in" "$work/err" && bad "missing program: says 'results in'"
+grep -q "^mpiscope: nothing was written to $work/c: " "$work/err" \
+  || bad "missing program: does not say that nothing was written: $(tail -2 "$work/err")"
+[ $status = 0 ] && echo "outdir ($flavor): reuse refused, what was written (or why nothing was) said"
+exit $status

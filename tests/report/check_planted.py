@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""What the planted programs (planted.c) must give, derived from what their
+ranks do (see planted.c):
+  imbalance   Load Balance (N + 1) / (2 N) within 0.05, from the profile
+              (profile.json's pop, the POP section of profile.txt) and from
+              the trace (waitstates.json's pop);
+  pipeline    Serialization Efficiency 2 / (N + 1) within 0.1, Transfer
+              Efficiency above 0.85, Load Balance above 0.9;
+  slowlink    Transfer Efficiency below 0.7, Serialization Efficiency above
+              0.9, the report saying what the real network costs;
+  latesender  rank 0's Late Sender about 8 T; the delay analysis names rank 1
+              and the computation before the MPI_Send at the line marked
+              site:heavy-send as the first cause, for at least 90 % of it.
+Every run: the critical path is as long as the run (within 1 %).
+usage: check_planted.py OUTDIR MODE NRANKS T_MS MPISCOPE"""
+import json, os, re, subprocess, sys
+
+out, mode, n, t, cli = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), sys.argv[5]
+fails = []
+
+def check(what, ok, detail):
+    print(("ok   " if ok else "FAIL ") + what + ": " + detail)
+    if not ok:
+        fails.append(what)
+
+rep = subprocess.run([cli, "report", out], capture_output=True, text=True)
+check("mpiscope report exits 0", rep.returncode == 0, "rc %d %s" % (rep.returncode, rep.stderr[-300:]))
+prof = json.load(open(os.path.join(out, "profile.json")))
+ws = json.load(open(os.path.join(out, "waitstates.json")))
+pop_p, pop_t = prof["pop"], ws["pop"]
+txt = open(os.path.join(out, "profile.txt")).read()
+check("profile.txt has the POP section", "POP efficiency" in txt and "Load Balance" in txt, "")
+check("report has the trace's POP tree", "Serialization Efficiency" in rep.stdout, "")
+
+if mode == "imbalance":
+    want = (n + 1) / (2 * n)
+    for src, p in (("profile", pop_p), ("trace", pop_t)):
+        check("load balance from the " + src, abs(p["load_balance"] - want) <= 0.05,
+              "%.3f, want %.3f +- 0.05" % (p["load_balance"], want))
+    m = re.search(r"Load Balance\s+([0-9.]+)", txt)
+    check("profile.txt prints it", m and abs(float(m.group(1)) - pop_p["load_balance"]) < 0.0006,
+          m.group(0) if m else "missing")
+elif mode == "pipeline":
+    want = 2 / (n + 1)
+    check("serialization efficiency", abs(pop_t["serialization_efficiency"] - want) <= 0.1,
+          "%.3f, want %.3f +- 0.1" % (pop_t["serialization_efficiency"], want))
+    check("transfer efficiency near 1", pop_t["transfer_efficiency"] > 0.85,
+          "%.3f" % pop_t["transfer_efficiency"])
+    check("load balance near 1", pop_t["load_balance"] > 0.9, "%.3f" % pop_t["load_balance"])
+elif mode == "slowlink":
+    check("transfer efficiency low", pop_t["transfer_efficiency"] < 0.7,
+          "%.3f" % pop_t["transfer_efficiency"])
+    check("serialization efficiency near 1", pop_t["serialization_efficiency"] > 0.9,
+          "%.3f" % pop_t["serialization_efficiency"])
+    check("the report says what the network costs", "the real network costs" in rep.stdout, "")
+elif mode == "latesender":
+    src = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "planted.c")).read().split("\n")
+    line = next(i + 1 for i, l in enumerate(src) if "site:heavy-send" in l and "MPI_Send" in l)
+    ls = next(r["late_sender"] for r in ws["per_rank"] if r["rank"] == 0)
+    check("rank 0's late sender about 8 T", abs(ls / 1e6 - 8 * t) <= 0.15 * 8 * t + 0.1 * t,
+          "%.1f ms, want %.1f" % (ls / 1e6, 8 * t))
+    causes = [c for c in ws["delay"]["causes"] if c["pattern"] == "late_sender"]
+    top = causes[0] if causes else {}
+    site = "computation before MPI_Send @ "
+    check("the cause is rank 1", top.get("rank") == 1, json.dumps(top))
+    check("named by the send after it", top.get("site", "").startswith(site) and
+          re.search(r"planted\.c:%d\b" % line, top.get("site", "")) is not None,
+          "%s, want planted.c:%d" % (top.get("site"), line))
+    check("it caused 90 % of the wait", top.get("ns", 0) >= 0.9 * ls, "%s of %d ns" % (top.get("ns"), ls))
+    check("the report names it", re.search(r"Late Sender\s+1\s+.*planted\.c:%d" % line, rep.stdout) is not None, "")
+
+cp = ws["critical_path"]
+# The path runs from the start of its first location to the end of the run.
+check("critical path from its start to the end", abs(cp["length_ns"] - (pop_t["runtime_ns"] - cp["start_ns"])) <= 1000,
+      "%d against %d - %d ns" % (cp["length_ns"], pop_t["runtime_ns"], cp["start_ns"]))
+check("critical path = computation + MPI", cp["computation_ns"] + cp["mpi_ns"] == cp["length_ns"], "")
+print("%d passed, %d failed" % (0, len(fails)) if fails else "check_planted: all passed")
+sys.exit(1 if fails else 0)

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Reports on damaged data (issue 15). From a good run's directory (a 2-rank
+# trace of tests/trace/mixed.c with its profile), copies in which one rank's
+# event file is empty, missing, or cut short: `mpiscope report` and `export
+# --chrome` name that location (rank 1), print no raw OTF2 lines, mark the
+# result partial and exit 3; 0 with --allow-partial. The intact copy exits 0
+# and is not marked. A profile.json of a future schema version is refused
+# (exit 1, one message naming the version).
+#   damaged.sh <run directory with a trace> <mpiscope>
+set -uo pipefail
+src=$1 cli=$2
+work="${src%/}-damaged"
+rm -rf "$work" && mkdir -p "$work"
+status=0
+bad() { echo "damaged: $*" >&2; status=1; }
+[ -s "$src/trace/traces/1.evt" ] || { echo "damaged: no trace in $src" >&2; exit 1; }
+copy() { rm -rf "$work/$1"; cp -a "$src" "$work/$1"; rm -f "$work/$1/waitstates.json" "$work/$1/trace.json"; }
+
+copy good
+"$cli" report "$work/good" > "$work/good.out" 2> "$work/good.err"
+rc=$?
+[ $rc = 0 ] || bad "intact trace: report exit $rc"
+grep -q "PARTIAL" "$work/good.out" && bad "intact trace marked partial"
+msgs=$(sed -n 's/.*; \([0-9]*\) messages,.*/\1/p' "$work/good.out")
+[ "${msgs:-0}" -gt 0 ] || bad "intact trace: no messages matched"
+
+for how in empty missing cut; do
+  copy $how
+  f=$work/$how/trace/traces/1.evt
+  case $how in
+    empty) : > "$f" ;;
+    missing) rm -f "$f" ;;
+    cut) truncate -s $(( $(stat -c %s "$f") - 7 )) "$f" ;;
+  esac
+  "$cli" report "$work/$how" > "$work/$how.out" 2> "$work/$how.err"
+  rc=$?
+  [ $rc = 3 ] || bad "$how: report exit $rc, expected 3"
+  grep -q "^mpiscope report: the trace is partial: location 1 (rank 1, thread 0): its event file" \
+    "$work/$how.err" || bad "$how: report does not name rank 1's location: $(cat "$work/$how.err")"
+  grep -q "OTF2" "$work/$how.err" && bad "$how: raw OTF2 lines: $(grep OTF2 "$work/$how.err" | head -2)"
+  grep -q "^PARTIAL TRACE: location 1 (rank 1" "$work/$how.out" || bad "$how: report text not marked partial"
+  "$cli" report --allow-partial "$work/$how" > /dev/null 2>&1
+  rc=$?
+  [ $rc = 0 ] || bad "$how: report --allow-partial exit $rc, expected 0"
+  "$cli" export --chrome "$work/$how" > /dev/null 2> "$work/$how.xerr"
+  rc=$?
+  [ $rc = 3 ] || bad "$how: export exit $rc, expected 3"
+  grep -q "^mpiscope export: the trace is partial: location 1 (rank 1" "$work/$how.xerr" \
+    || bad "$how: export does not name the location"
+  /usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert 'rank 1' in d['otherData']['partial']" \
+    "$work/$how/trace.json" || bad "$how: trace.json is not marked partial"
+done
+
+copy future
+sed -i '0,/"schema_version": 1/s//"schema_version": 99/' "$work/future/profile.json"
+"$cli" report --no-waitstates "$work/future" > "$work/future.out" 2> "$work/future.err"
+rc=$?
+cat "$work/future.err"
+[ $rc = 1 ] || bad "future schema: exit $rc, expected 1"
+grep -q "has profile schema version 99; this mpiscope reads version 1 and older" "$work/future.err" \
+  || bad "future schema: no clear message"
+grep -q "MPI_" "$work/future.out" && bad "future schema: the profile was rendered anyway"
+[ $status = 0 ] && echo "damaged: partial traces named and exit 3, future schema refused"
+exit $status
