@@ -1415,9 +1415,8 @@ and MPI_Startall may only be called on an inactive persistent request. Erroneous
     MPI_Start(&r[0]);
 #ifndef BUG
     MPI_Wait(&r[0], MPI_STATUS_IGNORE);
-    MPI_Start(&r[0]);
     MPI_Start(&r[1]);
-    MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+    MPI_Wait(&r[1], MPI_STATUS_IGNORE);
 #endif
     MPI_Startall(2, r); /* EXPECT: LOCAL:REQUEST:START_ACTIVE */
     MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
