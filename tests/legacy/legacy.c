@@ -106,6 +106,8 @@ int main(int argc, char **argv)
     OK(MPI_Errhandler_get(MPI_COMM_WORLD, &old));
     MPI_Comm_get_errhandler(MPI_COMM_WORLD, &now);
     SAME("MPI_Errhandler_get", MPI_Errhandler_c2f(old), MPI_Errhandler_c2f(now));
+    SAME("MPI_Errhandler_get (the default)", MPI_Errhandler_c2f(old),
+         MPI_Errhandler_c2f(MPI_ERRORS_ARE_FATAL));
     OK(MPI_Errhandler_create(handler, &eh));
     OK(MPI_Errhandler_set(MPI_COMM_WORLD, eh));
     MPI_Errhandler_free(&now);

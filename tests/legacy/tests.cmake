@@ -12,6 +12,9 @@ foreach(f IN LISTS MSC_FLAVORS)
   msc_mpi_program(${f} legacy_c SOURCES legacy.c FLAGS -Wall -Wextra ${MSC_WERROR})
   msc_mpi_test(${f} legacy/c NP 2 PROGRAM legacy_c TIMEOUT 60
                ENV MPISCOPE_MODE=profile,trace CHECK "${msc_legacy_check} c 2")
+  # Check mode puts its own handler in place of MPI_ERRORS_ARE_FATAL: the
+  # program's MPI_Errhandler_get must still see the application's handler.
+  msc_mpi_test(${f} legacy/c-check NP 2 PROGRAM legacy_c TIMEOUT 60 ENV MPISCOPE_MODE=check)
   if(MSC_${f}_MPIFC)
     msc_mpi_program(${f} legacy_f LANG Fortran SOURCES legacy.f)
     msc_mpi_test(${f} legacy/f77 NP 2 PROGRAM legacy_f TIMEOUT 60
