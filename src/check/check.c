@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "fatal.h"
 #include "log.h"
 #include "module.h"
 
@@ -20,7 +21,7 @@ chk_config_t chk_cfg;
 
 /* Per-thread: the checksum of the send buffer taken at enter, for the
  * request the call is about to make. */
-static _Thread_local uint64_t pending_sum;
+static CHK_TLS uint64_t pending_sum;
 
 static bool has(const msc_call_t *c, unsigned long long role)
 {
@@ -29,14 +30,8 @@ static bool has(const msc_call_t *c, unsigned long long role)
 
 static int comm_size_of(MPI_Comm comm, bool remote)
 {
-    int n = -1;
-    int inter = 0;
-    PMPI_Comm_test_inter(comm, &inter);
-    if (remote && inter)
-        PMPI_Comm_remote_size(comm, &n);
-    else
-        PMPI_Comm_size(comm, &n);
-    return n;
+    const chk_cinfo_t *ci = chk_cinfo(comm);
+    return remote ? ci->rsize : ci->size;
 }
 
 /* Checks a communicator argument; false if unusable (no further checks). */
@@ -51,7 +46,7 @@ static bool check_comm(msc_call_t *c, MPI_Comm comm)
                    msc_fn_name[c->fn]);
         return false;
     }
-    if (chk_obj_state(MSC_OBJ_COMM, &comm, sizeof comm) == CHK_FREED) {
+    if (chk_cinfo(comm)->state == CHK_FREED) {
         chk_report("LOCAL:ARG:FREED_HANDLE", c->fn, c->site,
                    "%s was called with a communicator that was already freed (MPI_Comm_free). A "
                    "freed handle must not be used; keep the communicator until its last use.",
@@ -70,14 +65,15 @@ static void check_type(msc_call_t *c, MPI_Datatype t, const char *which)
                    msc_fn_name[c->fn], which);
         return;
     }
-    if (chk_obj_state(MSC_OBJ_DATATYPE, &t, sizeof t) == CHK_FREED) {
+    const chk_tinfo_t *ti = chk_tinfo(t);
+    if (ti->state == CHK_FREED) {
         chk_report("LOCAL:ARG:FREED_HANDLE", c->fn, c->site,
                    "%s was called with a %sdatatype that was already freed (MPI_Type_free). "
                    "Free a datatype only after its last use in a communication call.",
                    msc_fn_name[c->fn], which);
         return;
     }
-    if (!chk_type_committed(t))
+    if (!ti->committed)
         chk_report("LOCAL:ARG:TYPE_NOT_COMMITTED", c->fn, c->site,
                    "%s was called with a derived %sdatatype that was never committed. A derived "
                    "datatype must be committed with MPI_Type_commit before it is used in "
@@ -132,13 +128,11 @@ static void check_not_in_place(msc_call_t *c, const void *buf)
 /* Byte span [lo, hi) that `count` elements of `t` at `buf` touch. */
 static bool span(const void *buf, MPI_Count count, MPI_Datatype t, uintptr_t *lo, uintptr_t *hi)
 {
-    MPI_Count lb, ext, tlb, text;
     if (!buf || count <= 0 || t == MPI_DATATYPE_NULL || buf == MPI_IN_PLACE) return false;
-    if (PMPI_Type_get_extent_x(t, &lb, &ext) != MPI_SUCCESS ||
-        PMPI_Type_get_true_extent_x(t, &tlb, &text) != MPI_SUCCESS)
-        return false;
-    *lo = (uintptr_t)buf + (uintptr_t)tlb;
-    *hi = *lo + (uintptr_t)((count - 1) * ext + text);
+    const chk_tinfo_t *ti = chk_tinfo(t);
+    if (!ti->ok) return false;
+    *lo = (uintptr_t)buf + (uintptr_t)ti->tlb;
+    *hi = *lo + (uintptr_t)((count - 1) * ti->extent + ti->textent);
     return true;
 }
 
@@ -147,16 +141,11 @@ static bool span(const void *buf, MPI_Count count, MPI_Datatype t, uintptr_t *lo
 static bool contiguous(const void *buf, MPI_Count count, MPI_Datatype t,
                        const unsigned char **start, int64_t *n)
 {
-    MPI_Count size = 0, lb = 0, ext = 0, tlb = 0, text = 0;
     if (!buf || buf == MPI_IN_PLACE || count <= 0 || t == MPI_DATATYPE_NULL) return false;
-    if (PMPI_Type_size_x(t, &size) != MPI_SUCCESS ||
-        PMPI_Type_get_extent_x(t, &lb, &ext) != MPI_SUCCESS ||
-        PMPI_Type_get_true_extent_x(t, &tlb, &text) != MPI_SUCCESS)
-        return false;
-    if (size != ext || size != text || size <= 0) return false;
-    *start = (const unsigned char *)buf + tlb;
-    *n = (int64_t)(size * count);
-    if (*n > (64 << 20)) *n = 64 << 20;
+    const chk_tinfo_t *ti = chk_tinfo(t);
+    if (!ti->contig) return false;
+    *start = (const unsigned char *)buf + ti->tlb;
+    *n = (int64_t)(ti->size * count);
     return true;
 }
 
@@ -166,14 +155,25 @@ static bool cspan(const void *buf, MPI_Count count, MPI_Datatype t, uintptr_t *l
 {
     const unsigned char *p;
     int64_t n;
-    if (!contiguous(buf, count, t, &p, &n) || !span(buf, count, t, lo, hi)) return false;
+    if (!contiguous(buf, count, t, &p, &n)) return false;
+    *lo = (uintptr_t)p;
+    *hi = *lo + (uintptr_t)n;
     return true;
 }
 
 /* Receive buffers: checksums of CHK_RSUM_MAX blocks (at least 64 bytes
- * each), taken before the receive is posted. At completion the blocks that
+ * each; of a large buffer, the first RSUM_SAMPLE bytes of each of 16 equal
+ * parts), taken before the receive is posted. At completion the blocks that
  * lie wholly beyond the bytes received must be unchanged: MPI does not
  * write there, so a difference is the application's doing. */
+enum { RSUM_SAMPLE = 4096 };
+
+static int64_t rsum_len(const chk_req_t *q, int64_t off)
+{
+    int64_t len = q->rbytes - off < q->rblock ? q->rbytes - off : q->rblock;
+    return len < RSUM_SAMPLE ? len : RSUM_SAMPLE;
+}
+
 static void recv_sums(chk_req_t *q, const void *buf, MPI_Count count, MPI_Datatype t)
 {
     const unsigned char *p;
@@ -185,18 +185,19 @@ static void recv_sums(chk_req_t *q, const void *buf, MPI_Count count, MPI_Dataty
     q->rblock = b;
     q->rbytes = n;
     for (int64_t off = 0; off < n && q->nrsum < CHK_RSUM_MAX; off += b)
-        q->rsum[q->nrsum++] = chk_checksum(p + off, n - off < b ? n - off : b, MPI_BYTE);
+        q->rsum[q->nrsum++] = chk_checksum_span(p + off, rsum_len(q, off));
 }
 
 /* Per-thread: the receive-buffer checksums taken at enter, for the request
  * the call is about to make. */
-static _Thread_local chk_req_t pending_recv;
+static CHK_TLS chk_req_t pending_recv;
 
 static void where(void *site, char *out, size_t n)
 {
     chk_part_t p;
     memset(&p, 0, sizeof p);
     p.site = site;
+    p.rank = msc_g.world_rank;
     chk_resolve(&p);
     if (p.line)
         snprintf(out, n, "%s:%d", p.file, p.line);
@@ -212,6 +213,7 @@ static void check_pending_overlap(msc_call_t *c, const void *buf, MPI_Count coun
     uintptr_t lo, hi;
     chk_req_t q;
     if (!cspan(buf, count, t, &lo, &hi) || !chk_req_overlap(lo, hi, writes, self, &q)) return;
+    if (!chk_fresh("LOCAL:BUFFER:PENDING_OVERLAP", c->site)) return; /* a repeat: counted */
     char at[CHK_WHERE + 16];
     where(q.site, at, sizeof at);
     chk_report("LOCAL:BUFFER:PENDING_OVERLAP", c->fn, c->site,
@@ -270,8 +272,6 @@ static void check_p2p(msc_call_t *c)
 static void check_coll_args(msc_call_t *c)
 {
     if (!check_comm(c, c->comm)) return;
-    if (has(c, MSC_ROLE_COUNT)) check_count(c, c->count, "");
-    if (has(c, MSC_ROLE_RCOUNT)) check_count(c, c->rcount, "receive ");
     int n = comm_size_of(c->comm, false);
     int inter = 0;
     PMPI_Comm_test_inter(c->comm, &inter);
@@ -284,39 +284,68 @@ static void check_coll_args(msc_call_t *c)
                    msc_fn_name[c->fn], c->root, n, n == 1 ? "" : "s", n - 1);
         return;
     }
+    /* Arguments the standard says are not significant (MPI 4.1 chapter 6)
+     * are not checked: the send count and type next to MPI_IN_PLACE where a
+     * receive block of its own describes the data (not in reductions, whose
+     * one count and type describe both); the receive arguments at a gather's
+     * non-root ranks and at a scatter's root that passes MPI_IN_PLACE as its
+     * receive buffer; the send arguments at a scatter's non-root ranks. */
+    const char *name = msc_fn_name[c->fn];
     bool root_or_all = !has(c, MSC_ROLE_ROOT) || c->root == me;
-    if (has(c, MSC_ROLE_TYPE) && (root_or_all || !has(c, MSC_ROLE_RTYPE)))
-        if (c->buf != MPI_IN_PLACE || has(c, MSC_ROLE_OP)) check_type(c, c->type, "");
-    if (has(c, MSC_ROLE_RTYPE) && c->rbuf != MPI_IN_PLACE && root_or_all)
+    bool gather = !strncmp(name, "MPI_Gather", 10) || !strncmp(name, "MPI_Igather", 11);
+    bool scatter = !strncmp(name, "MPI_Scatter", 11) || !strncmp(name, "MPI_Iscatter", 12);
+    bool separate = has(c, MSC_ROLE_RCOUNT) || has(c, MSC_ROLE_RCOUNTS) || has(c, MSC_ROLE_RTYPE);
+    bool send_sig = !(c->buf == MPI_IN_PLACE && separate && !has(c, MSC_ROLE_OP)) &&
+                    !(scatter && !root_or_all);
+    bool recv_sig = !(gather && !root_or_all) &&
+                    !(scatter && root_or_all && c->rbuf == MPI_IN_PLACE);
+    if (has(c, MSC_ROLE_COUNT) && send_sig) check_count(c, c->count, "");
+    if (has(c, MSC_ROLE_RCOUNT) && recv_sig) check_count(c, c->rcount, "receive ");
+    if (has(c, MSC_ROLE_TYPE) && send_sig) check_type(c, c->type, "");
+    if (has(c, MSC_ROLE_RTYPE) && recv_sig && c->rbuf != MPI_IN_PLACE)
         check_type(c, c->rtype, "receive ");
     if (has(c, MSC_ROLE_OP) && c->op == MPI_OP_NULL)
         chk_report("LOCAL:ARG:NULL_HANDLE", c->fn, c->site,
                    "%s was called with MPI_OP_NULL as its reduction operation. Pass a predefined "
                    "operation (MPI_SUM, ...) or one made by MPI_Op_create.",
                    msc_fn_name[c->fn]);
-    /* MPI_IN_PLACE in the receive buffer is never allowed; in the send
-     * buffer only where the standard says (all these take it somewhere,
-     * except MPI_Bcast and the neighbourhood collectives, which have one
-     * buffer or none). */
-    if (has(c, MSC_ROLE_RBUF) && c->rbuf == MPI_IN_PLACE) check_not_in_place(c, c->rbuf);
+    /* MPI_IN_PLACE in the receive buffer is allowed only at a scatter's
+     * root; in the send buffer where the standard says (all these take it
+     * somewhere, except MPI_Bcast and the neighbourhood collectives, which
+     * have one buffer or none). */
+    if (has(c, MSC_ROLE_RBUF) && c->rbuf == MPI_IN_PLACE && !(scatter && root_or_all))
+        check_not_in_place(c, c->rbuf);
+}
+
+/* Handles differ in size (MPICH: an int for most, a pointer for files). */
+static size_t handle_size(msc_obj_class_t cls)
+{
+    return cls == MSC_OBJ_DATATYPE ? sizeof(MPI_Datatype)
+           : cls == MSC_OBJ_GROUP  ? sizeof(MPI_Group)
+           : cls == MSC_OBJ_OP     ? sizeof(MPI_Op)
+           : cls == MSC_OBJ_WIN    ? sizeof(MPI_Win)
+           : cls == MSC_OBJ_FILE   ? sizeof(MPI_File)
+                                   : sizeof(MPI_Comm);
 }
 
 static void track_new_objects(msc_call_t *c)
 {
     if (c->rc != MPI_SUCCESS) return;
     if (c->kind == MSC_KIND_HANDLE_NEW && c->obj) {
-        size_t size = c->obj_class == MSC_OBJ_DATATYPE ? sizeof(MPI_Datatype)
-                      : c->obj_class == MSC_OBJ_GROUP  ? sizeof(MPI_Group)
-                      : c->obj_class == MSC_OBJ_OP     ? sizeof(MPI_Op)
-                      : c->obj_class == MSC_OBJ_WIN    ? sizeof(MPI_Win)
-                      : c->obj_class == MSC_OBJ_FILE   ? sizeof(MPI_File)
-                                                       : sizeof(MPI_Comm);
+        size_t size = handle_size(c->obj_class);
         if (c->obj_class == MSC_OBJ_GROUP) {
             MPI_Group g;
             memcpy(&g, c->obj, sizeof g);
             if (g == MPI_GROUP_EMPTY) return; /* predefined, never freed */
         }
         chk_obj_new(c->obj_class, c->obj, size, c->fn, c->site);
+        /* MPI_Type_dup: the new type is committed when the old one is
+         * (predefined types always are). */
+        if (c->fn == MSC_FN_MPI_Type_dup && chk_type_committed(c->type)) {
+            MPI_Datatype t;
+            memcpy(&t, c->obj, sizeof t);
+            chk_type_commit(t);
+        }
     } else if (c->kind == MSC_KIND_COMM && c->newcomm && c->fn != MSC_FN_MPI_Comm_idup) {
         chk_comm_add(*c->newcomm, c->fn, c->site);
     }
@@ -334,27 +363,47 @@ static void enter_objects(msc_call_t *c)
                        "MPI_Type_free was called for a datatype that was already freed.");
         chk_obj_free(MSC_OBJ_DATATYPE, &t, sizeof t);
     } else if (c->kind == MSC_KIND_HANDLE_FREE && c->obj) {
-        /* Handles of every other class fit in 8 bytes; the key takes the
-         * handle's own size, which is the same for all classes in both MPIs. */
-        chk_obj_free(c->obj_class, c->obj, sizeof(MPI_Comm));
+        chk_obj_free(c->obj_class, c->obj, handle_size(c->obj_class));
     } else if (c->kind == MSC_KIND_TYPE_COMMIT && c->obj) {
         MPI_Datatype t;
         memcpy(&t, c->obj, sizeof t);
         chk_type_commit(t);
-    } else if (c->kind == MSC_KIND_COMM_FREE && c->newcomm) {
-        MPI_Comm comm = *c->newcomm;
+    } else if (c->kind == MSC_KIND_COMM_FREE) {
+        /* c->comm: the handle passed (the Fortran wrappers convert it
+         * before the call; their newcomm is filled only after). */
+        MPI_Comm comm = c->comm;
         if (comm == MPI_COMM_WORLD || comm == MPI_COMM_SELF || comm == MPI_COMM_NULL) return;
         if (chk_obj_state(MSC_OBJ_COMM, &comm, sizeof comm) == CHK_FREED)
             chk_report("LOCAL:ARG:FREED_HANDLE", c->fn, c->site,
                        "%s was called for a communicator that was already freed.",
                        msc_fn_name[c->fn]);
+        else if (c->fn == MSC_FN_MPI_Comm_free)
+            chk_coll_comm_free(comm); /* collective: the logged collectives are compared */
         chk_comm_remove(comm);
+    }
+}
+
+/* Calls that return without waiting for another process: the deadlock
+ * watchdog need not hear of them. */
+static bool never_waits(msc_kind_t k)
+{
+    switch (k) {
+    case MSC_KIND_ISEND: case MSC_KIND_IRECV: case MSC_KIND_SEND_INIT: case MSC_KIND_RECV_INIT:
+    case MSC_KIND_IMRECV: case MSC_KIND_TEST: case MSC_KIND_TESTANY: case MSC_KIND_TESTALL:
+    case MSC_KIND_TESTSOME: case MSC_KIND_START: case MSC_KIND_STARTALL:
+    case MSC_KIND_REQUEST_FREE: case MSC_KIND_CANCEL: case MSC_KIND_ICOLL:
+    case MSC_KIND_TYPE_COMMIT: case MSC_KIND_RMA_PUT: case MSC_KIND_RMA_GET: case MSC_KIND_RMA_ACC:
+    case MSC_KIND_RMA_RPUT: case MSC_KIND_RMA_RGET: case MSC_KIND_RMA_RACC:
+    case MSC_KIND_IO_IREAD: case MSC_KIND_IO_IWRITE:
+        return true;
+    default:
+        return false;
     }
 }
 
 static void chk_enter(msc_call_t *c)
 {
-    chk_wd_enter(c);
+    if (!never_waits(c->kind)) chk_wd_enter(c);
     pending_sum = 0;
     switch (c->kind) {
     case MSC_KIND_PROBE:
@@ -367,7 +416,8 @@ static void chk_enter(msc_call_t *c)
         check_p2p(c);
         if (c->peer != MPI_PROC_NULL)
             check_pending_overlap(c, c->buf, c->count, c->type, false, MPI_REQUEST_NULL);
-        if (c->kind == MSC_KIND_ISEND) pending_sum = chk_checksum(c->buf, c->count, c->type);
+        if (c->kind == MSC_KIND_ISEND && c->peer != MPI_PROC_NULL)
+            pending_sum = chk_checksum(c->buf, c->count, c->type);
         break;
     case MSC_KIND_RECV:
     case MSC_KIND_IRECV:
@@ -409,6 +459,7 @@ static void chk_enter(msc_call_t *c)
         break;
     case MSC_KIND_ICOLL:
         check_coll_args(c);
+        if (c->comm != MPI_COMM_NULL) chk_coll_enter(c); /* logged, never waits */
         break;
     case MSC_KIND_HANDLE_FREE:
     case MSC_KIND_TYPE_COMMIT:
@@ -418,6 +469,7 @@ static void chk_enter(msc_call_t *c)
     default:
         break;
     }
+    chk_eh_enter(c); /* last: from here on, errors belong to the application's call */
 }
 
 static void post_request(msc_call_t *c)
@@ -468,9 +520,9 @@ static void recv_tail(msc_call_t *c, const chk_req_t *q, MPI_Status *st)
     int64_t first = (got + q->rblock - 1) / q->rblock;
     for (int64_t k = first; k < q->nrsum; k++) {
         int64_t off = k * q->rblock;
-        int64_t len = q->rbytes - off < q->rblock ? q->rbytes - off : q->rblock;
+        int64_t len = rsum_len(q, off);
         if (len <= 0) break;
-        if (chk_checksum(p + off, len, MPI_BYTE) == q->rsum[k]) continue;
+        if (chk_checksum_span(p + off, len) == q->rsum[k]) continue;
         chk_report("LOCAL:BUFFER:RECV_MODIFIED", q->fn, q->site,
                    "The receive buffer of this %s was written while the receive was pending: "
                    "bytes %lld to %lld, which the message (%d bytes) did not reach, changed "
@@ -487,11 +539,11 @@ static void recv_tail(msc_call_t *c, const chk_req_t *q, MPI_Status *st)
 static void completed(msc_call_t *c, MPI_Request r, MPI_Status *st)
 {
     chk_req_t q;
-    if (r == MPI_REQUEST_NULL || !chk_req_get(r, &q)) return;
-    if (q.kind == MSC_KIND_ISEND && q.checksum) {
+    if (r == MPI_REQUEST_NULL || !chk_req_take(r, &q)) return;
+    if (q.kind == MSC_KIND_ISEND && q.checksum && q.hi > q.lo) {
         /* The caller's buffer is still what it was when the call that
-         * completes the send is made; the type is gone, the size known. */
-        uint64_t now = chk_checksum(q.buf, q.bytes, MPI_BYTE);
+         * completes the send is made; the type is gone, the span known. */
+        uint64_t now = chk_checksum_span((const void *)q.lo, (int64_t)(q.hi - q.lo));
         if (now != q.checksum)
             chk_report("LOCAL:BUFFER:SEND_MODIFIED", q.fn, q.site,
                        "The send buffer of this %s was changed before the send completed "
@@ -502,13 +554,9 @@ static void completed(msc_call_t *c, MPI_Request r, MPI_Status *st)
                        msc_fn_name[q.fn], msc_fn_name[c->fn]);
     }
     if ((q.kind == MSC_KIND_IRECV || q.kind == MSC_KIND_RECV_INIT) && st)
-        chk_p2p_recv_done(q.comm, st, q.sig, q.fn, q.site, q.post_seq);
+        chk_p2p_recv_done(q.comm, st, q.sig, q.fn, q.site, q.post_seq, false);
     if ((q.kind == MSC_KIND_IRECV || q.kind == MSC_KIND_RECV_INIT) && q.nrsum && st)
         recv_tail(c, &q, st);
-    if (q.persistent)
-        chk_req_set_active(r, false);
-    else
-        chk_req_forget(r);
 }
 
 static void leave_requests(msc_call_t *c)
@@ -562,6 +610,7 @@ static void leave_requests(msc_call_t *c)
 
 static void chk_leave(msc_call_t *c)
 {
+    chk_eh_leave(c);
     if (c->rc != MPI_SUCCESS && c->rc != MPI_ERR_IN_STATUS) {
         char msg[MPI_MAX_ERROR_STRING] = "";
         int len = 0;
@@ -587,19 +636,19 @@ static void chk_leave(msc_call_t *c)
         if (c->rc == MPI_SUCCESS) chk_p2p_send_leave(c);
         if (c->kind == MSC_KIND_SENDRECV && c->rc == MPI_SUCCESS)
             chk_p2p_recv_done(c->comm, c->status, chk_sig(c->rtype, c->rcount), c->fn, c->site,
-                              0);
+                              0, false);
         break;
     case MSC_KIND_RECV:
         if (c->rc == MPI_SUCCESS)
             chk_p2p_recv_done(c->comm, c->status, chk_sig(c->rtype, c->rcount), c->fn, c->site,
-                              0);
+                              0, false);
         break;
     case MSC_KIND_PROBE:
         /* A matched probe takes the message out of matching: its sidecar
          * is taken now, in the same order. */
         if (c->rc == MPI_SUCCESS && (c->fn == MSC_FN_MPI_Mprobe || c->fn == MSC_FN_MPI_Improbe) &&
             (c->fn == MSC_FN_MPI_Mprobe || *c->flag))
-            chk_p2p_recv_done(c->comm, c->status, (chk_sig_t){0, 0, 0}, c->fn, c->site, 0);
+            chk_p2p_recv_done(c->comm, c->status, (chk_sig_t){0, 0, 0}, c->fn, c->site, 0, true);
         break;
     case MSC_KIND_HANDLE_NEW:
     case MSC_KIND_COMM:
@@ -609,7 +658,8 @@ static void chk_leave(msc_call_t *c)
         leave_requests(c);
         break;
     }
-    chk_wd_leave();
+    chk_p2p_progress();
+    if (!never_waits(c->kind)) chk_wd_leave();
 }
 
 static int chk_init(int slot)
@@ -625,7 +675,9 @@ static int chk_init(int slot)
     int *ub = NULL, flag = 0;
     PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);
     chk_cfg.tag_ub = flag && ub ? *ub : 32767;
+    chk_findings_init();
     chk_objects_init();
+    chk_eh_init();
     chk_outside_init();
     chk_wd_start();
     return 0;
@@ -640,11 +692,36 @@ static void unreceived(void)
 static void chk_finalize(void)
 {
     chk_wd_finalizing(NULL);
+    enum { MAXC = 4096 };
+    chk_comm_t **comms = malloc(sizeof *comms * MAXC);
+    if (comms) chk_coll_finalize(comms, chk_comm_entries(comms, MAXC));
+    free(comms);
     unreceived();
     chk_objects_leaks();
     chk_findings_finalize();
     chk_wd_stop();
+    chk_eh_finalize();
     chk_objects_finalize();
+}
+
+/* The rank is going down without MPI_Finalize. Findings are on file
+ * already; their counts are added, and an exit (rather than a signal or
+ * MPI_Abort) is a finding of its own, at the last MPI call made. */
+static void chk_emergency(int signum)
+{
+    if (signum == MSC_FATAL_EXIT) {
+        msc_fn_t fn;
+        void *site;
+        chk_eh_last_call(&fn, &site);
+        chk_report("LOCAL:CALL:NO_FINALIZE", fn, site,
+                   "This process exited (a return from main or a call of exit()) after MPI_Init "
+                   "without calling MPI_Finalize; its last MPI call was %s, here. Every process "
+                   "must call MPI_Finalize before it exits, or the other processes may hang in "
+                   "it and the launcher treat the run as failed; call MPI_Finalize on every path "
+                   "out of the program (or MPI_Abort to end the job on purpose).",
+                   fn < MSC_FN_COUNT ? msc_fn_name[fn] : "none");
+    }
+    chk_findings_emergency();
 }
 
 static const msc_module_t chk_module = {
@@ -655,6 +732,7 @@ static const msc_module_t chk_module = {
     .enter = chk_enter,
     .leave = chk_leave,
     .finalize = chk_finalize,
+    .emergency = chk_emergency,
 };
 
 __attribute__((constructor)) static void chk_register(void)

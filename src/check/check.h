@@ -12,64 +12,64 @@
 #include <stdint.h>
 
 #include "call.h"
+#include "findings_io.h"
 #include "state.h"
 
 #define CHK_INTERNAL __attribute__((visibility("hidden")))
+/* Thread-local data of the checks: initial-exec, one %fs-relative load (the
+ * library is loaded at start-up, as msc_tls requires anyway). */
+#define CHK_TLS _Thread_local __attribute__((tls_model("initial-exec")))
 
-/* --- findings (findings.c) ---------------------------------------------- */
-
-enum { CHK_PARTS_MAX = 4, CHK_WHERE = 256, CHK_TEXT = 1024, CHK_CLASS = 64, CHK_GROUP = 96 };
-
-typedef struct {
-    int rank;              /* world rank */
-    void *site;            /* return address in that rank (resolved by that rank) */
-    char call[48];         /* MPI function, or "" */
-    bool resolved;
-    char file[CHK_WHERE];  /* source file, or the object and offset without line tables */
-    int line;              /* 0: unknown */
-    char func[128];        /* enclosing function, or "" */
-} chk_part_t;
-
-typedef struct {
-    char cls[CHK_CLASS];   /* LOCAL:ARG:NEGATIVE_COUNT ... */
-    char group[CHK_GROUP]; /* findings with the same nonempty group, from several ranks, are one */
-    char text[CHK_TEXT];   /* one paragraph: what is wrong and how to fix it */
-    int nparts;
-    chk_part_t parts[CHK_PARTS_MAX];
-    uint64_t count;        /* occurrences folded into this finding */
-} chk_finding_t;
+/* --- findings (findings.c; the record and its files: findings_io.h) ----- */
 
 /* True if the class is enabled by MPISCOPE_CHECK_CLASSES. */
 bool chk_class_enabled(const char *cls) CHK_INTERNAL;
 
+/* True if a finding of this class at this site of this rank would be new
+ * (enabled, not seen here yet, under the class's cap). A false answer has
+ * counted the repeat. For callers whose text costs work to prepare (a
+ * resolved site, an error string): ask first, then chk_report. */
+bool chk_fresh(const char *cls, void *site) CHK_INTERNAL;
+
 /* Records a finding of this rank at `site` (this rank's return address),
  * in call `fn`. The text is printf-style. Repeats of a class at one site
- * are counted; MPISCOPE_CHECK_ABORT ends the run here. */
+ * are counted; a new finding goes out at once (stderr and the per-rank
+ * file); MPISCOPE_CHECK_ABORT ends the run here. */
 void chk_report(const char *cls, msc_fn_t fn, void *site, const char *fmt, ...)
     __attribute__((format(printf, 4, 5))) CHK_INTERNAL;
 
-/* Records a prepared finding (several parts, a group); same rules. */
+/* Records a prepared finding (several parts, a group); same rules, folded
+ * by its first part's site and rank. */
 void chk_report_full(chk_finding_t *f) CHK_INTERNAL;
 
 /* Findings of this rank so far. */
 int chk_findings_count(void) CHK_INTERNAL;
 
-/* A copy of this rank's findings with this rank's sites resolved
- * (malloc'ed; *n entries). */
-chk_finding_t *chk_findings_snapshot(int *n) CHK_INTERNAL;
+/* Opens this rank's per-rank file (at init, once the output directory is
+ * known). */
+void chk_findings_init(void) CHK_INTERNAL;
+/* Path of a rank's per-rank file. */
+void chk_findings_rank_path(int rank, char *out, size_t n) CHK_INTERNAL;
+/* Appends the current counts and suppressed classes to the per-rank file:
+ * without waiting for a lock (the rank is dying), or waiting (a deadlock
+ * report is about to read every rank's file). */
+void chk_findings_emergency(void) CHK_INTERNAL;
+void chk_findings_for_deadlock(void) CHK_INTERNAL;
 
 /* Collective over msc_g.comm: gathers, merges and writes checks.txt and
- * checks.json on rank 0, with the summary on stderr. */
+ * checks.json on rank 0, with the summary on stderr; the per-rank files go. */
 void chk_findings_finalize(void) CHK_INTERNAL;
 
-/* Merges findings of several ranks (groups become one finding), writes
- * checks.txt and checks.json and prints the summary. `note` (may be NULL)
- * goes at the top of both files. */
-void chk_findings_write(chk_finding_t *f, int n, const char *note) CHK_INTERNAL;
+/* Merges `l` and writes checks.txt and checks.json with the summary on
+ * stderr (rank 0 at MPI_Finalize, a deadlock's reporter). */
+void chk_findings_publish_report(chk_io_list_t *l, const char *note) CHK_INTERNAL;
 
-/* Resolves a part's site, which must belong to this process. */
+/* Resolves a part's site: this rank's return address, or another rank's
+ * (objkey, objoff). */
 void chk_resolve(chk_part_t *p) CHK_INTERNAL;
-
+/* The (object, offset) form of one of this rank's return addresses, which
+ * another rank can resolve (chk_part_t.objkey). */
+void chk_site_key(void *site, uint64_t *key, uint64_t *off) CHK_INTERNAL;
 
 /* --- calls outside MPI (outside.c) ------------------------------------- */
 
@@ -94,6 +94,52 @@ bool chk_sig_receivable(chk_sig_t s, chk_sig_t r) CHK_INTERNAL;
 bool chk_sig_equal(chk_sig_t a, chk_sig_t b) CHK_INTERNAL;
 
 typedef enum { CHK_LIVE = 0, CHK_FREED, CHK_UNKNOWN } chk_state_t;
+
+/* Incremented whenever a communicator or datatype is made, committed or
+ * freed: a per-thread memo of their state is valid while it is unchanged. */
+extern _Atomic uint64_t chk_gen CHK_INTERNAL;
+
+/* What the checks need of a datatype (sig.c), from a per-thread memo: one
+ * load and a comparison when the same types recur. `ok`: the layout
+ * queries succeeded (never tried for MPI_DATATYPE_NULL or a freed type). */
+typedef struct {
+    MPI_Datatype t;
+    uint64_t gen;
+    chk_state_t state;    /* CHK_UNKNOWN: predefined, or made where not tracked */
+    bool committed, ok;
+    bool contig;          /* size == extent == true extent: no gaps */
+    MPI_Count size, lb, extent, tlb, textent;
+    chk_sig_t sig;        /* of one element */
+} chk_tinfo_t;
+const chk_tinfo_t *chk_tinfo_slow(MPI_Datatype t) CHK_INTERNAL;
+extern CHK_TLS chk_tinfo_t *chk_tlast CHK_INTERNAL;
+static inline const chk_tinfo_t *chk_tinfo(MPI_Datatype t)
+{
+    const chk_tinfo_t *l = chk_tlast;
+    if (MSC_LIKELY(l && l->t == t && l->gen == atomic_load_explicit(&chk_gen, memory_order_acquire)))
+        return l;
+    return chk_tinfo_slow(t);
+}
+
+/* What the checks need of a communicator (objects.c), memoized alike. */
+typedef struct {
+    MPI_Comm comm;
+    uint64_t gen;
+    chk_state_t state;    /* CHK_UNKNOWN: not made by a tracked constructor */
+    bool inter;
+    int rank;             /* this process's rank in it (-1: unknown) */
+    int size, rsize;      /* rsize: remote group of an intercommunicator, else size */
+    MPI_Comm p2p, ack;    /* shadows (MPI_COMM_NULL: none) */
+} chk_cinfo_t;
+const chk_cinfo_t *chk_cinfo_slow(MPI_Comm c) CHK_INTERNAL;
+extern CHK_TLS chk_cinfo_t *chk_clast CHK_INTERNAL;
+static inline const chk_cinfo_t *chk_cinfo(MPI_Comm c)
+{
+    const chk_cinfo_t *l = chk_clast;
+    if (MSC_LIKELY(l && l->comm == c && l->gen == atomic_load_explicit(&chk_gen, memory_order_acquire)))
+        return l;
+    return chk_cinfo_slow(c);
+}
 enum { CHK_RSUM_MAX = 16 };
 
 /* Object life cycle, from HANDLE_NEW, HANDLE_FREE, COMM, COMM_FREE and
@@ -134,6 +180,9 @@ typedef struct {
 } chk_req_t;
 void chk_req_new(MPI_Request r, const chk_req_t *info) CHK_INTERNAL;
 bool chk_req_get(MPI_Request r, chk_req_t *out) CHK_INTERNAL;
+/* A request completed: its record (false if unknown), and it is forgotten
+ * (a persistent one becomes inactive). One lock for both. */
+bool chk_req_take(MPI_Request r, chk_req_t *out) CHK_INTERNAL;
 bool chk_req_get_locked(MPI_Request r, chk_req_t *out) CHK_INTERNAL; /* chk_lock held */
 void chk_req_set_active(MPI_Request r, bool active) CHK_INTERNAL;
 void chk_req_forget(MPI_Request r) CHK_INTERNAL;
@@ -146,7 +195,7 @@ void chk_req_set_sums(MPI_Request r, const chk_req_t *sums) CHK_INTERNAL;
 bool chk_req_overlap(uintptr_t lo, uintptr_t hi, bool writes, MPI_Request self, chk_req_t *out)
     CHK_INTERNAL;
 /* True if a receive posted before `seq` on `comm` is still pending and could
- * match a message from world-`src`/`tag` (for the p2p matching order). */
+ * match a message from `src` (a rank of comm)/`tag` (the p2p matching order). */
 bool chk_req_earlier_recv(MPI_Comm comm, int src, int tag, uint64_t seq) CHK_INTERNAL;
 
 /* Communicators: world ranks of the members and the shadow communicators. */
@@ -160,6 +209,13 @@ typedef struct {
     MPI_Comm app;          /* the application's communicator these shadow */
     bool inter;
     uint64_t coll_seq;     /* collectives seen on it */
+    uint64_t key;          /* hash of the members' world ranks (groups of findings) */
+    /* Collectives logged since the last comparison (global.c). */
+    struct coll *log;
+    void **log_site;
+    uint64_t *log_seq;
+    int nlog, caplog;
+    uint64_t run;          /* running hash of the logged descriptors */
 } chk_comm_t;
 /* Registers a communicator the application got (creating its shadows:
  * collective over its members). */
@@ -168,6 +224,8 @@ void chk_comm_remove(MPI_Comm c) CHK_INTERNAL;
 /* The p2p shadows of the live communicators (at most max), and in `apps`
  * (may be NULL) the application communicator of each. */
 int chk_comm_shadows(MPI_Comm *out, MPI_Comm *apps, int max) CHK_INTERNAL;
+/* The entries of the live communicators (at most max). */
+int chk_comm_entries(chk_comm_t **out, int max) CHK_INTERNAL;
 /* The entry (under the registry's lock held by the caller: use chk_lock). */
 chk_comm_t *chk_comm_find(MPI_Comm c) CHK_INTERNAL;
 void chk_lock(void) CHK_INTERNAL;
@@ -184,12 +242,39 @@ void chk_objects_finalize(void) CHK_INTERNAL;
 
 /* --- global checks (global.c) ------------------------------------------- */
 void chk_coll_enter(msc_call_t *c) CHK_INTERNAL;
+/* Before MPI_Comm_free (collective): the logged collectives are compared. */
+void chk_coll_comm_free(MPI_Comm comm) CHK_INTERNAL;
+/* At MPI_Finalize: the same for every communicator still alive; `list`
+ * holds them in an order all ranks share (by creation). */
+void chk_coll_finalize(chk_comm_t **list, int n) CHK_INTERNAL;
 void chk_p2p_send_enter(msc_call_t *c) CHK_INTERNAL;
+
+/* --- point to point (p2p.c) --------------------------------------------- */
+/* After a send: its sidecar (nonblocking). */
 void chk_p2p_send_leave(msc_call_t *c) CHK_INTERNAL;
+/* A persistent send started: its sidecar. */
 void chk_p2p_started(MPI_Request r) CHK_INTERNAL;
-void chk_p2p_unreceived(void) CHK_INTERNAL;
+/* A receive completed (probe: a matched probe took the message; its sidecar
+ * is consumed unjudged). post_seq: when the receive was posted (0: now). */
 void chk_p2p_recv_done(MPI_Comm comm, MPI_Status *st, chk_sig_t rsig, msc_fn_t fn, void *site,
-                       uint64_t post_seq) CHK_INTERNAL;
+                       uint64_t post_seq, bool probe) CHK_INTERNAL;
+/* Judges the sidecars that have arrived since; one load when none is due. */
+void chk_p2p_progress(void) CHK_INTERNAL;
+/* At MPI_Finalize (collective): the last sidecars, and messages never received. */
+void chk_p2p_unreceived(void) CHK_INTERNAL;
+
+/* --- error handlers (errhandler.c) -------------------------------------- */
+/* Creates the substitute handlers and puts them on MPI_COMM_WORLD,
+ * MPI_COMM_SELF and MPI_FILE_NULL where the handler is fatal. */
+void chk_eh_init(void) CHK_INTERNAL;
+void chk_eh_finalize(void) CHK_INTERNAL;
+/* Around the application's PMPI call: enter marks it as running (and as the
+ * last call), leave replaces fatal handlers of new windows and files and of
+ * set_errhandler calls, and gives get_errhandler the application's handler. */
+void chk_eh_enter(const msc_call_t *c) CHK_INTERNAL;
+void chk_eh_leave(const msc_call_t *c) CHK_INTERNAL;
+/* The last MPI call made by any thread (MSC_FN_COUNT, NULL: none). */
+void chk_eh_last_call(msc_fn_t *fn, void **site) CHK_INTERNAL;
 
 /* --- deadlock watchdog (deadlock.c) ------------------------------------- */
 void chk_wd_start(void) CHK_INTERNAL;
@@ -212,6 +297,10 @@ typedef struct {
 } chk_config_t;
 extern chk_config_t chk_cfg CHK_INTERNAL;
 
+/* Checksum of `count` elements of a contiguous type (0 for other layouts:
+ * their gaps may change legally), and of `len` bytes; sampled beyond 64 KiB
+ * (sig.c). Never 0 when computed. */
 uint64_t chk_checksum(const void *buf, MPI_Count count, MPI_Datatype type) CHK_INTERNAL;
+uint64_t chk_checksum_span(const void *buf, int64_t len) CHK_INTERNAL;
 
 #endif

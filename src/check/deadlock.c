@@ -9,18 +9,22 @@
  * (resolved here) and what the call waits for, as world ranks with AND
  * (all of them: a send, MPI_Waitall, a collective) or OR (any: an
  * MPI_ANY_SOURCE receive, MPI_Waitany/some, MPI_Sendrecv) semantics, and
- * findings.<rank>, this rank's findings so far. It removes wait.<rank> as
- * soon as the call returns.
+ * appends the counts of its findings so far to its per-rank findings file
+ * (findings.c). It removes wait.<rank> as soon as the call returns.
  *
  * A blocked rank's thread then reads every rank's file and reduces the
  * wait-for graph: ranks without a file are live; a blocked rank is released
  * if all (AND) or any (OR) of the ranks it waits for are live or released.
- * The ranks never released are deadlocked. The verdict must hold twice, one
+ * A member of a collective counts as live for a rank that waits in the same
+ * function on a communicator with the same members (its `group`): members
+ * of one collective instance waiting for each other are progress. The
+ * ranks never released are deadlocked. The verdict must hold twice, one
  * second apart, with every deadlocked rank still in the same call: a file
  * left by a call that has just returned is gone by then. The first thread to
  * create verdict.lock writes the report (a wait cycle among the deadlocked
- * ranks, with each rank's call and site, and the findings of every rank that
- * left a findings file) as checks.txt and checks.json, then ends the job
+ * ranks, with each rank's call and site, recorded as this rank's finding,
+ * and the findings of every rank, read from their per-rank files) as
+ * checks.txt and checks.json, then ends the job
  * with PMPI_Abort(MPI_COMM_WORLD, 3) (MPISCOPE_CHECK_DEADLOCK_EXIT, on by
  * default). One rank ends the job, so that the launcher reports exit code 3
  * whatever the order in which it reaps the ranks: when every rank left by
@@ -32,7 +36,9 @@
  *
  * Limits: the timeout is a heuristic (a transfer that legitimately takes
  * longer looks like a deadlock); one blocked thread per rank is described
- * (the one blocked longest).
+ * (the one blocked longest); two communicators with the same members are
+ * one group, so ranks crossing in the same collective on two duplicates
+ * are not reported.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -52,20 +58,28 @@
 
 enum { WD_REQS = 64, FN_FINALIZE = -2 };
 
+/* One thread's state: written by that thread only, without a lock (every
+ * MPI call passes here twice), read by the watchdog as a sequence lock: an
+ * odd seq means a write is under way; the copy is good if seq was even and
+ * the same before and after. Fields are accessed as relaxed atomics. */
 typedef struct {
-    pthread_mutex_t m;
+    _Atomic uint64_t seq;
     int in, syncwait;
-    uint64_t seq, t0;
     int fn;                 /* msc_fn_t, or FN_FINALIZE */
-    msc_kind_t kind;
+    int kind;               /* msc_kind_t */
     MPI_Comm comm;
     int peer, rpeer;
     void *site;
     int nreq;
     MPI_Request reqs[WD_REQS];
+    /* The watchdog's own: since when it has seen this seq. */
+    uint64_t seen_seq, seen_ns;
 } tstate_t;
 
-static _Thread_local tstate_t *my_state;
+#define PUT(f, v) __atomic_store_n(&s->f, (v), __ATOMIC_RELAXED)
+#define GET(f) __atomic_load_n(&s->f, __ATOMIC_RELAXED)
+
+static CHK_TLS tstate_t *my_state;
 static pthread_t wd_thread;
 static _Atomic int wd_stop, wd_running;
 static char dir[PATH_MAX + 16];
@@ -77,11 +91,23 @@ static tstate_t *state_of(msc_thread_t *t)
     if (!s) {
         s = calloc(1, sizeof *s);
         if (!s) return NULL;
-        pthread_mutex_init(&s->m, NULL);
         /* Published to the watchdog (pick), which reads it from its thread. */
         __atomic_store_n(&t->module_data[chk_cfg.slot], s, __ATOMIC_RELEASE);
     }
     return s;
+}
+
+static uint64_t write_begin(tstate_t *s)
+{
+    uint64_t q = atomic_load_explicit(&s->seq, memory_order_relaxed) + 1;
+    atomic_store_explicit(&s->seq, q, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    return q;
+}
+
+static void write_end(tstate_t *s, uint64_t q)
+{
+    atomic_store_explicit(&s->seq, q + 1, memory_order_release);
 }
 
 void chk_wd_enter(msc_call_t *c)
@@ -89,61 +115,57 @@ void chk_wd_enter(msc_call_t *c)
     tstate_t *s = my_state ? my_state : (my_state = state_of(c->thread));
     if (!s) return;
     unsigned long long roles = msc_fn_roles[c->fn];
-    pthread_mutex_lock(&s->m);
-    s->seq++;
-    s->in = 1;
-    s->syncwait = 0;
-    s->t0 = msc_now_ns();
-    s->fn = (int)c->fn;
-    s->kind = c->kind;
-    s->site = c->site;
-    s->comm = roles & MSC_ROLE_COMM ? c->comm : MPI_COMM_NULL;
-    s->peer = roles & MSC_ROLE_PEER ? c->peer : MPI_PROC_NULL;
-    s->rpeer = roles & MSC_ROLE_RPEER ? c->rpeer : MPI_PROC_NULL;
-    s->nreq = 0;
+    uint64_t q = write_begin(s);
+    PUT(in, 1);
+    PUT(syncwait, 0);
+    PUT(fn, (int)c->fn);
+    PUT(kind, (int)c->kind);
+    PUT(site, c->site);
+    PUT(comm, roles & MSC_ROLE_COMM ? c->comm : MPI_COMM_NULL);
+    PUT(peer, roles & MSC_ROLE_PEER ? c->peer : MPI_PROC_NULL);
+    PUT(rpeer, roles & MSC_ROLE_RPEER ? c->rpeer : MPI_PROC_NULL);
+    int n = 0;
     if (c->kind == MSC_KIND_WAIT) {
-        s->reqs[0] = c->req_in;
-        s->nreq = 1;
+        PUT(reqs[0], c->req_in);
+        n = 1;
     } else if ((roles & MSC_ROLE_REQS) && c->reqs_in) {
-        s->nreq = c->nreq < WD_REQS ? c->nreq : WD_REQS;
-        memcpy(s->reqs, c->reqs_in, sizeof(MPI_Request) * (size_t)s->nreq);
+        n = c->nreq < WD_REQS ? c->nreq : WD_REQS;
+        for (int i = 0; i < n; i++) PUT(reqs[i], c->reqs_in[i]);
     }
-    pthread_mutex_unlock(&s->m);
+    PUT(nreq, n);
+    write_end(s, q);
 }
 
 void chk_wd_leave(void)
 {
     tstate_t *s = my_state;
     if (!s) return;
-    pthread_mutex_lock(&s->m);
-    s->in = 0;
-    s->seq++;
-    pthread_mutex_unlock(&s->m);
+    uint64_t q = write_begin(s);
+    PUT(in, 0);
+    write_end(s, q);
 }
 
 void chk_wd_sync_wait(bool on)
 {
     tstate_t *s = my_state;
     if (!s) return;
-    pthread_mutex_lock(&s->m);
-    s->syncwait = on;
-    pthread_mutex_unlock(&s->m);
+    uint64_t q = write_begin(s);
+    PUT(syncwait, on);
+    write_end(s, q);
 }
 
 void chk_wd_finalizing(void *site)
 {
     tstate_t *s = my_state ? my_state : (my_state = state_of(msc_thread_attach()));
     if (!s) return;
-    pthread_mutex_lock(&s->m);
-    s->seq++;
-    s->in = 1;
-    s->t0 = msc_now_ns();
-    s->fn = FN_FINALIZE;
-    s->kind = MSC_KIND_OTHER;
-    s->comm = MPI_COMM_WORLD;
-    s->site = site;
-    s->nreq = 0;
-    pthread_mutex_unlock(&s->m);
+    uint64_t q = write_begin(s);
+    PUT(in, 1);
+    PUT(fn, FN_FINALIZE);
+    PUT(kind, (int)MSC_KIND_OTHER);
+    PUT(comm, MPI_COMM_WORLD);
+    PUT(site, site);
+    PUT(nreq, 0);
+    write_end(s, q);
 }
 
 /* --- the watchdog's view of one rank ----------------------------------- */
@@ -151,35 +173,66 @@ void chk_wd_finalizing(void *site)
 typedef struct {
     bool blocked, and_mode, syncwait;
     uint64_t seq;
+    uint64_t group; /* a collective's communicator (its members' key), or 0 */
     char call[48], file[CHK_WHERE], func[128];
     int line;
     int ntargets;
     int *targets;
 } wait_t;
 
+/* A consistent copy of a thread's state, as plain values. */
 typedef struct {
-    tstate_t snap;
+    uint64_t seq, since;
+    int in, syncwait, fn, kind, peer, rpeer, nreq;
+    MPI_Comm comm;
+    void *site;
+    MPI_Request reqs[WD_REQS];
+} snap_t;
+
+typedef struct {
+    snap_t snap;
     bool found;
     uint64_t now;
 } pick_t;
 
+static bool copy_state(tstate_t *s, snap_t *o)
+{
+    for (int attempt = 0; attempt < 100; attempt++) {
+        uint64_t q = atomic_load_explicit(&s->seq, memory_order_acquire);
+        if (q & 1) continue;
+        o->seq = q;
+        o->in = GET(in), o->syncwait = GET(syncwait), o->fn = GET(fn), o->kind = GET(kind);
+        o->peer = GET(peer), o->rpeer = GET(rpeer), o->comm = GET(comm), o->site = GET(site);
+        o->nreq = GET(nreq);
+        if (o->nreq < 0 || o->nreq > WD_REQS) continue;
+        for (int i = 0; i < o->nreq; i++) o->reqs[i] = GET(reqs[i]);
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&s->seq, memory_order_relaxed) == q) return true;
+    }
+    return false;
+}
+
+/* The thread of this rank blocked longest in one call beyond the timeout. */
 static void pick(msc_thread_t *t, void *arg)
 {
     pick_t *p = arg;
     tstate_t *s = __atomic_load_n(&t->module_data[chk_cfg.slot], __ATOMIC_ACQUIRE);
-    if (!s) return;
-    pthread_mutex_lock(&s->m);
+    snap_t x;
+    if (!s || !copy_state(s, &x)) return;
+    if (x.seq != s->seen_seq) {
+        s->seen_seq = x.seq;
+        s->seen_ns = p->now;
+    }
+    x.since = s->seen_ns;
     uint64_t limit = (uint64_t)chk_cfg.timeout_s * 1000000000ull;
-    if (s->in && p->now > s->t0 && p->now - s->t0 > limit && (!p->found || s->t0 < p->snap.t0)) {
-        p->snap.in = s->in, p->snap.syncwait = s->syncwait, p->snap.seq = s->seq;
-        p->snap.t0 = s->t0, p->snap.fn = s->fn, p->snap.kind = s->kind, p->snap.comm = s->comm;
-        p->snap.peer = s->peer, p->snap.rpeer = s->rpeer, p->snap.site = s->site;
-        p->snap.nreq = s->nreq;
-        memcpy(p->snap.reqs, s->reqs, sizeof(MPI_Request) * (size_t)s->nreq);
+    if (x.in && p->now - x.since > limit && (!p->found || x.since < p->snap.since)) {
+        p->snap = x;
         p->found = true;
     }
-    pthread_mutex_unlock(&s->m);
 }
+
+#undef PUT
+#undef GET
 
 static void add(int *t, int *n, int r)
 {
@@ -212,7 +265,7 @@ static void add_peer(int *t, int *n, MPI_Comm comm, int peer, bool *any)
 }
 
 /* What the snapshot waits for, as world ranks. Under chk_lock. */
-static void describe(const tstate_t *s, wait_t *w)
+static void describe(const snap_t *s, wait_t *w)
 {
     bool any = false;
     w->and_mode = true;
@@ -252,9 +305,12 @@ static void describe(const tstate_t *s, wait_t *w)
                 add_peer(w->targets, &w->ntargets, q.comm, q.peer, &any);
         }
         break;
-    default:
+    default: {
         add_comm(w->targets, &w->ntargets, s->comm);
+        const chk_comm_t *e = s->comm != MPI_COMM_NULL ? chk_comm_find(s->comm) : NULL;
+        w->group = e ? e->key | 1 : 0;
         break;
+    }
     }
     if (any) w->and_mode = false;
 }
@@ -274,7 +330,7 @@ static FILE *open_read(const char *fn)
     return f;
 }
 
-static void write_state(const tstate_t *s)
+static void write_state(const snap_t *s)
 {
     wait_t w;
     memset(&w, 0, sizeof w);
@@ -286,23 +342,18 @@ static void write_state(const tstate_t *s)
     chk_part_t p;
     memset(&p, 0, sizeof p);
     p.site = s->site;
+    p.rank = msc_g.world_rank;
     if (s->site)
         chk_resolve(&p);
     else
         snprintf(p.file, sizeof p.file, "?");
-    /* This rank's findings so far, for the report. Both files go through
-     * the core's output helpers: created exclusively without following
-     * links, renamed into place only when complete. */
-    int nf = 0;
-    chk_finding_t *f = chk_findings_snapshot(&nf);
+    /* This rank's counts so far into its per-rank file, which the
+     * reporter reads. The wait file goes through the core's output
+     * helpers: created exclusively without following links, renamed into
+     * place only when complete. */
+    chk_findings_for_deadlock();
     char name[64];
     msc_out_t o;
-    snprintf(name, sizeof name, ".check/findings.%d", msc_g.world_rank);
-    if (msc_out_open(&o, name)) {
-        if (nf) fwrite(f, sizeof *f, (size_t)nf, o.f);
-        msc_out_close(&o);
-    }
-    free(f);
     snprintf(name, sizeof name, ".check/wait.%d", msc_g.world_rank);
     if (msc_out_open(&o, name)) {
         fprintf(o.f, "seq %llu\nmode %s\nsync %d\ncall %s\nfile %s\nline %d\nfunc %s\ntargets",
@@ -310,7 +361,7 @@ static void write_state(const tstate_t *s)
                 s->fn == FN_FINALIZE ? "MPI_Finalize" : msc_fn_name[s->fn], p.file, p.line,
                 p.func[0] ? p.func : "-");
         for (int i = 0; i < w.ntargets; i++) fprintf(o.f, " %d", w.targets[i]);
-        fprintf(o.f, "\n");
+        fprintf(o.f, "\ngroup %llu\n", (unsigned long long)w.group);
         msc_out_close(&o);
     }
     free(w.targets);
@@ -324,6 +375,7 @@ static bool read_state(int r, wait_t *w)
     memset(w->call, 0, sizeof w->call);
     w->blocked = false;
     w->ntargets = 0;
+    w->group = 0;
     if (!f) return false;
     while (fgets(line, sizeof line, f)) {
         line[strcspn(line, "\n")] = 0;
@@ -333,6 +385,7 @@ static bool read_state(int r, wait_t *w)
         if (!strcmp(line, "seq")) w->seq = strtoull(v, NULL, 10);
         else if (!strcmp(line, "mode")) w->and_mode = !strcmp(v, "AND");
         else if (!strcmp(line, "sync")) w->syncwait = atoi(v);
+        else if (!strcmp(line, "group")) w->group = strtoull(v, NULL, 10);
         else if (!strcmp(line, "call")) snprintf(w->call, sizeof w->call, "%s", v);
         else if (!strcmp(line, "file")) snprintf(w->file, sizeof w->file, "%s", v);
         else if (!strcmp(line, "line")) w->line = atoi(v);
@@ -367,7 +420,14 @@ static int reduce(wait_t *w, bool *dead)
         for (int r = 0; r < n; r++) {
             if (rel[r]) continue;
             int live = 0;
-            for (int i = 0; i < w[r].ntargets; i++) live += rel[w[r].targets[i]];
+            for (int i = 0; i < w[r].ntargets; i++) {
+                int t = w[r].targets[i];
+                /* Members inside the same collective on the same
+                 * communicator wait for each other: that is progress (a
+                 * large MPI_Win_allocate_shared), not a cycle. */
+                live += rel[t] || (w[r].group && w[t].group == w[r].group &&
+                                   !strcmp(w[t].call, w[r].call));
+            }
             bool go = w[r].and_mode ? live == w[r].ntargets : live > 0;
             if (w[r].ntargets == 0) go = true;
             if (go) rel[r] = true, changed = true;
@@ -448,42 +508,21 @@ static void report(wait_t *w, const bool *dead)
 #pragma GCC diagnostic pop
 #endif
 
-    /* Every rank's findings that are on file, then this one. */
-    int cap = 16, nall = 0;
-    chk_finding_t *all = malloc(sizeof *all * (size_t)cap);
-    for (int r = 0; all && r < n; r++) {
-        if (r == msc_g.world_rank) continue;
+    /* Every rank's findings, from the per-rank files (this rank's too:
+     * its counts were appended when its wait state was written). */
+    chk_report_full(&d);
+    chk_findings_for_deadlock();
+    chk_io_list_t l = {0};
+    for (int r = 0; r < n; r++) {
         char fn[PATH_MAX + 64];
-        path(fn, sizeof fn, "findings", r);
-        FILE *f = open_read(fn);
-        if (!f) continue;
-        chk_finding_t x;
-        while (fread(&x, sizeof x, 1, f) == 1) {
-            if (nall + 2 >= cap) {
-                chk_finding_t *m = realloc(all, sizeof *all * (size_t)(cap *= 2));
-                if (!m) break;
-                all = m;
-            }
-            all[nall++] = x;
-        }
-        fclose(f);
+        chk_findings_rank_path(r, fn, sizeof fn);
+        chk_io_read(fn, &l);
     }
-    int nmine = 0;
-    chk_finding_t *mine = chk_findings_snapshot(&nmine);
-    chk_finding_t *m = all ? realloc(all, sizeof *all * (size_t)(nall + nmine + 1)) : NULL;
-    if (m) {
-        all = m;
-        if (nmine) memcpy(all + nall, mine, sizeof *mine * (size_t)nmine);
-        nall += nmine;
-        if (chk_class_enabled(d.cls)) all[nall++] = d;
-        chk_findings_write(all, nall,
-                           chk_cfg.deadlock_exit
-                               ? "the run was ended after a deadlock was found "
-                                 "(MPISCOPE_CHECK_DEADLOCK_EXIT)"
-                               : "a deadlock was found; the run was left waiting");
-    }
-    free(mine);
-    free(all);
+    chk_findings_publish_report(&l, chk_cfg.deadlock_exit
+                                        ? "the run was ended after a deadlock was found "
+                                          "(MPISCOPE_CHECK_DEADLOCK_EXIT)"
+                                        : "a deadlock was found; the run was left waiting");
+    chk_io_list_free(&l);
     free(order);
     free(pos);
 }
@@ -603,8 +642,6 @@ void chk_wd_stop(void)
     PMPI_Barrier(msc_g.comm);
     char fn[PATH_MAX + 64];
     path(fn, sizeof fn, "wait", msc_g.world_rank);
-    unlink(fn);
-    path(fn, sizeof fn, "findings", msc_g.world_rank);
     unlink(fn);
     PMPI_Barrier(msc_g.comm);
     if (msc_g.world_rank == 0) {

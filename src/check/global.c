@@ -1,53 +1,42 @@
-/* Global checks: collective mismatch and point-to-point type matching. All
- * traffic goes over shadow communicators (PMPI duplicates made when the
- * application's communicator was made, objects.c), never over the
+/* Global checks of collectives (point to point: p2p.c). All traffic goes
+ * over the collective shadow of the communicator (a PMPI duplicate made
+ * when the application's communicator was made, objects.c), never over the
  * application's own.
  *
- * Collectives: before a blocking collective, the members allgather over the
- * collective shadow what each one calls (function, root, operation, type
- * signature and size of its blocks) and every member judges the same data;
- * each reports its own part under a group key that rank 0 merges into one
- * finding. This makes every blocking collective synchronising, which the
- * standard allows. Nonblocking collectives are checked for their arguments
- * only: a blocking exchange at their start could create waits the program
- * does not have.
+ * What each member passes to a collective -- function, root, operation and
+ * the type signature of its data blocks, where the standard says they are
+ * significant -- is its descriptor. Every member of a communicator numbers
+ * the collectives it calls on it (blocking and nonblocking, which must come
+ * in the same order on all members), so all agree which instance is which.
  *
- * Point-to-point: after a send (at its call, or at MPI_Start for persistent
- * ones) the sender sends a small sidecar on the p2p shadow with the same
- * destination and tag: the send's type signature and call site. After a
- * receive completes, the receiver takes the sidecar from the status's source
- * and tag. MPI's non-overtaking rule orders both streams alike, so the k-th
- * message from a source with a tag pairs with the k-th sidecar -- as long as
- * receives of one source and tag complete in the order they were posted.
- * When a receive completes while an earlier, still pending receive could
- * have matched the same source and tag, the pairing is unknown: that
- * (communicator, source, tag) is no longer judged (sidecars are still
- * consumed, so nothing leaks). MPI_Mrecv/MPI_Imrecv are not paired (the
- * sidecars of messages taken that way are consumed at MPI_Finalize).
+ * The first SYNC_FIRST blocking collectives of each communicator are checked
+ * at once, before the application's call: the members compare a hash of
+ * their descriptors with one small MPI_Allreduce (MAX of the hash and of its
+ * complement: equal when max == min), and only when they differ allgather
+ * the descriptors and judge them; each member reports its own part under a
+ * group key that merges them into one finding. A mismatch that would make
+ * MPI abort or hang is on record before. That makes those collectives
+ * synchronising, which the standard allows.
  *
- * MPISCOPE_CHECK_SYNC_SENDS: after a standard-mode MPI_Send, the sender waits
- * for the receiver's acknowledgement (on a second shadow), sent once the
- * receive has completed: MPI_Send then behaves as MPI_Ssend, and a program
- * that only completes thanks to buffering deadlocks visibly.
+ * Later ones, and every nonblocking one, go into a log per communicator: the
+ * descriptor and call site, and a running hash. At every LOG_N-th logged
+ * instance that is a blocking collective, at MPI_Comm_free and at
+ * MPI_Finalize the members compare running hashes the same way, and only on
+ * a difference exchange the logs and judge every logged instance, so a
+ * mismatch is reported with its instance and sites at most LOG_N
+ * collectives later, for 1/LOG_N of an MPI_Allreduce per collective (a
+ * mismatch that makes MPI abort before then is recorded as LOCAL:MPI_ERROR;
+ * one that hangs, by the deadlock report). A nonblocking collective never
+ * waits for the others: its descriptor is only logged.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 
-typedef struct {
-    uint64_t unit, reps;
-    int64_t bytes;
-    uint64_t site;    /* sender's return address (resolved by the sender) */
-    int32_t rank;     /* sender's world rank */
-    int32_t fn;
-    int32_t want_ack;
-    int32_t pad;
-} sidecar_t;
-
 /* --- collectives --------------------------------------------------------- */
 
-typedef struct {
+typedef struct coll {
     int32_t fn, root, sok, rok;
     int64_t op;
     chk_sig_t s, r;
@@ -73,7 +62,7 @@ static const char *op_name(int64_t id)
     return id >= 0 && id < (int64_t)(sizeof n / sizeof n[0]) ? n[id] : "a user-defined operation";
 }
 
-static void coll_report(msc_call_t *c, const char *cls, uint64_t key, const char *fmt,
+static void coll_report(msc_fn_t fn, void *site, const char *cls, uint64_t key, const char *fmt,
                         const char *detail)
 {
     chk_finding_t f;
@@ -83,53 +72,73 @@ static void coll_report(msc_call_t *c, const char *cls, uint64_t key, const char
     snprintf(f.text, sizeof f.text, fmt, detail);
     f.nparts = 1;
     f.parts[0].rank = msc_g.world_rank;
-    f.parts[0].site = c->site;
-    snprintf(f.parts[0].call, sizeof f.parts[0].call, "%s", msc_fn_name[c->fn]);
+    f.parts[0].site = site;
+    snprintf(f.parts[0].call, sizeof f.parts[0].call, "%s", msc_fn_name[fn]);
     chk_report_full(&f);
 }
 
-void chk_coll_enter(msc_call_t *c)
+/* The data blocks of this member that the standard says are significant
+ * here (MPI 4.1 chapter 6: receive arguments only at the root of a gather,
+ * send arguments only at the root of a scatter, neither side where
+ * MPI_IN_PLACE stands for it): s, what it sends per peer; r, what it
+ * receives per peer. Vector, w- and neighbourhood forms: none (their blocks
+ * differ per peer legitimately). */
+static void blocks(const msc_call_t *c, unsigned long long roles, coll_t *me)
 {
-    MPI_Comm shadow = MPI_COMM_NULL;
-    uint64_t seq = 0, key = 0;
-    int n = 0;
-    chk_lock();
-    chk_comm_t *e = chk_comm_find(c->comm);
-    if (e && !e->inter && e->coll_shadow != MPI_COMM_NULL) {
-        shadow = e->coll_shadow;
-        seq = ++e->coll_seq;
-        n = e->size;
-        key = 0xcbf29ce484222325ull;
-        for (int i = 0; e->world && i < e->size; i++) key = (key ^ (uint64_t)e->world[i]) * 0x100000001b3ull;
-        key = (key ^ seq) * 0x100000001b3ull;
-    }
-    chk_unlock();
-    if (shadow == MPI_COMM_NULL || n <= 1) return;
-    unsigned long long roles = msc_fn_roles[c->fn];
-    coll_t me;
-    memset(&me, 0, sizeof me);
-    me.fn = (int32_t)c->fn;
-    me.rank = msc_g.world_rank;
-    me.root = roles & MSC_ROLE_ROOT ? c->root : -1;
-    me.op = roles & MSC_ROLE_OP ? op_id(c->op) : -1;
-    bool reduce = roles & MSC_ROLE_OP;
-    if ((roles & MSC_ROLE_COUNT) && (roles & MSC_ROLE_TYPE) && (reduce || c->buf != MPI_IN_PLACE)) {
-        me.s = chk_sig(c->type, c->count);
-        me.sok = 1;
-    } else if (reduce && (roles & MSC_ROLE_RCOUNT) && (roles & MSC_ROLE_TYPE)) {
-        me.s = chk_sig(c->type, c->rcount); /* MPI_Reduce_scatter_block */
-        me.sok = 1;
-    }
-    if ((roles & MSC_ROLE_RCOUNT) && (roles & MSC_ROLE_RTYPE) && c->rbuf != MPI_IN_PLACE) {
-        me.r = chk_sig(c->rtype, c->rcount);
-        me.rok = 1;
-    }
-    coll_t *all = malloc(sizeof *all * (size_t)n);
-    if (!all) return;
-    if (PMPI_Allgather(&me, sizeof me, MPI_BYTE, all, sizeof me, MPI_BYTE, shadow) != MPI_SUCCESS) {
-        free(all);
+    if (roles & (MSC_ROLE_COUNTS | MSC_ROLE_RCOUNTS)) return;
+    const char *name = msc_fn_name[c->fn];
+    if (!strncmp(name, "MPI_Neighbor_", 13)) return;
+    bool rooted = roles & MSC_ROLE_ROOT;
+    bool root = rooted && c->root == chk_cinfo(c->comm)->rank;
+    if (roles & MSC_ROLE_OP) {
+        /* Reductions: count and datatype describe the data everywhere. */
+        MPI_Count n = (roles & MSC_ROLE_COUNT) ? c->count : c->rcount;
+        me->s = chk_sig(c->type, n);
+        me->sok = 1;
         return;
     }
+    bool has_s = (roles & MSC_ROLE_COUNT) && (roles & MSC_ROLE_TYPE);
+    bool has_r = (roles & MSC_ROLE_RCOUNT) && (roles & MSC_ROLE_RTYPE);
+    if (!has_r) { /* MPI_Bcast */
+        if (has_s) me->s = chk_sig(c->type, c->count), me->sok = 1;
+        return;
+    }
+    bool gather = !strncmp(name, "MPI_Gather", 10) || !strncmp(name, "MPI_Igather", 11);
+    bool scatter = !strncmp(name, "MPI_Scatter", 11) || !strncmp(name, "MPI_Iscatter", 12);
+    bool want_s = has_s && c->buf != MPI_IN_PLACE && !(scatter && !root);
+    bool want_r = c->rbuf != MPI_IN_PLACE && !(gather && !root);
+    if (want_s) me->s = chk_sig(c->type, c->count), me->sok = 1;
+    if (want_r) me->r = chk_sig(c->rtype, c->rcount), me->rok = 1;
+}
+
+static uint64_t mix64(uint64_t h, uint64_t v)
+{
+    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    h *= 0xff51afd7ed558ccdull;
+    return h ^ (h >> 33);
+}
+
+enum { SYNC_FIRST = 64, LOG_N = 64, LOG_MAX = 4096 };
+
+/* The descriptor's hash; *unsure when it cannot stand for the descriptor
+ * in a comparison (a signature unknown or empty: a wildcard). */
+static uint64_t desc_hash(const coll_t *me, unsigned long long roles, bool *unsure)
+{
+    uint64_t h = mix64(mix64(mix64(0x1234, (uint64_t)me->fn), (uint64_t)(int64_t)me->root),
+                       (uint64_t)me->op);
+    *unsure = false;
+    if (me->sok && me->rok && !chk_sig_equal(me->s, me->r)) *unsure = true;
+    if ((me->sok && !me->s.unit) || (me->rok && !me->r.unit)) *unsure = true;
+    const chk_sig_t *b = me->rok ? &me->r : me->sok ? &me->s : NULL;
+    if (b) h = mix64(mix64(h, b->unit), b->reps);
+    (void)roles;
+    return h;
+}
+
+/* Judges one instance from every member's descriptor (in communicator
+ * order); this member reports its part. */
+static void judge(const coll_t *all, int n, uint64_t key, msc_fn_t fn, void *site)
+{
     char detail[700];
     size_t used = 0;
     detail[0] = 0;
@@ -145,8 +154,10 @@ void chk_coll_enter(msc_call_t *c)
     }
     if (!same_fn) {
         for (int i = 0; i < n && i < 8; i++)
-            DETAIL("%srank %d calls %s", i ? ", " : "", all[i].rank, msc_fn_name[all[i].fn]);
-        coll_report(c, "GLOBAL:COLLECTIVE:CALL_MISMATCH", key,
+            DETAIL("%srank %d calls %s", i ? ", " : "", all[i].rank,
+                   all[i].fn >= 0 && all[i].fn < MSC_FN_COUNT ? msc_fn_name[all[i].fn]
+                                                               : "no further collective");
+        coll_report(fn, site, "GLOBAL:COLLECTIVE:CALL_MISMATCH", key,
                     "The ranks of one communicator call different collective operations at the "
                     "same point (%s). Every member must call the same collectives in the same "
                     "order; otherwise the program hangs, fails or computes wrong results. Make "
@@ -155,7 +166,7 @@ void chk_coll_enter(msc_call_t *c)
     } else if (!same_root) {
         for (int i = 0; i < n && i < 8; i++)
             DETAIL("%srank %d passes root %d", i ? ", " : "", all[i].rank, all[i].root);
-        coll_report(c, "GLOBAL:COLLECTIVE:ROOT_MISMATCH", key,
+        coll_report(fn, site, "GLOBAL:COLLECTIVE:ROOT_MISMATCH", key,
                     "The ranks disagree on the root of this collective (%s). The root must be "
                     "the same value on every rank of the communicator; a rank-dependent root "
                     "hangs or corrupts the data.",
@@ -163,7 +174,7 @@ void chk_coll_enter(msc_call_t *c)
     } else if (!same_op) {
         for (int i = 0; i < n && i < 8; i++)
             DETAIL("%srank %d uses %s", i ? ", " : "", all[i].rank, op_name(all[i].op));
-        coll_report(c, "GLOBAL:COLLECTIVE:OP_MISMATCH", key,
+        coll_report(fn, site, "GLOBAL:COLLECTIVE:OP_MISMATCH", key,
                     "The ranks pass different reduction operations to this collective (%s). The "
                     "result is undefined unless every rank uses the same operation.",
                     detail);
@@ -173,10 +184,8 @@ void chk_coll_enter(msc_call_t *c)
          * send what the root receives; scatter: the reverse); without
          * one, all blocks on all ranks. */
         const char *bad = NULL;
-        int badrank = -1;
         int root = all[0].root;
-        int rootidx = -1;
-        for (int i = 0; i < n && root >= 0; i++) rootidx = i == root ? i : rootidx;
+        int rootidx = root >= 0 && root < n ? root : -1;
         for (int i = 0; i < n && !bad; i++) {
             chk_sig_t ref;
             bool have = false;
@@ -193,7 +202,6 @@ void chk_coll_enter(msc_call_t *c)
                 if (!ok) {
                     chk_sig_t mine = all[i].sok ? all[i].s : all[i].r;
                     bad = mine.bytes != ref.bytes ? "SIZE" : "TYPE";
-                    badrank = all[i].rank;
                     DETAIL("rank %d's block is %lld bytes, the root's (rank %d) %lld bytes",
                            all[i].rank, (long long)mine.bytes, all[rootidx].rank, (long long)ref.bytes);
                 }
@@ -205,7 +213,6 @@ void chk_coll_enter(msc_call_t *c)
                         for (int y = 0; y < 2 && !bad; y++)
                             if (a[x] && b[y] && !chk_sig_equal(*a[x], *b[y])) {
                                 bad = a[x]->bytes != b[y]->bytes ? "SIZE" : "TYPE";
-                                badrank = all[j].rank;
                                 DETAIL("rank %d passes %lld bytes, rank %d %lld bytes",
                                        all[i].rank, (long long)a[x]->bytes, all[j].rank,
                                        (long long)b[y]->bytes);
@@ -213,15 +220,14 @@ void chk_coll_enter(msc_call_t *c)
                 }
             }
         }
-        (void)badrank;
         if (bad && bad[0] == 'S')
-            coll_report(c, "GLOBAL:COLLECTIVE:SIZE_MISMATCH", key,
+            coll_report(fn, site, "GLOBAL:COLLECTIVE:SIZE_MISMATCH", key,
                         "The ranks pass data of different sizes to this collective (%s). The "
                         "amount of data each rank sends must equal what its partners expect to "
                         "receive; check the counts (and datatypes) on every rank.",
                         detail);
         else if (bad)
-            coll_report(c, "GLOBAL:COLLECTIVE:TYPE_MISMATCH", key,
+            coll_report(fn, site, "GLOBAL:COLLECTIVE:TYPE_MISMATCH", key,
                         "The ranks pass data of different type signatures to this collective "
                         "(%s, but the sequences of basic types differ). Sender and receiver "
                         "datatypes must have matching type signatures, e.g. MPI_INT with "
@@ -229,158 +235,145 @@ void chk_coll_enter(msc_call_t *c)
                         detail);
     }
 #undef DETAIL
-    free(all);
 }
 
-/* --- point to point ------------------------------------------------------ */
+static uint64_t instance_key(const chk_comm_t *e, uint64_t seq)
+{
+    return (e->key ^ seq) * 0x100000001b3ull;
+}
 
-static void shadows(MPI_Comm comm, MPI_Comm *p2p, MPI_Comm *ack)
+/* Every member's descriptors of `k` instances (this member's in mine),
+ * exchanged over the shadow and judged instance by instance. */
+static void exchange(MPI_Comm shadow, int n, const coll_t *mine, int k, const uint64_t *keys,
+                     void *const *sites)
+{
+    coll_t *all = malloc(sizeof *all * (size_t)n * (size_t)k);
+    coll_t *one = malloc(sizeof *one * (size_t)n);
+    if (all && one &&
+        PMPI_Allgather(mine, (int)sizeof *mine * k, MPI_BYTE, all, (int)sizeof *mine * k, MPI_BYTE,
+                       shadow) == MPI_SUCCESS)
+        for (int i = 0; i < k; i++) {
+            for (int r = 0; r < n; r++) one[r] = all[(size_t)r * (size_t)k + (size_t)i];
+            if (mine[i].fn >= 0) judge(one, n, keys[i], (msc_fn_t)mine[i].fn, sites[i]);
+        }
+    free(all);
+    free(one);
+}
+
+/* The log's pending instances against the other members' (collective over
+ * the communicator's members). */
+static void verify(chk_comm_t *e)
+{
+    if (!e->nlog || e->coll_shadow == MPI_COMM_NULL) return;
+    uint64_t v[2] = {e->run, ~e->run}, r[2];
+    if (PMPI_Allreduce(v, r, 2, MPI_UINT64_T, MPI_MAX, e->coll_shadow) == MPI_SUCCESS &&
+        r[0] != ~r[1]) {
+        uint64_t *keys = malloc(sizeof *keys * (size_t)e->nlog);
+        for (int i = 0; keys && i < e->nlog; i++) keys[i] = instance_key(e, e->log_seq[i]);
+        if (keys) exchange(e->coll_shadow, e->size, e->log, e->nlog, keys, e->log_site);
+        free(keys);
+    }
+    e->nlog = 0;
+    e->run = 0;
+}
+
+void chk_coll_enter(msc_call_t *c)
+{
+    chk_lock();
+    chk_comm_t *e = chk_comm_find(c->comm);
+    if (!e || e->inter || e->coll_shadow == MPI_COMM_NULL || e->size <= 1) {
+        chk_unlock();
+        return;
+    }
+    uint64_t seq = ++e->coll_seq;
+    chk_unlock();
+    /* One thread at a time calls collectives on a communicator (MPI's
+     * rule), so its log needs no lock. */
+    unsigned long long roles = msc_fn_roles[c->fn];
+    coll_t me;
+    memset(&me, 0, sizeof me);
+    me.fn = (int32_t)c->fn;
+    me.rank = msc_g.world_rank;
+    me.root = roles & MSC_ROLE_ROOT ? c->root : -1;
+    me.op = roles & MSC_ROLE_OP ? op_id(c->op) : -1;
+    blocks(c, roles, &me);
+    bool unsure;
+    uint64_t h = desc_hash(&me, roles, &unsure);
+    bool blocking = c->kind == MSC_KIND_COLL;
+    if (blocking && seq <= SYNC_FIRST) {
+        uint64_t v[3] = {h, ~h, unsure}, r[3];
+        if (PMPI_Allreduce(v, r, 3, MPI_UINT64_T, MPI_MAX, e->coll_shadow) != MPI_SUCCESS) return;
+        if (r[0] == ~r[1] && !r[2]) return;
+        uint64_t key = instance_key(e, seq);
+        void *site = c->site;
+        exchange(e->coll_shadow, e->size, &me, 1, &key, &site);
+        return;
+    }
+    if (e->nlog == e->caplog) {
+        int cap = e->caplog ? e->caplog * 2 : LOG_N;
+        if (cap > LOG_MAX) return; /* nonblocking ones only since: not checked (rare) */
+        coll_t *l = realloc(e->log, sizeof *l * (size_t)cap);
+        if (l) e->log = l;
+        void **ls = realloc(e->log_site, sizeof *ls * (size_t)cap);
+        if (ls) e->log_site = ls;
+        uint64_t *lq = realloc(e->log_seq, sizeof *lq * (size_t)cap);
+        if (lq) e->log_seq = lq;
+        if (!l || !ls || !lq) return;
+        e->caplog = cap;
+    }
+    e->log[e->nlog] = me;
+    e->log_site[e->nlog] = c->site;
+    e->log_seq[e->nlog] = seq;
+    e->nlog++;
+    e->run = mix64(e->run, h);
+    if (blocking && e->nlog >= LOG_N) verify(e);
+}
+
+void chk_coll_comm_free(MPI_Comm comm)
 {
     chk_lock();
     chk_comm_t *e = chk_comm_find(comm);
-    *p2p = e ? e->p2p_shadow : MPI_COMM_NULL;
-    *ack = e ? e->ack_shadow : MPI_COMM_NULL;
     chk_unlock();
+    if (e) verify(e);
 }
 
-static void send_sidecar(MPI_Comm comm, int peer, int tag, chk_sig_t sig, void *site, msc_fn_t fn,
-                         bool want_ack)
+void chk_coll_finalize(chk_comm_t **list, int n)
 {
-    if (peer == MPI_PROC_NULL || peer < 0) return;
-    MPI_Comm p2p, ack;
-    shadows(comm, &p2p, &ack);
-    if (p2p == MPI_COMM_NULL) return;
-    sidecar_t s = {sig.unit, sig.reps, sig.bytes, (uint64_t)(uintptr_t)site, msc_g.world_rank,
-                   (int32_t)fn, want_ack && ack != MPI_COMM_NULL, 0};
-    /* 56 bytes: sent eagerly by both MPIs, so this never waits for the receiver. */
-    PMPI_Send(&s, sizeof s, MPI_BYTE, peer, tag, p2p);
-    if (s.want_ack) {
-        chk_wd_sync_wait(true);
-        PMPI_Recv(NULL, 0, MPI_BYTE, peer, tag, ack, MPI_STATUS_IGNORE);
-        chk_wd_sync_wait(false);
-    }
-}
-
-void chk_p2p_send_leave(msc_call_t *c)
-{
-    bool standard = c->fn == MSC_FN_MPI_Send;
-    send_sidecar(c->comm, c->peer, c->tag, chk_sig(c->type, c->count), c->site, c->fn,
-                 standard && chk_cfg.sync_sends);
-}
-
-void chk_p2p_started(MPI_Request r)
-{
-    chk_req_t q;
-    if (!chk_req_get(r, &q) || q.kind != MSC_KIND_SEND_INIT) return;
-    send_sidecar(q.comm, q.peer, q.tag, q.sig, q.site, q.fn, false);
-}
-
-/* (communicator, world source, tag) whose pairing became unknown. */
-typedef struct {
-    MPI_Comm comm;
-    int src, tag;
-} unordered_t;
-static unordered_t unordered[256];
-static int nunordered;
-
-static bool is_unordered(MPI_Comm comm, int src, int tag)
-{
-    for (int i = 0; i < nunordered; i++)
-        if (unordered[i].comm == comm && unordered[i].src == src && unordered[i].tag == tag)
-            return true;
-    return false;
-}
-
-void chk_p2p_recv_done(MPI_Comm comm, MPI_Status *st, chk_sig_t rsig, msc_fn_t fn, void *site,
-                       uint64_t post_seq)
-{
-    if (!st || st->MPI_SOURCE == MPI_PROC_NULL || st->MPI_SOURCE < 0) return;
-    int cancelled = 0;
-    PMPI_Test_cancelled(st, &cancelled);
-    if (cancelled) return;
-    MPI_Comm p2p, ack;
-    shadows(comm, &p2p, &ack);
-    if (p2p == MPI_COMM_NULL) return;
-    sidecar_t s;
-    MPI_Status st2;
-    if (PMPI_Recv(&s, sizeof s, MPI_BYTE, st->MPI_SOURCE, st->MPI_TAG, p2p, &st2) != MPI_SUCCESS)
-        return;
-    if (s.want_ack) PMPI_Send(NULL, 0, MPI_BYTE, st->MPI_SOURCE, st->MPI_TAG, ack);
-    int src = s.rank;
-    chk_lock();
-    bool skip = is_unordered(comm, src, st->MPI_TAG);
-    chk_unlock();
-    if (!skip && chk_req_earlier_recv(comm, src, st->MPI_TAG, post_seq ? post_seq : UINT64_MAX)) {
-        chk_lock();
-        if (nunordered < 256) unordered[nunordered++] = (unordered_t){comm, src, st->MPI_TAG};
-        chk_unlock();
-        skip = true;
-    }
-    if (skip) return;
-    chk_sig_t ssig = {s.unit, s.reps, s.bytes};
-    if (chk_sig_receivable(ssig, rsig)) return;
-    chk_finding_t f;
-    memset(&f, 0, sizeof f);
-    snprintf(f.cls, sizeof f.cls, "GLOBAL:P2P:TYPE_MISMATCH");
-    snprintf(f.text, sizeof f.text,
-             "The type signature of a message (%lld bytes sent by rank %d with %s) does not match "
-             "that of the receive that took it (%s, buffer of %lld bytes). Sender and receiver "
-             "must use datatypes with the same sequence of basic types (MPI_INT with MPI_INT, "
-             "not MPI_FLOAT); a mismatch reinterprets the bytes and gives wrong values.",
-             (long long)s.bytes, s.rank, s.fn >= 0 && s.fn < MSC_FN_COUNT ? msc_fn_name[s.fn] : "?",
-             msc_fn_name[fn], (long long)rsig.bytes);
-    f.nparts = 2;
-    f.parts[0].rank = msc_g.world_rank;
-    f.parts[0].site = site;
-    snprintf(f.parts[0].call, sizeof f.parts[0].call, "%s", msc_fn_name[fn]);
-    f.parts[1].rank = s.rank;
-    f.parts[1].site = (void *)(uintptr_t)s.site;
-    if (s.fn >= 0 && s.fn < MSC_FN_COUNT)
-        snprintf(f.parts[1].call, sizeof f.parts[1].call, "%s", msc_fn_name[s.fn]);
-    chk_report_full(&f);
-}
-
-void chk_p2p_unreceived(void)
-{
-    /* Every rank has sent all its sidecars once all are here. */
-    PMPI_Barrier(msc_g.comm);
-    MPI_Comm list[1024], apps[1024];
-    int n = chk_comm_shadows(list, apps, 1024);
+    /* Nonblocking, all posted before any is waited for: ranks need not
+     * agree on an order of the communicators, only on the one comparison
+     * per communicator. Every member compares, with or without a log. */
+    uint64_t (*v)[3] = calloc((size_t)n + 1, sizeof *v), (*r)[3] = calloc((size_t)n + 1, sizeof *r);
+    MPI_Request *q = calloc((size_t)n + 1, sizeof *q);
+    MPI_Status *st = calloc((size_t)n + 1, sizeof *st);
+    if (!v || !r || !q || !st) goto out;
     for (int i = 0; i < n; i++) {
-        for (int guard = 0; guard < 1000; guard++) {
-            int flag = 0;
-            MPI_Status st;
-            if (PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, list[i], &flag, &st) != MPI_SUCCESS || !flag)
-                break;
-            sidecar_t s;
-            PMPI_Recv(&s, sizeof s, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, list[i], MPI_STATUS_IGNORE);
-            if (s.fn < 0) continue;
-            /* A sidecar left over is only a hint: the message itself must
-             * still be waiting on the application's communicator (a local
-             * probe: nothing is sent, matching is not changed). A message
-             * that was received, by a path whose sidecar went unconsumed,
-             * is no finding. */
-            int pending = 0;
-            MPI_Status ps;
-            if (apps[i] != MPI_COMM_NULL &&
-                (PMPI_Iprobe(st.MPI_SOURCE, st.MPI_TAG, apps[i], &pending, &ps) != MPI_SUCCESS ||
-                 !pending))
-                continue;
-            chk_finding_t f;
-            memset(&f, 0, sizeof f);
-            snprintf(f.cls, sizeof f.cls, "LOCAL:FINALIZE:UNRECEIVED_MESSAGE");
-            snprintf(f.text, sizeof f.text,
-                     "A message of %lld bytes with tag %d, sent by rank %d to rank %d, was never "
-                     "received: rank %d called MPI_Finalize with it still waiting. Every message "
-                     "must be received (or its send cancelled) before MPI_Finalize; post the "
-                     "missing receive, or do not send.",
-                     (long long)s.bytes, st.MPI_TAG, s.rank, msc_g.world_rank, msc_g.world_rank);
-            f.nparts = 1;
-            f.parts[0].rank = s.rank;
-            f.parts[0].site = (void *)(uintptr_t)s.site;
-            if (s.fn < MSC_FN_COUNT)
-                snprintf(f.parts[0].call, sizeof f.parts[0].call, "%s", msc_fn_name[s.fn]);
-            chk_report_full(&f);
-        }
+        chk_comm_t *e = list[i];
+        q[i] = MPI_REQUEST_NULL;
+        if (e->inter || e->coll_shadow == MPI_COMM_NULL || e->size <= 1) continue;
+        v[i][0] = e->run, v[i][1] = ~e->run, v[i][2] = (uint64_t)e->nlog;
+        PMPI_Iallreduce(v[i], r[i], 3, MPI_UINT64_T, MPI_MAX, e->coll_shadow, &q[i]);
     }
+    PMPI_Waitall(n, q, st);
+    for (int i = 0; i < n; i++) {
+        chk_comm_t *e = list[i];
+        if (q[i] != MPI_REQUEST_NULL || e->inter || e->coll_shadow == MPI_COMM_NULL ||
+            e->size <= 1 || (r[i][0] == ~r[i][1] && r[i][2] == (uint64_t)e->nlog))
+            continue;
+        /* Logs of unequal length are padded: an instance missing on one
+         * member is a call mismatch there. */
+        int k = (int)r[i][2];
+        if (k > e->caplog) k = e->caplog;
+        for (int j = e->nlog; j < k; j++) {
+            memset(&e->log[j], 0, sizeof e->log[j]);
+            e->log[j].fn = -1, e->log[j].rank = msc_g.world_rank;
+            e->log_site[j] = NULL, e->log_seq[j] = 0;
+        }
+        int saved = e->nlog;
+        e->nlog = k;
+        e->run ^= 1; /* force the exchange */
+        verify(e);
+        (void)saved;
+    }
+out:
+    free(v), free(r), free(q), free(st);
 }

@@ -31,7 +31,8 @@ typedef struct obj {
     chk_req_t req;        /* CLS_REQUEST */
     chk_comm_t *comm;     /* MSC_OBJ_COMM */
     struct obj *sprev, *snext; /* CLS_REQUEST: in the list of active requests with a span */
-    bool listed;
+    struct obj *rprev, *rnext; /* CLS_REQUEST: in the list of active receives */
+    bool listed, rlisted;
 } obj_t;
 
 enum { CLS_REQUEST = MSC_OBJ_COUNT + 1 };
@@ -39,6 +40,13 @@ enum { CLS_REQUEST = MSC_OBJ_COUNT + 1 };
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static obj_t *bucket[BUCKETS];
 static uint64_t post_seq;
+static obj_t *spare; /* freed entries of requests, for the next ones: no malloc per message */
+_Atomic uint64_t chk_gen = 1;
+
+static void changed(void)
+{
+    atomic_fetch_add_explicit(&chk_gen, 1, memory_order_release);
+}
 
 /* The bound: at most MPISCOPE_MAX_REQUESTS requests and as many other
  * objects (freed ones included, for freed-handle findings) per rank. What
@@ -86,7 +94,13 @@ static obj_t *get(int cls, uint64_t key)
         *(req ? &dropped_req : &dropped_obj) += 1;
         return NULL;
     }
-    o = calloc(1, sizeof *o);
+    if (req && spare) {
+        o = spare;
+        spare = o->next;
+        memset(o, 0, sizeof *o);
+    } else {
+        o = calloc(1, sizeof *o);
+    }
     if (!o) {
         *(req ? &dropped_req : &dropped_obj) += 1;
         return NULL;
@@ -100,9 +114,33 @@ static obj_t *get(int cls, uint64_t key)
     return o;
 }
 
-/* Active requests that have a buffer span, for the overlap check: a list
- * of its own, so that a posting call walks only what is pending. */
-static obj_t *spans;
+/* Active requests that have a buffer span, for the overlap check, and
+ * active receives, for the matching order: lists of their own, so that a
+ * posting call walks only what is pending. */
+static obj_t *spans, *recvs;
+static _Atomic int nspans, nrecvs;
+
+static void recv_list(obj_t *o, bool on)
+{
+    on = on && (o->req.kind == MSC_KIND_IRECV || o->req.kind == MSC_KIND_RECV_INIT);
+    if (on == o->rlisted) return;
+    if (on) {
+        o->rprev = NULL;
+        o->rnext = recvs;
+        if (recvs) recvs->rprev = o;
+        recvs = o;
+        atomic_fetch_add_explicit(&nrecvs, 1, memory_order_relaxed);
+    } else {
+        atomic_fetch_sub_explicit(&nrecvs, 1, memory_order_relaxed);
+        if (o->rprev)
+            o->rprev->rnext = o->rnext;
+        else
+            recvs = o->rnext;
+        if (o->rnext) o->rnext->rprev = o->rprev;
+        o->rprev = o->rnext = NULL;
+    }
+    o->rlisted = on;
+}
 
 static void span_list(obj_t *o, bool on)
 {
@@ -113,7 +151,9 @@ static void span_list(obj_t *o, bool on)
         o->snext = spans;
         if (spans) spans->sprev = o;
         spans = o;
+        atomic_fetch_add_explicit(&nspans, 1, memory_order_relaxed);
     } else {
+        atomic_fetch_sub_explicit(&nspans, 1, memory_order_relaxed);
         if (o->sprev)
             o->sprev->snext = o->snext;
         else
@@ -130,9 +170,15 @@ static void drop(int cls, uint64_t key)
         if ((*p)->cls == cls && (*p)->key == key) {
             obj_t *o = *p;
             span_list(o, false);
+            recv_list(o, false);
             *(o->cls == CLS_REQUEST ? &n_req : &n_obj) -= 1;
             *p = o->next;
-            free(o);
+            if (o->cls == CLS_REQUEST) {
+                o->next = spare;
+                spare = o;
+            } else {
+                free(o);
+            }
             return;
         }
     }
@@ -149,6 +195,7 @@ void chk_obj_new(msc_obj_class_t cls, const void *handle, size_t size, msc_fn_t 
         o->committed = false;
     }
     chk_unlock();
+    changed();
 }
 
 void chk_obj_free(msc_obj_class_t cls, const void *handle, size_t size)
@@ -162,6 +209,7 @@ void chk_obj_free(msc_obj_class_t cls, const void *handle, size_t size)
         chk_sig_forget(t);
     }
     chk_unlock();
+    changed();
 }
 
 chk_state_t chk_obj_state(msc_obj_class_t cls, const void *handle, size_t size)
@@ -179,6 +227,7 @@ void chk_type_commit(MPI_Datatype t)
     obj_t *o = find(MSC_OBJ_DATATYPE, key_of(&t, sizeof t));
     if (o) o->committed = true;
     chk_unlock();
+    changed();
 }
 
 bool chk_type_committed(MPI_Datatype t)
@@ -198,12 +247,14 @@ void chk_req_new(MPI_Request r, const chk_req_t *info)
     obj_t *o = get(CLS_REQUEST, key_of(&r, sizeof r));
     if (o) {
         span_list(o, false);
+        recv_list(o, false);
         o->req = *info;
         o->req.post_seq = ++post_seq;
         o->live = true;
         o->site = info->site;
         o->fn = info->fn;
         span_list(o, o->req.active);
+        recv_list(o, o->req.active);
     }
     chk_unlock();
 }
@@ -225,6 +276,7 @@ bool chk_req_overlap(uintptr_t lo, uintptr_t hi, bool writes, MPI_Request self, 
 {
     bool found = false;
     uint64_t me = key_of(&self, sizeof self);
+    if (!atomic_load_explicit(&nspans, memory_order_relaxed)) return false;
     chk_lock();
     for (obj_t *o = spans; o && !found; o = o->snext) {
         if (self != MPI_REQUEST_NULL && o->key == me) continue;
@@ -245,6 +297,25 @@ bool chk_req_get(MPI_Request r, chk_req_t *out)
     return o != NULL;
 }
 
+bool chk_req_take(MPI_Request r, chk_req_t *out)
+{
+    chk_lock();
+    uint64_t k = key_of(&r, sizeof r);
+    obj_t *o = find(CLS_REQUEST, k);
+    if (o) {
+        *out = o->req;
+        if (o->req.persistent) {
+            o->req.active = false;
+            span_list(o, false);
+            recv_list(o, false);
+        } else {
+            drop(CLS_REQUEST, k);
+        }
+    }
+    chk_unlock();
+    return o != NULL;
+}
+
 bool chk_req_get_locked(MPI_Request r, chk_req_t *out)
 {
     obj_t *o = find(CLS_REQUEST, key_of(&r, sizeof r));
@@ -260,6 +331,7 @@ void chk_req_set_active(MPI_Request r, bool active)
         o->req.active = active;
         if (active) o->req.post_seq = ++post_seq;
         span_list(o, active);
+        recv_list(o, active);
     }
     chk_unlock();
 }
@@ -274,18 +346,16 @@ void chk_req_forget(MPI_Request r)
 bool chk_req_earlier_recv(MPI_Comm comm, int src, int tag, uint64_t seq)
 {
     bool found = false;
+    if (!atomic_load_explicit(&nrecvs, memory_order_relaxed)) return false;
     chk_lock();
-    for (int b = 0; b < BUCKETS && !found; b++)
-        for (obj_t *o = bucket[b]; o && !found; o = o->next) {
-            if (o->cls != CLS_REQUEST || !o->req.active || o->req.post_seq >= seq) continue;
+    for (obj_t *o = recvs; o && !found; o = o->rnext) {
+            if (!o->req.active || o->req.post_seq >= seq) continue;
             const chk_req_t *q = &o->req;
-            if (q->kind != MSC_KIND_IRECV && q->kind != MSC_KIND_RECV_INIT) continue;
             if (q->comm != comm) continue;
-            int w = q->peer == MPI_ANY_SOURCE ? src : chk_world_rank_locked(comm, q->peer);
-            if (w != src) continue;
+            if (q->peer != MPI_ANY_SOURCE && q->peer != src) continue;
             if (q->tag != MPI_ANY_TAG && q->tag != tag) continue;
             found = true;
-        }
+    }
     chk_unlock();
     return found;
 }
@@ -333,6 +403,8 @@ void chk_comm_add(MPI_Comm c, msc_fn_t fn, void *site)
             PMPI_Group_free(&g);
         }
     }
+    e->key = 0xcbf29ce484222325ull;
+    for (int i = 0; e->world && i < e->size; i++) e->key = (e->key ^ (uint64_t)e->world[i]) * 0x100000001b3ull;
     /* Collective over the members, like the constructor that made c. */
     if (!inter && PMPI_Comm_dup(c, &e->coll_shadow) != MPI_SUCCESS) e->coll_shadow = MPI_COMM_NULL;
     if (PMPI_Comm_dup(c, &e->p2p_shadow) != MPI_SUCCESS) e->p2p_shadow = MPI_COMM_NULL;
@@ -346,12 +418,16 @@ void chk_comm_add(MPI_Comm c, msc_fn_t fn, void *site)
         o->comm = e;
     }
     chk_unlock();
+    changed();
     if (!o) free(e);
 }
 
 static void comm_release(chk_comm_t *e)
 {
     if (!e) return;
+    free(e->log);
+    free(e->log_site);
+    free(e->log_seq);
     if (e->coll_shadow != MPI_COMM_NULL) PMPI_Comm_free(&e->coll_shadow);
     if (e->p2p_shadow != MPI_COMM_NULL) PMPI_Comm_free(&e->p2p_shadow);
     if (e->ack_shadow != MPI_COMM_NULL) PMPI_Comm_free(&e->ack_shadow);
@@ -371,6 +447,7 @@ void chk_comm_remove(MPI_Comm c)
         o->live = false;
     }
     chk_unlock();
+    changed();
     comm_release(e);
 }
 
@@ -384,6 +461,67 @@ int chk_comm_shadows(MPI_Comm *out, MPI_Comm *apps, int max)
                 if (apps) apps[n] = o->comm->app;
                 out[n++] = o->comm->p2p_shadow;
             }
+    chk_unlock();
+    return n;
+}
+
+enum { CMEMO = 4 };
+static CHK_TLS chk_cinfo_t cmemo[CMEMO];
+static CHK_TLS unsigned cmemo_next;
+
+CHK_TLS chk_cinfo_t *chk_clast;
+
+const chk_cinfo_t *chk_cinfo_slow(MPI_Comm c)
+{
+    uint64_t gen = atomic_load_explicit(&chk_gen, memory_order_acquire);
+    for (int i = 0; i < CMEMO; i++)
+        if (cmemo[i].comm == c && cmemo[i].gen == gen) return chk_clast = &cmemo[i];
+    chk_cinfo_t *m = chk_clast = &cmemo[cmemo_next++ % CMEMO];
+    memset(m, 0, sizeof *m);
+    m->comm = c;
+    m->gen = gen;
+    m->p2p = m->ack = MPI_COMM_NULL;
+    m->state = CHK_UNKNOWN;
+    m->rank = -1;
+    if (c == MPI_COMM_NULL) return m;
+    bool known = false;
+    chk_lock();
+    obj_t *o = find(MSC_OBJ_COMM, key_of(&c, sizeof c));
+    if (o) {
+        m->state = o->live ? CHK_LIVE : CHK_FREED;
+        if (o->comm) {
+            known = true;
+            m->inter = o->comm->inter;
+            m->size = o->comm->size;
+            m->rsize = o->comm->inter ? o->comm->rsize : o->comm->size;
+            m->p2p = o->comm->p2p_shadow;
+            m->ack = o->comm->ack_shadow;
+        }
+    }
+    chk_unlock();
+    if (m->state != CHK_FREED) PMPI_Comm_rank(c, &m->rank);
+    if (!known && m->state != CHK_FREED) {
+        int inter = 0;
+        m->size = m->rsize = -1;
+        if (PMPI_Comm_test_inter(c, &inter) == MPI_SUCCESS) {
+            m->inter = inter;
+            PMPI_Comm_size(c, &m->size);
+            if (inter)
+                PMPI_Comm_remote_size(c, &m->rsize);
+            else
+                m->rsize = m->size;
+        }
+    }
+    return m;
+}
+
+int chk_comm_entries(chk_comm_t **out, int max)
+{
+    int n = 0;
+    chk_lock();
+    for (int b = 0; b < BUCKETS; b++)
+        for (obj_t *o = bucket[b]; o && n < max; o = o->next)
+            if (o->cls == MSC_OBJ_COMM && o->comm) out[n++] = o->comm;
     chk_unlock();
     return n;
 }
@@ -497,8 +635,15 @@ void chk_objects_leaks(void)
 void chk_objects_finalize(void)
 {
     chk_lock();
-    spans = NULL;
+    spans = recvs = NULL;
+    atomic_store(&nspans, 0);
+    atomic_store(&nrecvs, 0);
     n_req = n_obj = 0;
+    while (spare) {
+        obj_t *next = spare->next;
+        free(spare);
+        spare = next;
+    }
     for (int b = 0; b < BUCKETS; b++) {
         obj_t *o = bucket[b];
         bucket[b] = NULL;

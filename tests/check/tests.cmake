@@ -52,6 +52,34 @@ foreach(f IN LISTS MSC_FLAVORS)
   msc_mpi_test(${f} check/bounds NP 2 PROGRAM check_bounds TIMEOUT 60
     ENV MPISCOPE_MODE=check MPISCOPE_MAX_REQUESTS=64
     CHECK "grep -q LOCAL:LEAK:DATATYPE $MPISCOPE_OUTPUT/checks.json && grep -Eq '.note.: .incomplete: [1-9][0-9]* requests and [1-9][0-9]* other MPI objects did not fit' $MPISCOPE_OUTPUT/checks.json && grep -q 'did not fit' $MPISCOPE_OUTPUT/checks.txt")
+  # Arguments the standard says are not significant, MPI_Type_dup of
+  # committed types, returns that are not error codes: nothing reported
+  # (default classes); with "bug", the erroneous twins are found at their
+  # lines.
+  msc_mpi_program(${f} check_ignored SOURCES ignored.c)
+  msc_mpi_test(${f} check/ignored NP 2 PROGRAM check_ignored TIMEOUT 60
+    ENV MPISCOPE_MODE=check
+    CHECK "grep -q '\"count\": 0' $MPISCOPE_OUTPUT/checks.json")
+  chk_test(ignored_bug ignored NP 2 ARGS bug TIMEOUT 60
+    ENV MPISCOPE_MODE=check MPISCOPE_CHECK_CLASSES=*,-LOCAL:CALL:FAILED)
+  # Both ranks inside one collective for 4 times the timeout: no deadlock.
+  msc_mpi_program(${f} check_coll_progress SOURCES coll_progress.c)
+  msc_mpi_test(${f} check/coll_progress NP 2 PROGRAM check_coll_progress TIMEOUT 60
+    ENV MPISCOPE_MODE=check MPISCOPE_CHECK_TIMEOUT=1
+    CHECK "grep -q '\"count\": 0' $MPISCOPE_OUTPUT/checks.json")
+  # Communicators freed from Fortran (mpif.h, use mpi) are not leaks.
+  foreach(p leak_mpif leak_usempi)
+    msc_mpi_program(${f} check_${p} SOURCES ${p}.f90 LANG Fortran)
+    msc_mpi_test(${f} check/${p} NP 2 PROGRAM check_${p} TIMEOUT 60 ENV MPISCOPE_MODE=check
+      CHECK "python3 ${chk_expect} $MPISCOPE_OUTPUT/checks.json ${CMAKE_CURRENT_LIST_DIR}/${p}.f90")
+  endforeach()
+  # MPI_THREAD_MULTIPLE, 4 threads per rank on their own duplicates of
+  # MPI_COMM_WORLD: no hang, right results, no finding (also in the TSan
+  # pass: its name holds "threads").
+  msc_mpi_program(${f} check_threads SOURCES threads.c)
+  msc_mpi_test(${f} check/threads NP 2 PROGRAM check_threads TIMEOUT 180
+    ENV MPISCOPE_MODE=check
+    CHECK "grep -q '\"count\": 0' $MPISCOPE_OUTPUT/checks.json")
   # No false positives.
   chk_test(clean clean NP ${np} TIMEOUT 120 ENV MPISCOPE_MODE=check)
   msc_mpi_test(${f} check/demo NP ${np} PROGRAM ../../examples/${f}/demo ARGS 300 TIMEOUT 120
@@ -69,4 +97,63 @@ foreach(f IN LISTS MSC_FLAVORS)
             ${CMAKE_CURRENT_LIST_DIR}/outside.c)
   set_tests_properties(${f}/check/outside PROPERTIES TIMEOUT 180 LABELS "mpi;${f};check"
     ENVIRONMENT "MSC_MPIRUN=${MSC_${f}_MPIRUN};MSC_LIB=${CMAKE_BINARY_DIR}/${MSC_LIBDIR_REL}/${f}/libmpiscope.so;MSC_OUT=${MSC_TEST_OUT}/${f}_check_outside")
+endforeach()
+
+# The corpus (corpus/<category>/*.c, docs/checks.md, corpus/README.md): each
+# source built twice at build time, with -DBUG (the erroneous program,
+# `EXPECT:` markers on the lines its findings must name) and without (its
+# correct twin, which must give no finding and exit 0). corpus.py runs a
+# category's programs under the tool with default settings, two at a time,
+# and scores them: the test fails when a category's recall is below 0.9 (or
+# below the lower value recorded for it in corpus/targets.txt, which lists
+# what is missing) or a correct twin has a finding not listed there. One test
+# per category and MPI, so ctest -j runs them side by side. Under a sanitizer
+# build a quarter of the programs run (the library's code paths at a quarter
+# of the time) and only the correct twins and exit codes are judged.
+file(GLOB chk_corpus CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/corpus/*/*.c)
+set(chk_corpus_cats)
+foreach(src IN LISTS chk_corpus)
+  get_filename_component(d ${src} DIRECTORY)
+  get_filename_component(cat ${d} NAME)
+  list(APPEND chk_corpus_cats ${cat})
+endforeach()
+list(REMOVE_DUPLICATES chk_corpus_cats)
+foreach(f IN LISTS MSC_FLAVORS)
+  set(bin ${MSC_TEST_BIN}/${f}/corpus)
+  set(outs)
+  foreach(src IN LISTS chk_corpus)
+    get_filename_component(name ${src} NAME_WE)
+    get_filename_component(d ${src} DIRECTORY)
+    get_filename_component(cat ${d} NAME)
+    foreach(v bug ok)
+      set(out ${bin}/chk_${cat}_${name}_${v})
+      set(def)
+      if(v STREQUAL "bug")
+        set(def -DBUG)
+      endif()
+      add_custom_command(OUTPUT ${out}
+        COMMAND ${MSC_${f}_MPICC} -std=gnu17 -g -O0 ${def} -o ${out} ${src} -lpthread
+        DEPENDS ${src}
+        COMMENT "Building corpus program ${f}/${cat}/${name} (${v})"
+        VERBATIM)
+      list(APPEND outs ${out})
+    endforeach()
+  endforeach()
+  file(MAKE_DIRECTORY ${bin})
+  add_custom_target(chk_corpus_${f} ALL DEPENDS ${outs})
+  set(mode --targets ${CMAKE_CURRENT_LIST_DIR}/corpus/targets.txt)
+  if(MPISCOPE_SANITIZE)
+    set(mode --sample 4 --no-recall)
+  endif()
+  foreach(cat IN LISTS chk_corpus_cats)
+    add_test(NAME ${f}/check/corpus/${cat}
+      COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/corpus.py --flavor ${f}
+              --mpirun ${MSC_${f}_MPIRUN}
+              --lib ${CMAKE_BINARY_DIR}/${MSC_LIBDIR_REL}/${f}/libmpiscope.so
+              --cli ${CMAKE_BINARY_DIR}/bin/mpiscope --bin ${bin}
+              --src ${CMAKE_CURRENT_LIST_DIR}/corpus --out ${MSC_TEST_OUT}/${f}_corpus
+              --category ${cat} --jobs 2 ${mode})
+    set_tests_properties(${f}/check/corpus/${cat} PROPERTIES TIMEOUT 900
+      LABELS "mpi;${f};check;corpus")
+  endforeach()
 endforeach()

@@ -76,4 +76,11 @@ void msc_report_parts_cleanup(const char *merged);
 int msc_report_html(const char *dir, const char *profile_path, const msc_json_doc_t *ws,
                     const char *out_path);
 
+/* The correctness checks of DIR (report_checks.c): checks.txt/json
+ * assembled from the per-rank files when the run died before MPI_Finalize.
+ * Returns 1 if DIR has a checks report (now), else 0. */
+int msc_report_checks(const char *dir);
+/* DIR/checks.txt as a section of the text report (nothing if absent). */
+void msc_report_checks_print(const char *dir, FILE *out);
+
 #endif

@@ -320,13 +320,15 @@ int msc_cmd_report_all(int argc, char **argv)
     snprintf(anchor, sizeof anchor, "%s/trace/traces.otf2", target);
     bool has_profile = access(profile, R_OK) == 0;
     bool has_trace = is_dir && access(anchor, R_OK) == 0;
+    bool has_checks = is_dir && msc_report_checks(target);
     if (!has_profile && is_dir && !html && (has_partial_profile(target) || !has_trace)) {
         /* A run cut short: report.c merges the ranks' partial files and says
          * which ranks are missing and why (or that there is nothing). */
         char dir[4096];
         snprintf(dir, sizeof dir, "%s", target);
         pass[npass++] = dir;
-        int rc = msc_cmd_report(npass, pass);
+        int rc = has_partial_profile(target) || !has_checks ? msc_cmd_report(npass, pass) : 0;
+        if (has_checks) msc_report_checks_print(target, stdout);
         free(pass);
         msc_report_parts_cleanup(merged);
         return rc;
@@ -427,6 +429,7 @@ int msc_cmd_report_all(int argc, char **argv)
             fclose(f);
         }
     }
+    if (has_checks && !html) msc_report_checks_print(target, stdout);
     /* A trace that cannot be analysed (its message is on stderr) fails the
      * command, after whatever else could be shown. */
     if (has_trace && !no_ws && !ws && rc == 0) rc = 1;

@@ -282,7 +282,10 @@ def c_wrapper(fn):
     args = ", ".join(x.name for x in p.params)
     call = f"P{p.name}({args})"
     rec = f"msc_rec_{p.name}"
-    is_int = p.ret == "int"
+    # An int return is an error code, except the handle conversions to
+    # Fortran (MPI_Comm_c2f, ... return an MPI_Fint; MPI_Status_c2f and
+    # MPI_Status_f2c do return error codes).
+    is_int = p.ret == "int" and not (re.search(r"_(c2f|f2c)$", p.name) and "Status" not in p.name)
     lines = [f"#ifndef {p.name}",
              f"static __attribute__((noinline, used)) {p.ret} {rec}({decl})",
              "{",
