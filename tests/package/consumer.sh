@@ -2,13 +2,14 @@
 # The installed CMake package builds a program, as a CMake user would:
 #   consumer.sh <flavor> <mpicc> <mpirun> <build dir> <source dir> <work dir> <version>
 # Installs the build into <work>/staged, moves it to <work>/prefix (the
-# package's paths must be relative to it), configures tests/package/consumer
-# with -DCMAKE_PREFIX_PATH=<work>/prefix, builds it with that MPI's mpicc
-# and again with cc (MPI::MPI_C then names the MPI library), checks that
-# the tool library comes before the MPI library in the program's DT_NEEDED
-# list (else its MPI calls would bypass the wrappers), runs each build on 2 ranks without LD_PRELOAD and checks the exact call counts in
-# profile.json. Last, find_package with a version above <version> (the next
-# minor and the next major) must fail.
+# package's paths, and the pkg-config file's, must be relative to it),
+# configures tests/package/consumer with -DCMAKE_PREFIX_PATH=<work>/prefix,
+# builds it with that MPI's mpicc and again with cc (MPI::MPI_C then names
+# the MPI library), checks that the tool library comes before the MPI
+# library in the program's DT_NEEDED list (else its MPI calls would bypass
+# the wrappers), runs each build on 2 ranks without LD_PRELOAD and checks
+# the exact call counts in profile.json. Last, find_package with a version
+# above <version> (the next minor and the next major) must fail.
 set -euo pipefail
 flavor=$1 mpicc=$2 mpirun=$3 build=$4 src=$5 work=$6 version=$7
 rm -rf "$work" && mkdir -p "$work"
@@ -22,6 +23,13 @@ config=$(find "$work/prefix" -path '*/cmake/mpiscope/mpiscopeConfig.cmake')
 [ -f "$(dirname "$config")/mpiscopeConfigVersion.cmake" ] || fail "no mpiscopeConfigVersion.cmake next to $config"
 echo "config: ${config#"$work"/}"
 if grep -rq "$work/staged" "$(dirname "$config")"; then fail "the package names the install prefix: not relocatable"; fi
+# The pkg-config file next to it follows the moved prefix too.
+pcdir=$(dirname "$(dirname "$(dirname "$config")")")/pkgconfig
+pclib=$(PKG_CONFIG_PATH=$pcdir pkg-config --variable=libdir "mpiscope-$flavor") ||
+  fail "no mpiscope-$flavor.pc in $pcdir"
+pcinc=$(PKG_CONFIG_PATH=$pcdir pkg-config --variable=includedir "mpiscope-$flavor")
+[ -f "$pclib/libmpiscope.so" ] && [ -f "$pcinc/mpiscope.h" ] ||
+  fail "the installed mpiscope-$flavor.pc points to $pclib and $pcinc, not into $work/prefix"
 
 configure() {  # configure <binary dir> <version asked for> [cmake options]
   cmake -S "$src/tests/package/consumer" -B "$1" -DCMAKE_C_COMPILER="$mpicc" \
