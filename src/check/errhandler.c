@@ -238,6 +238,18 @@ void chk_eh_leave(const msc_call_t *c)
     cur.in_app = false;
     if (c->kind != MSC_KIND_OTHER && c->kind != MSC_KIND_HANDLE_NEW) return;
     if (!ready || c->rc != MPI_SUCCESS) return;
+    /* MPI-1's MPI_Errhandler_set/get (removed in MPI-3.0) have no MSC_FN_
+     * constant where the library does not export them: found by name. */
+    static long eh_set = -2, eh_get = -2;
+    if (eh_set == -2) eh_set = msc_fn_lookup("MPI_Errhandler_set"), eh_get = msc_fn_lookup("MPI_Errhandler_get");
+    if ((long)c->fn == eh_set) {
+        replace_comm(c->comm);
+        return;
+    }
+    if ((long)c->fn == eh_get) {
+        if (c->lang == MSC_LANG_C) give_back((MPI_Errhandler *)c->obj);
+        return;
+    }
     switch (c->fn) {
     case MSC_FN_MPI_Comm_set_errhandler: replace_comm(c->comm); break;
     case MSC_FN_MPI_Win_set_errhandler: replace_win(c->win); break;

@@ -63,6 +63,11 @@ foreach(f IN LISTS MSC_FLAVORS)
   msc_mpi_test(${f} report/export-chrome NP ${np} PROGRAM report_waits ARGS 5 TIMEOUT 120
     ENV MPISCOPE_MODE=trace MPISCOPE_QUIET=1
     CHECK "${rep_py} ${CMAKE_CURRENT_LIST_DIR}/check_export.py $MPISCOPE_OUTPUT ${np} ${rep_cli}")
+  # Its selection (--ranks, --from/--to) against otf2-print's events, the call
+  # site on each slice, the size estimate and limit (--max-size, --force), bad values.
+  msc_mpi_test(${f} report/export-chrome-select NP ${np} PROGRAM report_waits ARGS 5 TIMEOUT 180
+    ENV MPISCOPE_MODE=trace MPISCOPE_QUIET=1
+    CHECK "${rep_py} ${CMAKE_CURRENT_LIST_DIR}/check_export_select.py $MPISCOPE_OUTPUT ${np} ${rep_cli}")
   # Damaged data (issue 15): one rank's event file empty, missing or cut
   # short is named, the report and the export say partial and exit 3; a
   # profile.json of a future schema is refused.

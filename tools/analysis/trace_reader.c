@@ -266,10 +266,11 @@ static OTF2_CallbackCode d_class(void *u, OTF2_MetricRef self, uint8_t n,
 
 static OTF2_CallbackCode d_clock(void *u, uint64_t res, uint64_t off, uint64_t len, uint64_t rt)
 {
-    (void)len, (void)rt;
+    (void)rt;
     rstate_t *r = u;
     r->t->resolution = res ? res : 1000000000u;
     r->t->offset = off;
+    r->t->length = len;
     return OTF2_CALLBACK_SUCCESS;
 }
 

@@ -48,6 +48,7 @@ typedef struct msc_trace {
     size_t nclass;
     uint64_t resolution;        /* ticks per second */
     uint64_t offset;            /* global offset: the trace's first tick */
+    uint64_t length;            /* ticks from the first to the last event (0: unknown) */
     int ranks;                  /* highest location group + 1 */
     size_t unreadable;          /* locations msc_trace_read could not read (whole or part) */
     char *dir;                  /* the archive's directory (where traces.otf2 is) */

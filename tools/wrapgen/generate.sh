@@ -19,4 +19,4 @@ for l in "${libs[@]}"; do [ -n "$l" ] && nm -D --defined-only "$l" >> "$out/fort
 exec "$python" "$here/wrapgen.py" --mpi "$name" --header "$out/mpi_h.i" \
   --macros "$out/mpi_h.macros" --symbols "$out/symbols.txt" \
   --fortran-symbols "$out/fortran-symbols.txt" \
-  --facts "$here/functions.txt" --outdir "$out"
+  --facts "$here/functions.txt" --legacy "$here/legacy.txt" --outdir "$out"

@@ -7,14 +7,18 @@ Inputs, all taken from the MPI being built against:
              that mpi.h defines as macros (their calls never reach a symbol)
   --symbols  the dynamic symbols the MPI libraries export (nm -D --defined-only)
   --facts    functions.txt: the kind and argument roles of each function
+  --legacy   legacy.txt: MPI-2.2 prototypes of functions removed in MPI-3.0,
+             used where mpi.h no longer declares them
 
 Outputs, into --outdir (the build tree; never committed):
   msc_functions.h/.c  function ids, names and kinds shared by all wrappers
   wrappers_c.c        one wrapper per C function (templates below)
   coverage.txt        every PMPI_ function: wrapped, or skipped and why
 
-A function is wrapped when mpi.h declares PMPI_name and the library exports
-it. Anything the generator does not understand stops the build with a
+A function is wrapped when mpi.h (or, for a function removed in MPI-3.0,
+legacy.txt) declares PMPI_name and the library exports it. A legacy function
+gets its declarations written into wrappers_c.c, after an #undef of the
+macro with which mpi.h may forbid its use (Open MPI's _Static_assert). Anything the generator does not understand stops the build with a
 message that names the function.
 """
 
@@ -134,13 +138,30 @@ def facts_for(name, facts):
     return ("OTHER", {})
 
 
-def select(protos, symbols, macros, facts):
+def read_legacy(path, protos):
+    """Adds to protos the legacy.txt prototypes that mpi.h does not declare;
+    returns (every legacy name, the names added)."""
+    with open(path) as f:
+        text = "".join(line for line in f if not line.lstrip().startswith("#"))
+    added = set()
+    for name, proto in cdecl.parse(text).items():
+        if name not in protos:
+            protos[name] = proto
+            added.add(name)
+    return set(cdecl.parse(text)), added
+
+
+def select(protos, symbols, macros, facts, legacy=frozenset(), added=frozenset()):
     """Returns (functions to wrap, hand-written names, coverage rows)."""
     wrap, hand, rows = [], [], []
     for name in sorted(set(protos) | {s[1:] for s in symbols if s.startswith("PMPI_")}):
         pname = "P" + name
         if name not in protos:
             rows.append((name, "skipped", "exported by the library but not declared in mpi.h"))
+            continue
+        if pname not in symbols and name in legacy:
+            rows.append((name, "skipped", "removed in MPI-3.0 (tools/wrapgen/legacy.txt) and "
+                         "not exported by the library"))
             continue
         if pname not in symbols:
             rows.append((name, "skipped", "declared in mpi.h but not exported by the library"))
@@ -152,7 +173,7 @@ def select(protos, symbols, macros, facts):
         if name in SKIPPED:
             rows.append((name, "skipped", SKIPPED[name]))
             continue
-        if name in macros:
+        if name in macros and name not in added:
             rows.append((name, "skipped", "a function-like macro in mpi.h: calls never reach "
                          "the symbol"))
             continue
@@ -176,7 +197,9 @@ def select(protos, symbols, macros, facts):
                                f"prototype does not have: {[p.name for p in proto.params]}")
             resolved[role] = found[0]
         wrap.append(Function(proto, kind, resolved))
-        rows.append((name, "wrapped", f"generated, kind {kind}"))
+        rows.append((name, "wrapped", f"generated, kind {kind}" +
+                     (", removed in MPI-3.0" if name in legacy else "") +
+                     (" (prototype from legacy.txt)" if name in added else "")))
     return wrap, hand, rows
 
 
@@ -337,7 +360,22 @@ def write(path, text):
     os.replace(tmp, path)
 
 
-def emit(outdir, mpi, wrap, hand, rows, generator):
+def legacy_decls(wrap, legacy):
+    """Declarations of the wrapped legacy functions, which mpi.h hides."""
+    out = []
+    for fn in wrap:
+        if fn.name in legacy:
+            decl = ", ".join(x.text for x in fn.proto.params) or "void"
+            out += [f"#undef {fn.name}", f"#undef P{fn.name}",
+                    f"{fn.proto.ret} {fn.name}({decl});",
+                    f"{fn.proto.ret} P{fn.name}({decl});"]
+    if out:
+        out = ["/* Removed in MPI-3.0, still exported by this library: MPI-2.2 "
+               "prototypes from tools/wrapgen/legacy.txt. */"] + out + [""]
+    return out
+
+
+def emit(outdir, mpi, wrap, hand, rows, generator, legacy=frozenset()):
     names = sorted([f.name for f in wrap] + hand)
     kinds = {f.name: f.kind for f in wrap}
     roles = {f.name: f.roles for f in wrap}
@@ -395,6 +433,7 @@ def emit(outdir, mpi, wrap, hand, rows, generator):
          "/* Deprecated functions are wrapped like any other: programs still call them. */",
          "#pragma GCC diagnostic ignored \"-Wdeprecated-declarations\"", "",
          "#define MSC_API __attribute__((visibility(\"default\")))", ""]
+    w += legacy_decls(wrap, legacy)
     w += [c_wrapper(f) for f in wrap]
     write(os.path.join(outdir, "wrappers_c.c"), "\n".join(w))
 
@@ -416,19 +455,23 @@ def main():
     ap.add_argument("--fortran-symbols", default=None,
                     help="symbols of the Fortran binding libraries (nm -D --defined-only)")
     ap.add_argument("--facts", required=True)
+    ap.add_argument("--legacy", default=None,
+                    help="legacy.txt: MPI-2.2 prototypes of functions removed in MPI-3.0")
     ap.add_argument("--outdir", required=True)
     a = ap.parse_args()
     try:
         protos = cdecl.parse(open(a.header).read())
         if len(protos) < 100:
             raise GenError(f"only {len(protos)} PMPI_ prototypes in {a.header}: not an mpi.h?")
+        legacy, added = read_legacy(a.legacy, protos) if a.legacy else (set(), set())
         wrap, hand, rows = select(protos, read_symbols(a.symbols), function_macros(a.macros),
-                                  read_facts(a.facts))
+                                  read_facts(a.facts), legacy, added)
         missing = HAND_WRITTEN - set(hand)
         if missing:
             raise GenError(f"the library lacks {sorted(missing)}, which mpiscope needs")
         os.makedirs(a.outdir, exist_ok=True)
-        wrapped, total = emit(a.outdir, a.mpi, wrap, hand, rows, "tools/wrapgen/wrapgen.py")
+        wrapped, total = emit(a.outdir, a.mpi, wrap, hand, rows, "tools/wrapgen/wrapgen.py",
+                               added)
         fsyms = read_symbols(a.fortran_symbols) if a.fortran_symbols else set()
         fortran.emit(a.outdir, a.mpi, wrap, fsyms, "tools/wrapgen/fortran.py")
     except (cdecl.ParseError, GenError, OSError) as e:
