@@ -30,6 +30,8 @@ pclib=$(PKG_CONFIG_PATH=$pcdir pkg-config --variable=libdir "mpiscope-$flavor") 
 pcinc=$(PKG_CONFIG_PATH=$pcdir pkg-config --variable=includedir "mpiscope-$flavor")
 [ -f "$pclib/libmpiscope.so" ] && [ -f "$pcinc/mpiscope.h" ] ||
   fail "the installed mpiscope-$flavor.pc points to $pclib and $pcinc, not into $work/prefix"
+# The VT_ API's headers (docs/vt.md) are installed with mpiscope.h.
+[ -f "$pcinc/VT.h" ] && [ -f "$pcinc/VT.inc" ] || fail "VT.h and VT.inc are not installed in $pcinc"
 
 configure() {  # configure <binary dir> <version asked for> [cmake options]
   cmake -S "$src/tests/package/consumer" -B "$1" -DCMAKE_C_COMPILER="$mpicc" \
