@@ -63,9 +63,11 @@ typedef struct {
     const msc_an_scale_t *scale;
     size_t nscale;
     bool timeline;        /* the HTML timeline's data too (timeline.c) */
+    bool window;          /* its exact calls in this window only (timeline_windows.c) */
+    uint64_t window_from_ns, window_to_ns; /* after the run's start */
 } msc_an_opts_t;
 
-/* Parses one option (--latency, --bandwidth, --scale, --timeline 0|1; syntax in
+/* Parses one option (--latency, --bandwidth, --scale, --timeline 0|1, --window A:B; syntax in
  * analysis_opts.c) with its value into o: 1 if it was one, 0 if `opt` is
  * not one of them, -1 with a message in err for a bad value. */
 int msc_an_parse_option(const char *opt, const char *val, msc_an_opts_t *o, char *err,

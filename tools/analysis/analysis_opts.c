@@ -7,6 +7,7 @@
  *                   region:NAME:FACTOR (the user region NAME and what it
  *                   encloses); repeatable, the factors multiply
  *   --timeline 0|1  compute the HTML page's timeline too (not a what-if option)
+ *   --window A:B    the timeline's exact calls in [A, B] ns after the start only
  * A bad value is an error with a message naming the option and what it
  * takes (the caller exits 2).
  */
@@ -77,6 +78,15 @@ int msc_an_parse_option(const char *opt, const char *val, msc_an_opts_t *o, char
     if (!strcmp(opt, "--timeline")) {
         if (strcmp(val, "0") && strcmp(val, "1")) return bad(err, errlen, opt, val, "0 or 1");
         o->timeline = val[0] == '1';
+        return 1;
+    }
+    if (!strcmp(opt, "--window")) { /* ns after the run's start: A:B, A < B */
+        char *e1, *e2;
+        unsigned long long a = strtoull(val, &e1, 10), b = 0;
+        if (e1 == val || *e1 != ':' || val[0] == '-' || e1[1] == '-' ||
+            ((b = strtoull(e1 + 1, &e2, 10)), e2 == e1 + 1 || *e2) || b <= a)
+            return bad(err, errlen, opt, val, "FROM:TO in ns after the run's start, FROM < TO");
+        o->window = true, o->window_from_ns = a, o->window_to_ns = b;
         return 1;
     }
     if (!strcmp(opt, "--scale")) {

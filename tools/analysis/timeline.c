@@ -14,25 +14,30 @@
  * every part; only those some location called), 255 an MPI region beyond 252; and one bit: a wait state
  * covers at least an eighth of it (Late Sender, Late Receiver, a collective
  * member before the one it waited for). Exact calls (enter, leave, region,
- * waiting) come along when the whole trace has at most 50,000 calls, and up
- * to 5,000 messages as lines (a deterministic sample by sender and call
- * when there are more), from the matches the wait states made.
+ * waiting) come along in windows of the run within a budget of 40,000 calls
+ * (timeline_windows.c: the whole run when it fits, else the slots with the
+ * most waiting; or the window --window asked for), and up to 5,000 messages
+ * as lines (a deterministic sample by sender and call when there are more)
+ * plus every message that arrives in a window, from the matches the wait
+ * states made.
  *
  * Every part writes the lines of its own locations; part 0 gathers them as
  * text and sorts them by location, so one process and many give the same
  * result. The text: lines separated by '|', fields by spaces (H span exact
- * stride columns...; F code name; L location rank thread; R location level
- * cells-base64 waitbits-base64; E location enter,leave,code,wait,...;
- * M sender send-ns receiver receive-ns). Memory: 5 bytes per cell of one location while it is binned.
+ * stride columns...; W from-ns to-ns how (all, waiting, asked); F code name;
+ * L location rank thread; R location level cells-base64 waitbits-base64;
+ * E location first-enter d,duration,code,wait,... (d: enter after the
+ * previous call's enter, one line per window); M sender send-ns receiver
+ * receive-ns). Memory: 5 bytes per cell of one location while it is binned.
  */
 #include <otf2/otf2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "waitstate_impl.h"
+#include "timeline_windows.h"
 
-enum { LEVELS = 4, BASE_COLS = 1024, MAX_CELLS = 1 << 21, MAX_EXACT = 50000, MAX_LINES = 5000 };
+enum { LEVELS = 4, BASE_COLS = 1024, MAX_CELLS = 1 << 21, MAX_LINES = 5000 };
 
 typedef struct {
     char *s;
@@ -51,6 +56,8 @@ static void put(tbuf_t *b, const char *p, size_t n)
     b->n += n;
     b->s[b->n] = '\0';
 }
+
+static void tput(void *b, const char *p, size_t n) { put(b, p, n); }
 
 static void putf(tbuf_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 #include <stdarg.h>
@@ -103,7 +110,7 @@ static void bin(uint8_t *cell, uint32_t *best, uint32_t *wait, int cols, uint64_
 }
 
 /* The waiting of call k of location i: [enter, enter + w). */
-static uint64_t call_wait(ws_ctx_t *c, ws_pass_t *p, size_t i, uint64_t k, size_t *ck)
+uint64_t ws_tl_call_wait(ws_ctx_t *c, ws_pass_t *p, size_t i, uint64_t k, size_t *ck)
 {
     ws_loc_t *l = &c->locs[i];
     ws_call_t *cl = &l->calls.v[k];
@@ -174,7 +181,10 @@ void ws_pass_timeline(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result_
             tot[1] += p->recv_g[i] && p->recv_g[i][k] != WS_NONE32;
     }
     ws_reduce(net, tot, 2, WS_SUM);
-    bool exact = tot[0] <= MAX_EXACT;
+    /* The windows of exact calls (timeline_windows.c): the same on every part. */
+    ws_tl_windows_t win;
+    ws_tl_choose_windows(c, p, net, &win);
+    bool exact = win.n > 0;
     uint64_t stride = tot[1] > MAX_LINES ? (tot[1] + MAX_LINES - 1) / MAX_LINES : 1;
     uint64_t t0 = p->t0, span = p->t_end - p->t0;
     int cols[LEVELS], nlev = 0;
@@ -203,7 +213,7 @@ void ws_pass_timeline(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result_
             ws_call_t *cl = &l->calls.v[k];
             bin(cell, best, wait, n, t0, span, cl->enter, ws_leave(l, cl),
                 code[ws_call_region(c, cl) < c->t->nregion ? ws_call_region(c, cl) : c->t->nregion], false);
-            uint64_t w = call_wait(c, p, i, k, &ck);
+            uint64_t w = ws_tl_call_wait(c, p, i, k, &ck);
             if (w) bin(cell, best, wait, n, t0, span, cl->enter, cl->enter + w, 0, true);
         }
         for (int v = nlev - 1; v >= 0; v--) {
@@ -228,26 +238,22 @@ void ws_pass_timeline(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result_
             base64(&b, bits, (size_t)n / 8);
             put(&b, "|", 1);
         }
-        if (exact) {
-            putf(&b, "E %zu ", i);
-            size_t ck = 0;
-            for (uint64_t k = 0; k < l->calls.n; k++) {
-                ws_call_t *cl = &l->calls.v[k];
-                putf(&b, "%s%llu,%llu,%u,%llu", k ? "," : "",
-                     (unsigned long long)ws_to_ns(c->tick_ns, cl->enter - t0),
-                     (unsigned long long)ws_to_ns(c->tick_ns, ws_leave(l, cl) - t0),
-                     code[ws_call_region(c, cl) < c->t->nregion ? ws_call_region(c, cl) : c->t->nregion],
-                     (unsigned long long)ws_to_ns(c->tick_ns, call_wait(c, p, i, k, &ck)));
-            }
-            put(&b, "|", 1);
+        if (exact) { /* E <loc> <first enter> enter-delta,duration,code,wait,... per window */
+            tbuf_t e = {0};
+            ws_tl_put_exact(c, p, i, &win, code, tput, &e);
+            if (e.n) put(&b, e.s, e.n);
+            free(e.s);
         }
         /* Messages: sender location, send enter, receiver location, receive leave. */
         for (size_t k = 0; k < l->recvs.n; k++) {
             uint32_t g = p->recv_g[i][k];
             if (g == WS_NONE32) continue;
             ws_sent_t *s = &p->in[g];
-            if (stride > 1 && ws_mix((uint64_t)s->loc << 32 | s->call) % stride) continue;
             ws_call_t *rc = &l->calls.v[l->recvs.v[k].call];
+            /* every message that arrives in a window of exact calls */
+            if (stride > 1 && ws_mix((uint64_t)s->loc << 32 | s->call) % stride &&
+                !ws_tl_in_windows(&win, ws_leave(l, rc) - t0))
+                continue;
             putf(&b, "M %u %llu %zu %llu|", s->loc,
                  (unsigned long long)ws_to_ns(c->tick_ns, s->enter - t0), i,
                  (unsigned long long)ws_to_ns(c->tick_ns, ws_leave(l, rc) - t0));
@@ -273,6 +279,10 @@ void ws_pass_timeline(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result_
              (int)stride);
         for (int v = 0; v < nlev; v++) putf(&o, " %d", cols[v]);
         put(&o, "|", 1);
+        /* W <from> <to> <how chosen>: the windows with exact calls (ns after the start). */
+        for (size_t k = 0; k < win.n; k++)
+            putf(&o, "W %llu %llu %s|", (unsigned long long)ws_to_ns(c->tick_ns, win.v[k].from),
+                 (unsigned long long)ws_to_ns(c->tick_ns, win.v[k].to), win.why);
         for (size_t k = 0; k < c->t->nregion; k++)
             if (code[k] >= 2 && code[k] < 255) {
                 putf(&o, "F %d ", code[k]);
@@ -296,4 +306,5 @@ void ws_pass_timeline(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result_
     }
     free(all);
     free(code);
+    free(win.v);
 }

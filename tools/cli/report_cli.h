@@ -22,6 +22,9 @@ typedef struct {
     const char *mpi;
     long min_locations;
     bool timeline; /* the HTML page's timeline too (--html) */
+    bool window;   /* its exact calls in [from_ns, to_ns] after the start (--from, --to):
+                    * analysed again, not saved */
+    unsigned long long from_ns, to_ns;
 } msc_ws_opts_t;
 
 /* DIR/waitstates.json, computed from DIR/trace when missing or older than

@@ -31,11 +31,26 @@
 #include "trace_reader.h"
 #include "analysis.h"
 
+/* A time after the run's start: seconds, or with a unit s, ms, us, ns. */
+static int parse_time_ns(const char *s, unsigned long long *ns)
+{
+    char *end;
+    if (!*s || *s == '-' || *s == '+') return -1;
+    double v = strtod(s, &end);
+    if (end == s || !(v >= 0) || v > 1e9) return -1;
+    double unit = !*end || !strcmp(end, "s") ? 1e9 : !strcmp(end, "ms") ? 1e6
+                  : !strcmp(end, "us") ? 1e3 : !strcmp(end, "ns") ? 1 : -1;
+    if (unit < 0) return -1;
+    *ns = (unsigned long long)(v * unit + 0.5);
+    return 0;
+}
+
 static void usage(FILE *o)
 {
     fprintf(o,
             "usage: mpiscope report [--sort time|calls|bytes|name] [--limit N | --all]\n"
-            "                       [--html [-o FILE]] [--no-waitstates] [--reanalyze]\n"
+            "                       [--html [-o FILE] [--from T] [--to T]] [--no-waitstates]\n"
+            "                       [--reanalyze]\n"
             "                       [--np N [--mpi openmpi|mpich]] [--parallel-locations N]\n"
             "                       [--allow-partial] [--by-node] [--part COPY]... DIR|FILE.json\n"
             "       mpiscope report [--weak] [--np N] RUN1 RUN2 [RUN3...]\n"
@@ -50,6 +65,8 @@ static void usage(FILE *o)
             "\n"
             "  --html              write one self-contained HTML file (DIR/report.html, or -o)\n"
             "  -o FILE             where --html writes\n"
+            "  --from T --to T     with --html: the timeline carries every exact call in this\n"
+            "                      window (seconds after the run's start, or 20ms, 300us, 4000ns)\n"
             "  --no-waitstates     skip the trace analysis\n"
             "  --part COPY         a node's copy of DIR, when the output directory was not\n"
             "                      shared by every node (DIR/trace/parts.txt): its ranks'\n"
@@ -119,6 +136,12 @@ static msc_json_doc_t *save_waitstates(const char *dir, const msc_an_result_t *r
 static msc_json_doc_t *save_text(const char *dir, char *mem, size_t memlen)
 {
     char path[4096], tmp[4200];
+    if (!dir) { /* (a timeline window asked for: not saved) */
+        char err[256];
+        msc_json_doc_t *doc = msc_json_parse(mem, memlen, err, sizeof err);
+        free(mem);
+        return doc;
+    }
     snprintf(path, sizeof path, "%s/waitstates.json", dir);
     snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
     FILE *f = fopen(tmp, "wb");
@@ -152,7 +175,10 @@ msc_json_doc_t *msc_report_waitstates(const char *dir, bool reanalyze, const msc
     snprintf(anchor, sizeof anchor, "%s/trace/traces.otf2", dir);
     snprintf(path, sizeof path, "%s/waitstates.json", dir);
     if (access(anchor, R_OK) != 0) return NULL;
-    if (!reanalyze && newer_or_same(path, anchor)) {
+    const char *save = o && o->window ? NULL : dir;
+    char win[64];
+    if (o && o->window) snprintf(win, sizeof win, "%llu:%llu", o->from_ns, o->to_ns);
+    if (!reanalyze && save && newer_or_same(path, anchor)) {
         msc_json_doc_t *d = msc_load_json(path, true);
         /* One written before these analyses existed, or without the
          * timeline that --html needs, is analysed again. */
@@ -163,19 +189,22 @@ msc_json_doc_t *msc_report_waitstates(const char *dir, bool reanalyze, const msc
     }
     if (o && o->np > 1 && (o->min_locations <= 0 || trace_locations(anchor) >= o->min_locations)) {
         size_t len = 0;
-        char *tl[] = {"--timeline", "1"};
-        char *text = msc_waitstate_parallel(anchor, o->np, o->mpi, tl, o->timeline ? 2 : 0, &len);
+        char *tl[] = {"--timeline", "1", "--window", win};
+        char *text = msc_waitstate_parallel(anchor, o->np, o->mpi, tl,
+                                            o->timeline ? o->window ? 4 : 2 : 0, &len);
         /* A failed analysis under MPI has said why; it is not repeated here. */
-        return text ? save_text(dir, text, len) : NULL;
+        return text ? save_text(save, text, len) : NULL;
     }
     char err[512];
-    msc_an_opts_t ao = {.progress = isatty(2), .timeline = o && o->timeline};
+    msc_an_opts_t ao = {.progress = isatty(2), .timeline = o && o->timeline,
+                        .window = o && o->window, .window_from_ns = o ? o->from_ns : 0,
+                        .window_to_ns = o ? o->to_ns : 0};
     msc_an_result_t *r = msc_an_analyze(anchor, &ao, err, sizeof err);
     if (!r) {
         fprintf(stderr, "mpiscope report: wait states: %s\n", err);
         return NULL;
     }
-    msc_json_doc_t *d = save_waitstates(dir, r);
+    msc_json_doc_t *d = save_waitstates(save, r);
     msc_an_free(r);
     return d;
 }
@@ -209,7 +238,7 @@ int msc_cmd_report_all(int argc, char **argv)
     char merged[4096] = "", html_default[4000];
     char **runs = calloc((size_t)argc + 1, sizeof *runs);
     int nruns = 0;
-    msc_ws_opts_t wso = {1, NULL, 0, false};
+    msc_ws_opts_t wso = {1, NULL, 0, false, false, 0, ~0ull};
     char **pass = calloc((size_t)argc + 2, sizeof *pass);
     int npass = 0;
     int limit = 20;
@@ -230,6 +259,17 @@ int msc_cmd_report_all(int argc, char **argv)
             html = true;
         } else if (!strcmp(a, "-o") && i + 1 < argc) {
             html_out = argv[++i];
+        } else if ((!strcmp(a, "--from") || !strcmp(a, "--to")) && i + 1 < argc) {
+            unsigned long long ns;
+            if (parse_time_ns(argv[++i], &ns) != 0) {
+                fprintf(stderr, "mpiscope report: %s takes a time after the run's start such as "
+                                "1.5, 20ms, 300us or 4000ns (seconds without a unit), not '%s'\n",
+                        a, argv[i]);
+                free(pass), free(runs);
+                return 2;
+            }
+            *(a[2] == 'f' ? &wso.from_ns : &wso.to_ns) = ns;
+            wso.window = true;
         } else if (!strcmp(a, "--weak")) {
             weak = true;
         } else if (!strcmp(a, "--allow-partial")) {
@@ -294,6 +334,13 @@ int msc_cmd_report_all(int argc, char **argv)
         return rc;
     }
     free(runs);
+    if (wso.window && (!html || wso.to_ns <= wso.from_ns)) {
+        fprintf(stderr, "mpiscope report: --from/--to %s\n",
+                !html ? "go with --html (the timeline's window of exact calls)"
+                      : "need FROM before TO");
+        free(pass);
+        return 2;
+    }
     if (!target || (html_out && !html)) {
         usage(stderr);
         free(pass);
