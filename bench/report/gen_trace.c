@@ -23,6 +23,10 @@
  *               compute C.
  *   latesender-long  the same with D = 5 s: receives and regions of 2^32
  *               ticks and more (the analysis keeps such lengths apart).
+ *   latereceiver  (2 ranks) rank 0 sends at once (a synchronous send that
+ *               leaves when the receive begins); rank 1 computes in the
+ *               user region "heavy" for D = 5 C, then receives; then both
+ *               compute C.
  */
 #include <otf2/otf2.h>
 #include <stdio.h>
@@ -102,6 +106,18 @@ static uint64_t scenario(OTF2_EvtWriter *w, const char *sc, int r, int n, long i
                 barrier(w, t + X_NS, t + X_NS);
             }
             t += X_NS;
+        } else if (!strcmp(sc, "latereceiver")) {
+            if (r == 0) {
+                OTF2_EvtWriter_Enter(w, NULL, t, R_SEND);
+                OTF2_EvtWriter_MpiSend(w, NULL, t, 1, 0, 7, BIG);
+                OTF2_EvtWriter_Leave(w, NULL, t + D_NS, R_SEND);
+            } else {
+                call(w, t, t + D_NS, R_HEAVY);
+                recv(w, t + D_NS, t + D_NS, 0, BIG);
+            }
+            t += D_NS;
+            call(w, t, t + C_NS, R_COMPUTE);
+            t += C_NS;
         } else if (!strncmp(sc, "latesender", 10)) {
             uint64_t d = strcmp(sc, "latesender-long") ? D_NS : D_LONG_NS;
             if (r == 0) {
@@ -122,14 +138,14 @@ int main(int argc, char **argv)
 {
     if (argc != 4 && argc != 5) {
         fprintf(stderr, "usage: gen_trace <dir> <ranks> <iterations> "
-                        "[imbalance|pipeline|slowlink|latesender|latesender-long]\n");
+                        "[imbalance|pipeline|slowlink|latesender|latesender-long|latereceiver]\n");
         return 2;
     }
     int n = atoi(argv[2]);
     long iters = atol(argv[3]);
     const char *sc = argc == 5 ? argv[4] : NULL;
     if (sc && strcmp(sc, "imbalance") && strcmp(sc, "pipeline") && strcmp(sc, "slowlink") &&
-        strcmp(sc, "latesender") && strcmp(sc, "latesender-long")) {
+        strcmp(sc, "latesender") && strcmp(sc, "latesender-long") && strcmp(sc, "latereceiver")) {
         fprintf(stderr, "gen_trace: no scenario '%s'\n", sc);
         return 2;
     }

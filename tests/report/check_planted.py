@@ -12,6 +12,9 @@ ranks do (see planted.c):
               analysis names rank 1 and the computation before the MPI_Send at
               the line marked site:heavy-send as the first cause, for at least
               90 % of the planted 8 T (or of the wait, if shorter).
+  latereceiver  rank 0's Late Receiver at least 6 T (8 T planted); the
+              delay analysis names rank 1 and the computation before the
+              MPI_Recv at the line marked site:heavy-recv, for at least 90 %.
 Every run: the critical path is as long as the run (within 1 %).
 usage: check_planted.py OUTDIR MODE NRANKS T_MS MPISCOPE"""
 import json, os, re, subprocess, sys
@@ -75,6 +78,25 @@ elif mode == "latesender":
     check("it caused 90 % of the planted wait", 0.9 * min(ls, 8 * t * 1e6) <= top.get("ns", 0) <= ls,
           "%s of %d ns (planted %d)" % (top.get("ns"), ls, 8 * t * 1e6))
     check("the report names it", re.search(r"Late Sender\s+1\s+.*planted\.c:%d" % line, rep.stdout) is not None, "")
+elif mode == "latereceiver":
+    src = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "planted.c")).read().split("\n")
+    line = next(i + 1 for i, l in enumerate(src) if "site:heavy-recv" in l and "MPI_Recv" in l)
+    lr = next(r["late_receiver"] for r in ws["per_rank"] if r["rank"] == 0)
+    causes = [c for c in ws["delay"]["causes"] if c["pattern"] == "late_receiver"]
+    top = causes[0] if causes else {}
+    # heavy() sleeps 4 T per round after rank 1's start message; rank 0's
+    # MPI_Ssend waits for the receive after it (less only by the message's
+    # latency): about 8 T in all, 90 % of it blamed on rank 1's computation.
+    check("rank 0's late receiver at least 6 T", lr >= 0.75 * 8 * t * 1e6,
+          "%.1f ms, planted 8 T = %.1f" % (lr / 1e6, 8 * t))
+    site = "computation before MPI_Recv @ "
+    check("the cause is rank 1", top.get("rank") == 1, json.dumps(top))
+    check("named by the receive after it", top.get("site", "").startswith(site) and
+          re.search(r"planted\.c:%d\b" % line, top.get("site", "")) is not None,
+          "%s, want planted.c:%d" % (top.get("site"), line))
+    check("it caused 90 % of the planted wait", 0.9 * min(lr, 8 * t * 1e6) <= top.get("ns", 0) <= lr,
+          "%s of %d ns (planted %d)" % (top.get("ns"), lr, 8 * t * 1e6))
+    check("the report names it", re.search(r"Late Receiver\s+1\s+.*planted\.c:%d" % line, rep.stdout) is not None, "")
 
 cp = ws["critical_path"]
 # The path runs from the start of its first location to the end of the run.

@@ -75,6 +75,17 @@ static uint64_t cause(const ws_result_t *r, int pattern, int rank, const char *s
     return ns;
 }
 
+/* The long-term delay of `pattern` traced to `rank`'s sites starting with `site`. */
+static uint64_t longterm(const ws_result_t *r, int pattern, int rank, const char *site)
+{
+    uint64_t ns = 0;
+    for (int k = 0; k < r->ncauses; k++)
+        if (r->causes[k].pattern == pattern && r->causes[k].rank == rank &&
+            !strncmp(r->causes[k].name, site, strlen(site)))
+            ns += r->causes[k].longterm_ns;
+    return ns;
+}
+
 /* latesender, n = 2: rank 0 receives at once and waits D for rank 1's
  * "heavy" computation, then both compute C. */
 static void latesender(const char *gen, const char *tmp, const char *sc, double d)
@@ -97,6 +108,28 @@ static void latesender(const char *gen, const char *tmp, const char *sc, double 
     msc_an_free(r);
 }
 
+/* latereceiver, n = 2: rank 0's synchronous send waits D for rank 1's
+ * "heavy" computation before its receive, then both compute C. */
+static void latereceiver(const char *gen, const char *tmp)
+{
+    const char *sc = "latereceiver";
+    msc_an_result_t *r = run(gen, tmp, sc, 2, NULL);
+    eq(sc, "runtime ns", (double)r->runtime_ns, I * (D + C));
+    eq(sc, "late receiver ns", (double)r->ns[WS_LATE_RECEIVER], I * D);
+    eq(sc, "late sender ns", (double)r->ns[WS_LATE_SENDER], 0);
+    eq(sc, "delay: traced to rank 1's heavy", (double)cause(r, WS_LATE_RECEIVER, 1, "computation in heavy"), I * D);
+    eq(sc, "delay: traced in all", (double)r->delay_ns[WS_LATE_RECEIVER], I * D);
+    eq(sc, "delay: propagated", (double)r->propagated_ns[WS_LATE_RECEIVER], 0);
+    eq(sc, "delay: nothing on rank 0", (double)cause(r, WS_LATE_RECEIVER, 0, ""), 0);
+    int named = 0;
+    for (int k = 0; k < r->ncauses; k++)
+        named += r->causes[k].pattern == WS_LATE_RECEIVER && r->causes[k].rank == 1 &&
+                 !strcmp(r->causes[k].name, "computation in heavy") &&
+                 r->causes[k].start_ns == 0 && r->causes[k].end_ns == D;
+    eq(sc, "cause named with its first interval", named, 1);
+    msc_an_free(r);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -115,6 +148,7 @@ int main(int argc, char **argv)
     eq("imbalance", "wait at barrier ns", (double)r->ns[WS_WAIT_BARRIER], I * (3 + 2 + 1) * C);
     eq("imbalance", "delay: traced to rank 3's compute", (double)cause(r, WS_WAIT_BARRIER, 3, "computation in compute"), I * 6 * C);
     eq("imbalance", "delay: propagated", (double)r->propagated_ns[WS_WAIT_BARRIER], 0);
+    eq("imbalance", "long-term", (double)r->longterm_ns[WS_WAIT_BARRIER], 0);
     eq("imbalance", "critical path ns", (double)r->cp_ns, I * 4 * C);
     eq("imbalance", "critical path computation on rank 3", (double)r->rank_cp_comp_ns[3], I * 4 * C);
     /* on the path 4IC in compute; all ranks (1+2+3+4) IC, mean 2.5 IC */
@@ -132,6 +166,15 @@ int main(int argc, char **argv)
     for (int k = 0; k < 3; k++)
         eq("pipeline", "delay: traced to rank k's compute", (double)cause(r, WS_LATE_SENDER, k, "computation in compute"), C);
     eq("pipeline", "delay: propagated", (double)r->propagated_ns[WS_LATE_SENDER], (0 + 1 + 2) * C);
+    eq("pipeline", "delay: traced", (double)r->delay_ns[WS_LATE_SENDER], 3 * C);
+    /* Long-term: rank 3's 3C is C of rank 2's compute, then through rank 2's
+     * wait C of rank 1's, then through rank 1's wait C of rank 0's; rank
+     * 2's 2C is C of rank 1's and C of rank 0's: beyond the direct C each,
+     * rank 0 caused 2C and rank 1 C through the others' waiting. */
+    eq("pipeline", "long-term: rank 0's compute", (double)longterm(r, WS_LATE_SENDER, 0, "computation in compute"), 2 * C);
+    eq("pipeline", "long-term: rank 1's compute", (double)longterm(r, WS_LATE_SENDER, 1, "computation in compute"), C);
+    eq("pipeline", "long-term: rank 2's compute", (double)longterm(r, WS_LATE_SENDER, 2, ""), 0);
+    eq("pipeline", "long-term: the whole propagated", (double)r->longterm_ns[WS_LATE_SENDER], (0 + 1 + 2) * C);
     eq("pipeline", "critical path ns", (double)r->cp_ns, (I + 3) * C);
     eq("pipeline", "critical path jumps", (double)r->cp_hops, 3);
     eq("pipeline", "critical path on rank 3", (double)r->rank_cp_comp_ns[3], I * C);
@@ -152,6 +195,8 @@ int main(int argc, char **argv)
     /* rank 0 waits X at each barrier; rank 1 computed nothing meanwhile */
     eq("slowlink", "wait at barrier ns", (double)r->ns[WS_WAIT_BARRIER], I * X);
     eq("slowlink", "delay: propagated", (double)r->propagated_ns[WS_WAIT_BARRIER], I * X);
+    /* rank 1's receive took X without a wait state: nothing to follow */
+    eq("slowlink", "long-term", (double)r->longterm_ns[WS_WAIT_BARRIER], 0);
     /* per iteration C, then L + 1e6 B / 1e11 B/s = 11 us, then the barrier's L */
     eq("slowlink", "what-if runtime", (double)r->whatif_ns, I * (C + 11000 + 1000));
     msc_an_free(r);
@@ -159,6 +204,7 @@ int main(int argc, char **argv)
     latesender(gen, tmp, "latesender", D);
     /* The same with D = 5 s: a receive and a region of 2^32 ns and more. */
     latesender(gen, tmp, "latesender-long", D_LONG);
+    latereceiver(gen, tmp);
 
     printf("closed_form_test: %s\n", fails ? "FAIL" : "all values exact");
     return fails != 0;

@@ -14,6 +14,11 @@
  *               rank 1 receives it, computes in heavy() for 4 T and sends
  *               (site:heavy-send): rank 0's Late Sender about 8 T, caused by
  *               rank 1's computation before that send.
+ *   latereceiver  2 times: rank 1 sends rank 0 a start message, computes
+ *               in heavy() for 4 T and receives (site:heavy-recv); rank 0
+ *               receives the start message and sends with MPI_Ssend, which
+ *               waits for that receive: rank 0's Late Receiver about 8 T,
+ *               caused by rank 1's computation before that receive.
  * The first barriers are outside the profile (MPI_Pcontrol(0)): the ranks'
  * start is not the program's behaviour. */
 #include <mpi.h>
@@ -67,6 +72,19 @@ int main(int argc, char **argv)
             MPI_Wait(&r, MPI_STATUS_IGNORE);
         }
         free(buf);
+    } else if (!strcmp(mode, "latereceiver")) {
+        /* Rank 1 starts each round with a message, so that however late
+         * either rank got here, rank 0's Ssend waits for heavy() alone. */
+        for (int i = 0; i < 2; i++) {
+            if (rank == 1) {
+                MPI_Send(&x, 1, MPI_INT, 0, 1, MPI_COMM_WORLD);
+                heavy(4 * t);
+                MPI_Recv(&x, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* site:heavy-recv */
+            } else if (rank == 0) {
+                MPI_Recv(&x, 1, MPI_INT, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                MPI_Ssend(&x, 1, MPI_INT, 1, 0, MPI_COMM_WORLD);
+            }
+        }
     } else if (!strcmp(mode, "latesender")) {
         /* Rank 0 starts each round with a message, so that however late
          * either rank got here, rank 0's receive waits for heavy() alone. */

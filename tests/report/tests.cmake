@@ -24,10 +24,10 @@ foreach(f IN LISTS MSC_FLAVORS)
   # pipeline's Serialization, a slow path's Transfer Efficiency, and a late
   # sender traced by the delay analysis to rank 1's computation before a send.
   msc_mpi_program(${f} report_planted SOURCES planted.c)
-  foreach(mode imbalance pipeline slowlink latesender)
+  foreach(mode imbalance pipeline slowlink latesender latereceiver)
     set(pn ${np})
     set(tu 40)
-    if(mode STREQUAL "slowlink" OR mode STREQUAL "latesender")
+    if(mode STREQUAL "slowlink" OR mode STREQUAL "latesender" OR mode STREQUAL "latereceiver")
       set(pn 2)
     elseif(mode STREQUAL "pipeline" OR mode STREQUAL "imbalance")
       # On a busy machine a rank that wakes (or whose message came) while
@@ -95,7 +95,7 @@ set_tests_properties(report/timeline-exact PROPERTIES TIMEOUT 300 LABELS report)
 # whose calls, regions and waits exceed the compact records' fields), where
 # the replay and the critical path cross the parts at every message.
 add_test(NAME report/parts-scenarios
-  COMMAND sh -c "d=$(mktemp -d) && ${CMAKE_BINARY_DIR}/bin/msc_bench_gen_trace $d/p 5 40 pipeline && ${CMAKE_BINARY_DIR}/bin/msc_bench_gen_trace $d/l 2 40 latesender && ${CMAKE_BINARY_DIR}/bin/msc_bench_gen_trace $d/ll 2 6 latesender-long && $<TARGET_FILE:report_parts_test> $d/p/traces.otf2 && $<TARGET_FILE:report_parts_test> $d/l/traces.otf2 && $<TARGET_FILE:report_parts_test> $d/ll/traces.otf2; rc=$?; rm -rf $d; exit $rc")
+  COMMAND sh -c "d=$(mktemp -d) && ${CMAKE_BINARY_DIR}/bin/msc_bench_gen_trace $d/p 5 40 pipeline && ${CMAKE_BINARY_DIR}/bin/msc_bench_gen_trace $d/l 2 40 latesender && ${CMAKE_BINARY_DIR}/bin/msc_bench_gen_trace $d/ll 2 6 latesender-long && ${CMAKE_BINARY_DIR}/bin/msc_bench_gen_trace $d/lr 2 40 latereceiver && $<TARGET_FILE:report_parts_test> $d/p/traces.otf2 && $<TARGET_FILE:report_parts_test> $d/l/traces.otf2 && $<TARGET_FILE:report_parts_test> $d/ll/traces.otf2 && $<TARGET_FILE:report_parts_test> $d/lr/traces.otf2; rc=$?; rm -rf $d; exit $rc")
 set_tests_properties(report/parts-scenarios PROPERTIES TIMEOUT 60 LABELS report)
 # POP, the replays, the critical path and the delay on synthetic traces whose
 # results are known in closed form: exact to the nanosecond (1e-6 for ratios).

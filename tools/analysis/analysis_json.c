@@ -54,9 +54,9 @@ void ws_write_json_analyses(FILE *f, const ws_result_t *r)
     }
     fprintf(f, "]},\n  \"delay\": {\"patterns\": [");
     for (int p = 0; p < WS_NPATTERNS; p++)
-        fprintf(f, "%s{\"id\": \"%s\", \"delay_ns\": %llu, \"propagated_ns\": %llu}", p ? ", " : "",
-                ws_pattern_id[p], (unsigned long long)r->delay_ns[p],
-                (unsigned long long)r->propagated_ns[p]);
+        fprintf(f, "%s{\"id\": \"%s\", \"delay_ns\": %llu, \"propagated_ns\": %llu, \"longterm_ns\": %llu}",
+                p ? ", " : "", ws_pattern_id[p], (unsigned long long)r->delay_ns[p],
+                (unsigned long long)r->propagated_ns[p], (unsigned long long)r->longterm_ns[p]);
     fprintf(f, "],\n    \"causes\": [");
     for (int i = 0; i < r->ncauses; i++) {
         const ws_cause_t *c = &r->causes[i];
@@ -64,9 +64,9 @@ void ws_write_json_analyses(FILE *f, const ws_result_t *r)
                 c->pattern >= 0 && c->pattern < WS_NPATTERNS ? ws_pattern_id[c->pattern] : "?",
                 c->rank);
         msc_json_put_string(f, c->name);
-        fprintf(f, ", \"ns\": %llu, \"start_ns\": %llu, \"end_ns\": %llu}",
-                (unsigned long long)c->ns, (unsigned long long)c->start_ns,
-                (unsigned long long)c->end_ns);
+        fprintf(f, ", \"ns\": %llu, \"longterm_ns\": %llu, \"start_ns\": %llu, \"end_ns\": %llu}",
+                (unsigned long long)c->ns, (unsigned long long)c->longterm_ns,
+                (unsigned long long)c->start_ns, (unsigned long long)c->end_ns);
     }
     fprintf(f, "]}");
     if (r->timeline) {

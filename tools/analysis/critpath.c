@@ -6,9 +6,10 @@
  * send of the message sent last among those it completed; a member of a
  * Barrier or N×N collective with Wait at Barrier/N×N time, and the root of
  * a Reduce/Gather with Early Reduce time, for the member that entered last;
- * a Bcast/Scatter member with Late Broadcast time for the root. (Late
- * Receiver is not traced to a cause: the sender's part does not know the
- * receive call.)
+ * a Bcast/Scatter member with Late Broadcast time for the root; a send
+ * with Late Receiver time for the receive that began last among its
+ * messages' (critpath_lr.c finds it on the receiver's part; the critical
+ * path does not follow it).
  *
  * Delay. The waiting is caused by the computation of the location waited
  * for, between its previous communication (a call with a message or
@@ -44,7 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "waitstate_impl.h"
+#include "critpath_lr.h"
 
 #define BEFORE WS_GAP_BEFORE
 #define AFTER WS_GAP_AFTER
@@ -209,6 +210,7 @@ typedef struct {
     int32_t rank;
     bool used;
     uint64_t ticks, big, big_start, big_end;
+    uint64_t lt, lt_big, lt_start, lt_end; /* long-term: through other ranks' waiting */
 } cause_t;
 
 typedef struct {
@@ -257,8 +259,17 @@ static uint64_t *comm_bits(const ws_loc_t *l)
 /* The claims of c's waiting calls: each to `emit` with the part of the
  * location it names. */
 typedef void (*claim_fn)(void *u, int q, const claim_t *cl);
-static void each_claim(ws_ctx_t *c, ws_pass_t *p, claim_fn emit, void *u)
+static void each_claim(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, claim_fn emit, void *u)
 {
+    /* Late Receiver: the receive each waiting send waited for (critpath_lr.c). */
+    size_t nlr = 0;
+    ws_lr_wait_t *lr = ws_lr_waits(c, p, net, &nlr);
+    for (size_t k = 0; k < nlr; k++) {
+        claim_t cl = {.loc = lr[k].loc, .call = lr[k].call,
+                      .w = lr[k].w < CLAIM_W_MAX ? lr[k].w : CLAIM_W_MAX, .pattern = WS_LATE_RECEIVER};
+        emit(u, p->owner[c->locs[lr[k].loc].rank], &cl);
+    }
+    free(lr);
     for (size_t i = 0; i < c->nlocs; i++) {
         ws_loc_t *l = &c->locs[i];
         /* Calls with a receive or a collective, each once. */
@@ -295,67 +306,88 @@ static void claim_push_loc(void *u, int q, const claim_t *cl)
     PUSH(x->c, x->out[cl->loc], *cl, abort());
 }
 
+/* Groups claims by location: grp[i], gn[i] the claims of location i (the
+ * last group also holds those naming no known location). With one part
+ * each location's claims are in their own array of cx->out (no copy);
+ * otherwise they travel to the parts of their locations (one all-to-all)
+ * and are grouped there by a counting sort into *whole. */
+static void group_claims(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, claims_t *cx,
+                         claim_t **grp, uint64_t *gn, claim_t **whole)
+{
+    int np = p->np;
+    memset(grp, 0, (c->nlocs + 1) * sizeof *grp);
+    memset(gn, 0, (c->nlocs + 1) * sizeof *gn);
+    *whole = NULL;
+    if (np == 1) {
+        for (size_t i = 0; i < c->nlocs; i++) grp[i] = cx->out[i].v, gn[i] = cx->out[i].n;
+        return;
+    }
+    uint64_t *scnt = ws_xcalloc((size_t)np, sizeof *scnt), *rcnt = ws_xcalloc((size_t)np, sizeof *rcnt);
+    uint64_t nout = 0;
+    for (int q = 0; q < np; q++) scnt[q] = cx->out[q].n, nout += cx->out[q].n;
+    claim_t *o = ws_xmalloc((nout ? nout : 1) * sizeof *o), *op = o;
+    for (int q = 0; q < np; q++) {
+        if (cx->out[q].n) memcpy(op, cx->out[q].v, cx->out[q].n * sizeof *op);
+        op += cx->out[q].n;
+        free(cx->out[q].v);
+    }
+    free(cx->out);
+    cx->out = NULL;
+    claim_t *in = ws_exchange(net, o, scnt, sizeof *in, rcnt);
+    uint64_t nin = 0;
+    for (int q = 0; q < np; q++) nin += rcnt[q];
+    free(scnt), free(rcnt);
+    if (nin > 1 && c->nlocs) {
+        uint64_t *at = ws_xcalloc(c->nlocs + 1, sizeof *at);
+        for (uint64_t k = 0; k < nin; k++) at[in[k].loc < c->nlocs ? in[k].loc + 1 : c->nlocs]++;
+        for (size_t i = 1; i <= c->nlocs; i++) at[i] += at[i - 1];
+        for (size_t i = 0; i < c->nlocs; i++) gn[i] = at[i + 1] - at[i];
+        claim_t *srt = ws_xmalloc(nin * sizeof *srt);
+        for (uint64_t k = 0; k < nin; k++) {
+            size_t i = in[k].loc < c->nlocs ? in[k].loc : c->nlocs - 1;
+            srt[at[i]++] = in[k];
+        }
+        free(in);
+        in = srt;
+        free(at);
+        for (size_t i = 0, k = 0; i < c->nlocs; k += gn[i], i++) grp[i] = in + k;
+    } else {
+        grp[0] = in, gn[0] = nin;
+    }
+    *whole = in;
+}
+
+/* Rounds of long-term delay at most (each follows the chains one hop
+ * further back in time); what is left after them stays only propagated. */
+enum { LONGTERM_ROUNDS = 1 << 16 };
+
 static void delay_pass(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result_t *r, buf_t *txt)
 {
     int np = p->np;
     claims_t cx = {.c = c};
     /* Grouped by location, then by call: each waiter's claims come in its
-     * order, so a location's run is often sorted. With one part each
-     * location's claims go to their own array (no copy); otherwise they
-     * travel to the parts of their locations and are grouped there by a
-     * counting sort. grp[i], gn[i]: the claims of location i (the last group
-     * also holds those naming no known location). */
+     * order, so a location's run is often sorted. */
     claim_t **grp = ws_xcalloc(c->nlocs + 1, sizeof *grp);
     uint64_t *gn = ws_xcalloc(c->nlocs + 1, sizeof *gn);
     claim_t *whole = NULL;
-    if (np == 1) {
-        cx.out = ws_xcalloc(c->nlocs + 1, sizeof *cx.out);
-        each_claim(c, p, claim_push_loc, &cx);
-        for (size_t i = 0; i < c->nlocs; i++) grp[i] = cx.out[i].v, gn[i] = cx.out[i].n;
-    } else {
-        cx.out = ws_xcalloc((size_t)np, sizeof *cx.out);
-        each_claim(c, p, claim_push, &cx);
-        uint64_t *scnt = ws_xcalloc((size_t)np, sizeof *scnt), *rcnt = ws_xcalloc((size_t)np, sizeof *rcnt);
-        uint64_t nout = 0;
-        for (int q = 0; q < np; q++) scnt[q] = cx.out[q].n, nout += cx.out[q].n;
-        claim_t *o = ws_xmalloc((nout ? nout : 1) * sizeof *o), *op = o;
-        for (int q = 0; q < np; q++) {
-            if (cx.out[q].n) memcpy(op, cx.out[q].v, cx.out[q].n * sizeof *op);
-            op += cx.out[q].n;
-            free(cx.out[q].v);
-        }
-        free(cx.out);
-        cx.out = NULL;
-        claim_t *in = ws_exchange(net, o, scnt, sizeof *in, rcnt);
-        uint64_t nin = 0;
-        for (int q = 0; q < np; q++) nin += rcnt[q];
-        free(scnt), free(rcnt);
-        if (nin > 1 && c->nlocs) {
-            uint64_t *at = ws_xcalloc(c->nlocs + 1, sizeof *at);
-            for (uint64_t k = 0; k < nin; k++) at[in[k].loc < c->nlocs ? in[k].loc + 1 : c->nlocs]++;
-            for (size_t i = 1; i <= c->nlocs; i++) at[i] += at[i - 1];
-            for (size_t i = 0; i < c->nlocs; i++) gn[i] = at[i + 1] - at[i];
-            claim_t *srt = ws_xmalloc(nin * sizeof *srt);
-            for (uint64_t k = 0; k < nin; k++) {
-                size_t i = in[k].loc < c->nlocs ? in[k].loc : c->nlocs - 1;
-                srt[at[i]++] = in[k];
-            }
-            free(in);
-            in = srt;
-            free(at);
-            for (size_t i = 0, k = 0; i < c->nlocs; k += gn[i], i++) grp[i] = in + k;
-        } else {
-            grp[0] = in, gn[0] = nin;
-        }
-        whole = in;
-    }
+    size_t nout = np == 1 ? c->nlocs + 1 : (size_t)np;
+    claim_fn push = np == 1 ? claim_push_loc : claim_push;
+    cx.out = ws_xcalloc(nout, sizeof *cx.out);
+    each_claim(c, p, net, push, &cx);
 
     causes_t h = {0};
-    uint64_t dl[WS_NPATTERNS] = {0}, pr[WS_NPATTERNS] = {0};
+    uint64_t dl[WS_NPATTERNS] = {0}, pr[WS_NPATTERNS] = {0}, lt[WS_NPATTERNS] = {0};
     uint64_t *bits = NULL;
     uint32_t bits_loc = WS_NONE32, gi_loc = WS_NONE32;
     size_t gi = 0, last_cap = 0;
     cause_t *last = NULL;
+    for (int round = 0;; round++) {
+    group_claims(c, p, net, &cx, grp, gn, &whole);
+    /* The next round's claims: the propagated part of each group, to what
+     * the delayer itself waited for at the start of its interval. */
+    claims_t nx = {.c = c};
+    nx.out = ws_xcalloc(nout, sizeof *nx.out);
+    uint64_t more = 0;
     for (size_t G = 0; G <= c->nlocs; G++) {
     claim_t *in = grp[G];
     uint64_t nin = gn[G];
@@ -392,7 +424,18 @@ static void delay_pass(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result
             w += in[q].w;
             direct += in[q].w < total ? in[q].w : total;
         }
-        pr[cl.pattern] += w - direct;
+        if (!round) pr[cl.pattern] += w - direct;
+        /* Long-term: the propagated part goes on to what the delayer waited
+         * for in the communication that opened its interval. */
+        dep_t d;
+        if (w > direct && first > 0 && round + 1 < LONGTERM_ROUNDS &&
+            waited_for(c, p, cl.loc, first - 1, &d, SIZE_MAX, SIZE_MAX) && d.w && d.loc < c->nlocs) {
+            uint64_t rest = w - direct < d.w ? w - direct : d.w;
+            claim_t n = {.loc = d.loc, .call = d.call, .w = rest < CLAIM_W_MAX ? rest : CLAIM_W_MAX,
+                         .pattern = cl.pattern};
+            push(&nx, p->owner[c->locs[d.loc].rank], &n);
+            more++;
+        }
         if (!direct) continue;
         /* Shares rounded down; the last interval takes what rounding left. */
         uint64_t klast = cl.call, given = 0;
@@ -405,7 +448,7 @@ static void delay_pass(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result
             uint64_t share = k == klast ? direct - given
                                         : (uint64_t)((unsigned __int128)direct * g / total);
             given += share;
-            dl[cl.pattern] += share;
+            (round ? lt : dl)[cl.pattern] += share;
             while (gi < l->gaps.n && l->gaps.v[gi].call < k) gi++;
             uint32_t code = gi < l->gaps.n && l->gaps.v[gi].call == k ? l->gaps.v[gi].node
                             : l->calls.v[k].site | BEFORE;
@@ -415,31 +458,48 @@ static void delay_pass(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result
                              ? last
                              : cause_get(&h, cl.pattern, l->rank, code);
             last = x, last_cap = h.cap;
-            x->ticks += share;
             uint64_t s0 = k ? ws_leave(l, &l->calls.v[k - 1]) : ws_loc_begin(l);
-            if (share > x->big || (share == x->big && s0 < x->big_start))
-                x->big = share, x->big_start = s0, x->big_end = l->calls.v[k].enter;
+            if (!round) {
+                x->ticks += share;
+                if (share > x->big || (share == x->big && s0 < x->big_start))
+                    x->big = share, x->big_start = s0, x->big_end = l->calls.v[k].enter;
+            } else {
+                x->lt += share;
+                if (share > x->lt_big || (share == x->lt_big && s0 < x->lt_start))
+                    x->lt_big = share, x->lt_start = s0, x->lt_end = l->calls.v[k].enter;
+            }
         }
     }
-    if (cx.out) free(cx.out[G].v); /* this location's claims are done */
+    if (np == 1) free(cx.out[G].v); /* this location's claims are done */
     }
+    free(cx.out), free(whole);
+    cx.out = nx.out;
+    ws_reduce(net, &more, 1, WS_SUM);
+    if (!more) break;
+    }
+    for (size_t q = 0; q < nout; q++) free(cx.out[q].v);
     free(bits);
-    free(cx.out), free(whole), free(grp), free(gn);
-    uint64_t v[2 * WS_NPATTERNS];
+    free(cx.out), free(grp), free(gn);
+    uint64_t v[3 * WS_NPATTERNS];
     memcpy(v, dl, sizeof dl), memcpy(v + WS_NPATTERNS, pr, sizeof pr);
-    ws_reduce(net, v, 2 * WS_NPATTERNS, WS_SUM);
+    memcpy(v + 2 * WS_NPATTERNS, lt, sizeof lt);
+    ws_reduce(net, v, 3 * WS_NPATTERNS, WS_SUM);
     for (int k = 0; k < WS_NPATTERNS; k++) {
         r->delay_ns[k] = ws_to_ns(c->tick_ns, v[k]);
         r->propagated_ns[k] = ws_to_ns(c->tick_ns, v[WS_NPATTERNS + k]);
+        r->longterm_ns[k] = ws_to_ns(c->tick_ns, v[2 * WS_NPATTERNS + k]);
     }
     for (size_t i = 0; i < h.cap; i++) {
         cause_t *x = &h.t[i];
-        if (!x->used || !x->ticks) continue;
+        if (!x->used || (!x->ticks && !x->lt)) continue;
         char *name = gap_name(c, x->code);
-        bprintf(txt, "D\t%u\t%d\t%llu\t%llu\t%llu\t%s\n", x->pattern, x->rank,
+        /* The interval: the largest direct share, else the largest long-term one. */
+        uint64_t s0 = x->ticks ? x->big_start : x->lt_start, s1 = x->ticks ? x->big_end : x->lt_end;
+        bprintf(txt, "D\t%u\t%d\t%llu\t%llu\t%llu\t%llu\t%s\n", x->pattern, x->rank,
                 (unsigned long long)ws_to_ns(c->tick_ns, x->ticks),
-                (unsigned long long)ws_to_ns(c->tick_ns, x->big_start - p->t0),
-                (unsigned long long)ws_to_ns(c->tick_ns, x->big_end - p->t0), name ? name : "?");
+                (unsigned long long)ws_to_ns(c->tick_ns, x->lt),
+                (unsigned long long)ws_to_ns(c->tick_ns, s0 - p->t0),
+                (unsigned long long)ws_to_ns(c->tick_ns, s1 - p->t0), name ? name : "?");
         free(name);
     }
     free(h.t);
@@ -570,6 +630,7 @@ static int cmp_cause(const void *a, const void *b)
 {
     const ws_cause_t *x = a, *y = b;
     if (x->ns != y->ns) return x->ns > y->ns ? -1 : 1;
+    if (x->longterm_ns != y->longterm_ns) return x->longterm_ns > y->longterm_ns ? -1 : 1;
     if (x->pattern != y->pattern) return x->pattern - y->pattern;
     if (x->rank != y->rank) return x->rank - y->rank;
     return strcmp(x->name, y->name);
@@ -608,11 +669,11 @@ static void merge_text(ws_ctx_t *c, ws_result_t *r, char *all)
         } else if (kind == 'D') {
             unsigned pat = 0;
             int rank = 0, off = 0;
-            unsigned long long ns = 0, s0 = 0, s1 = 0;
-            if (sscanf(line + 2, "%u\t%d\t%llu\t%llu\t%llu\t%n", &pat, &rank, &ns, &s0, &s1,
-                       &off) < 5 || !off)
+            unsigned long long ns = 0, lt = 0, s0 = 0, s1 = 0;
+            if (sscanf(line + 2, "%u\t%d\t%llu\t%llu\t%llu\t%llu\t%n", &pat, &rank, &ns, &lt,
+                       &s0, &s1, &off) < 6 || !off)
                 continue;
-            PUSH(c, ca, ((ws_cause_t){(int)pat, rank, line + 2 + off, ns, s0, s1}), abort());
+            PUSH(c, ca, ((ws_cause_t){(int)pat, rank, line + 2 + off, ns, s0, s1, lt}), abort());
         }
     }
     size_t n = 0;
@@ -634,7 +695,7 @@ static void merge_text(ws_ctx_t *c, ws_result_t *r, char *all)
             uint64_t lo = o->end_ns - o->start_ns, ln = ca.v[k].end_ns - ca.v[k].start_ns;
             if (ln > lo || (ln == lo && ca.v[k].start_ns < o->start_ns))
                 o->start_ns = ca.v[k].start_ns, o->end_ns = ca.v[k].end_ns;
-            o->ns += ca.v[k].ns;
+            o->ns += ca.v[k].ns, o->longterm_ns += ca.v[k].longterm_ns;
             continue;
         }
         ca.v[n++] = ca.v[k];

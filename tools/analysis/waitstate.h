@@ -52,6 +52,7 @@ typedef struct {
     char *name;       /* its site, as ws_cpsite_t's */
     uint64_t ns;      /* waiting time it caused */
     uint64_t start_ns, end_ns; /* the largest single interval, ns from the trace's start */
+    uint64_t longterm_ns; /* waiting it caused through other ranks' waiting (long-term) */
 } ws_cause_t;
 
 typedef struct ws_result {
@@ -89,6 +90,7 @@ typedef struct ws_result {
     int ncp_sites;
     uint64_t delay_ns[WS_NPATTERNS];      /* waiting traced to a computation */
     uint64_t propagated_ns[WS_NPATTERNS]; /* waiting whose delayer computed nothing (it waited itself) */
+    uint64_t longterm_ns[WS_NPATTERNS];   /* of the propagated, traced back along the chain */
     ws_cause_t *causes;          /* most waiting first */
     int ncauses;
     char *timeline;              /* the HTML timeline's data, lines of text (timeline.c); part 0 */

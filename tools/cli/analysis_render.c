@@ -84,16 +84,17 @@ int msc_analysis_render(FILE *o, const msc_json_t *ws, int limit)
 
     const msc_json_t *dl = msc_json_get(ws, "delay");
     fprintf(o, "\nDelay: the computation that caused the waiting\n");
-    fprintf(o, "  %-26s %14s %16s\n", "pattern", "traced (s)", "propagated (s)");
+    fprintf(o, "  %-26s %14s %16s %16s\n", "pattern", "traced (s)", "propagated (s)",
+            "long-term (s)");
     const msc_json_t *dp = msc_json_get(dl, "patterns");
     for (const msc_json_t *p = dp ? dp->child : NULL; p; p = p->next) {
         int64_t d = msc_json_int(p, "delay_ns"), q = msc_json_int(p, "propagated_ns");
         if (d || q)
-            fprintf(o, "  %-26s %14.6f %16.6f\n", pattern_title(ws, msc_json_str(p, "id", "?")),
-                    sec(d), sec(q));
+            fprintf(o, "  %-26s %14.6f %16.6f %16.6f\n", pattern_title(ws, msc_json_str(p, "id", "?")),
+                    sec(d), sec(q), sec(msc_json_int(p, "longterm_ns")));
     }
-    fprintf(o, "  %-22s %6s %12s %25s  %s\n", "pattern", "rank", "caused (s)",
-            "largest interval (s)", "computation");
+    fprintf(o, "  %-22s %6s %12s %14s %25s  %s\n", "pattern", "rank", "caused (s)",
+            "long-term (s)", "largest interval (s)", "computation");
     const msc_json_t *cs = msc_json_get(dl, "causes");
     n = 0;
     for (const msc_json_t *c = cs ? cs->child : NULL; c; c = c->next) {
@@ -101,9 +102,9 @@ int msc_analysis_render(FILE *o, const msc_json_t *ws, int limit)
             fprintf(o, "  ... more (--all)\n");
             break;
         }
-        fprintf(o, "  %-22s %6lld %12.6f %12.6f-%-12.6f  %s\n",
+        fprintf(o, "  %-22s %6lld %12.6f %14.6f %12.6f-%-12.6f  %s\n",
                 pattern_title(ws, msc_json_str(c, "pattern", "?")), (long long)msc_json_int(c, "rank"),
-                sec(msc_json_int(c, "ns")), sec(msc_json_int(c, "start_ns")),
+                sec(msc_json_int(c, "ns")), sec(msc_json_int(c, "longterm_ns")), sec(msc_json_int(c, "start_ns")),
                 sec(msc_json_int(c, "end_ns")), msc_json_str(c, "site", "?"));
     }
     return 0;

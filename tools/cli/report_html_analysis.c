@@ -114,30 +114,34 @@ void msc_html_analysis(FILE *o, const msc_json_t *ws)
     fprintf(o, "<section id=\"delay\"><h2>Delay: what caused the waiting</h2><p>Each wait is "
                "traced to the computation of the rank waited for, between its previous "
                "communication and the call waited for; waiting beyond that computation came "
-               "through that rank's own waiting (propagated).</p>\n");
+               "through that rank's own waiting (propagated); long-term: the propagated "
+               "waiting followed back along that chain to the computation that started it.</p>\n");
     fprintf(o, "<table class=\"sortable\"><thead><tr><th>pattern</th><th>traced (s)</th>"
-               "<th>propagated (s)</th></tr></thead><tbody>\n");
+               "<th>propagated (s)</th><th>of it long-term (s)</th></tr></thead><tbody>\n");
     J *dp = msc_json_get(dl, "patterns");
     for (J *p = dp ? dp->child : NULL; p; p = p->next) {
         int64_t d = msc_json_int(p, "delay_ns"), q = msc_json_int(p, "propagated_ns");
+        int64_t lt = msc_json_int(p, "longterm_ns");
         if (!d && !q) continue;
         fprintf(o, "<tr><td>");
         esc(o, msc_json_str(p, "id", "?"));
         fprintf(o, "</td><td class=\"n\" data-v=\"%lld\">%.6f</td><td class=\"n\" data-v=\"%lld\">"
-                   "%.6f</td></tr>\n", (long long)d, (double)d / 1e9, (long long)q, (double)q / 1e9);
+                   "%.6f</td><td class=\"n\" data-v=\"%lld\">%.6f</td></tr>\n", (long long)d,
+                (double)d / 1e9, (long long)q, (double)q / 1e9, (long long)lt, (double)lt / 1e9);
     }
     fprintf(o, "</tbody></table>\n<table class=\"sortable\"><thead><tr><th>pattern</th>"
-               "<th>rank</th><th>caused (s)</th><th>largest interval (s)</th><th>computation</th>"
-               "</tr></thead><tbody>\n");
+               "<th>rank</th><th>caused (s)</th><th>long-term (s)</th><th>largest interval (s)</th>"
+               "<th>computation</th></tr></thead><tbody>\n");
     n = 0;
     for (J *c = cs ? cs->child : NULL; c && n < 50; c = c->next, n++) {
-        int64_t ns = msc_json_int(c, "ns");
+        int64_t ns = msc_json_int(c, "ns"), lt = msc_json_int(c, "longterm_ns");
         fprintf(o, "<tr><td>");
         esc(o, msc_json_str(c, "pattern", "?"));
         fprintf(o, "</td><td class=\"n\" data-v=\"%lld\">%lld</td><td class=\"n\" data-v=\"%lld\">"
-                   "%.6f</td><td>%.6f&ndash;%.6f</td><td>",
+                   "%.6f</td><td class=\"n\" data-v=\"%lld\">%.6f</td><td>%.6f&ndash;%.6f</td><td>",
                 (long long)msc_json_int(c, "rank"), (long long)msc_json_int(c, "rank"),
-                (long long)ns, (double)ns / 1e9, (double)msc_json_int(c, "start_ns") / 1e9,
+                (long long)ns, (double)ns / 1e9, (long long)lt, (double)lt / 1e9,
+                (double)msc_json_int(c, "start_ns") / 1e9,
                 (double)msc_json_int(c, "end_ns") / 1e9);
         esc(o, msc_json_str(c, "site", "?"));
         fprintf(o, "</td></tr>\n");
