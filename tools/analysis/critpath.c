@@ -357,9 +357,13 @@ static void group_claims(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, claims_
     *whole = in;
 }
 
-/* Rounds of long-term delay at most (each follows the chains one hop
- * further back in time); what is left after them stays only propagated. */
-enum { LONGTERM_ROUNDS = 1 << 16 };
+/* Long-term delay follows the chains one hop per round, at most this many
+ * rounds, and stops after the round in which the hops of all rounds
+ * exceeded 16 per first-round claim plus 2^20 (counts summed over the
+ * parts, so every partition stops at the same round): chains through
+ * calls that computed nothing (a ping-pong without work) would otherwise
+ * cost the square of their length. What is left stays only propagated. */
+enum { LONGTERM_ROUNDS = 1 << 16, LONGTERM_HOPS_PER_CLAIM = 16, LONGTERM_HOPS_MIN = 1 << 20 };
 
 static void delay_pass(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result_t *r, buf_t *txt)
 {
@@ -381,7 +385,10 @@ static void delay_pass(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result
     uint32_t bits_loc = WS_NONE32, gi_loc = WS_NONE32;
     size_t gi = 0, last_cap = 0;
     cause_t *last = NULL;
+    uint64_t hops = 0, hop_budget = 0, first_claims = 0;
     for (int round = 0;; round++) {
+    if (!round)
+        for (size_t q = 0; q < nout; q++) first_claims += cx.out[q].n;
     group_claims(c, p, net, &cx, grp, gn, &whole);
     /* The next round's claims: the propagated part of each group, to what
      * the delayer itself waited for at the start of its interval. */
@@ -474,8 +481,11 @@ static void delay_pass(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result
     }
     free(cx.out), free(whole);
     cx.out = nx.out;
-    ws_reduce(net, &more, 1, WS_SUM);
-    if (!more) break;
+    uint64_t cnt[2] = {more, round ? 0 : first_claims};
+    ws_reduce(net, cnt, 2, WS_SUM);
+    if (!round) hop_budget = LONGTERM_HOPS_PER_CLAIM * cnt[1] + LONGTERM_HOPS_MIN;
+    hops += cnt[0];
+    if (!cnt[0] || hops > hop_budget) break;
     }
     for (size_t q = 0; q < nout; q++) free(cx.out[q].v);
     free(bits);
