@@ -37,12 +37,16 @@ static uint64_t slot_lo(uint64_t s, uint64_t span)
     return (uint64_t)((unsigned __int128)s * span / WS_TL_SLOTS);
 }
 
-static const uint64_t *sort_w; /* qsort's key: the waiting per slot */
+typedef struct {
+    uint64_t wait;
+    uint32_t slot;
+} slot_t;
+
 static int cmp_slot(const void *a, const void *b)
 {
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    if (sort_w[x] != sort_w[y]) return sort_w[x] > sort_w[y] ? -1 : 1;
-    return x < y ? -1 : x > y;
+    const slot_t *x = a, *y = b;
+    if (x->wait != y->wait) return x->wait > y->wait ? -1 : 1;
+    return x->slot < y->slot ? -1 : x->slot > y->slot;
 }
 
 static void add_win(ws_tl_windows_t *w, uint64_t from, uint64_t to)
@@ -98,15 +102,13 @@ void ws_tl_choose_windows(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_tl_
         return;
     }
     w->why = "waiting";
-    uint32_t *order = ws_xmalloc(WS_TL_SLOTS * sizeof *order);
-    for (uint32_t s = 0; s < WS_TL_SLOTS; s++) order[s] = s;
-    sort_w = wait;
+    slot_t *order = ws_xmalloc(WS_TL_SLOTS * sizeof *order);
+    for (uint32_t s = 0; s < WS_TL_SLOTS; s++) order[s] = (slot_t){wait[s], s};
     qsort(order, WS_TL_SLOTS, sizeof *order, cmp_slot);
-    sort_w = NULL;
     uint8_t *take = ws_xcalloc(WS_TL_SLOTS, 1);
     uint64_t used = 0;
     for (int s = 0; s < WS_TL_SLOTS; s++) {
-        uint32_t q = order[s];
+        uint32_t q = order[s].slot;
         if (calls[q] && used + calls[q] <= WS_TL_EXACT_BUDGET) take[q] = 1, used += calls[q];
     }
     for (uint32_t s = 0; s < WS_TL_SLOTS; s++)
