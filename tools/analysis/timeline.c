@@ -18,8 +18,8 @@
  * (timeline_windows.c: the whole run when it fits, else the slots with the
  * most waiting; or the window --window asked for), and up to 5,000 messages
  * as lines (a deterministic sample by sender and call when there are more)
- * plus every message that arrives in a window, from the matches the wait
- * states made.
+ * plus every message that arrives in a window (a sample beyond 40,000 in
+ * windows the budget chose), from the matches the wait states made.
  *
  * Every part writes the lines of its own locations; part 0 gathers them as
  * text and sorts them by location, so one process and many give the same
@@ -37,7 +37,7 @@
 
 #include "timeline_windows.h"
 
-enum { LEVELS = 4, BASE_COLS = 1024, MAX_CELLS = 1 << 21, MAX_LINES = 5000 };
+enum { LEVELS = 4, BASE_COLS = 1024, MAX_CELLS = 1 << 21, MAX_LINES = 5000, MAX_WIN_LINES = 40000 };
 
 typedef struct {
     char *s;
@@ -186,6 +186,18 @@ void ws_pass_timeline(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result_
     ws_tl_choose_windows(c, p, net, &win);
     bool exact = win.n > 0;
     uint64_t stride = tot[1] > MAX_LINES ? (tot[1] + MAX_LINES - 1) / MAX_LINES : 1;
+    /* The messages that arrive in the windows: all of them, unless more than
+     * 40,000 in windows the budget chose (then a sample, like the others). */
+    uint64_t inwin = 0;
+    for (size_t i = 0; i < c->nlocs && exact && strcmp(win.why, "asked"); i++) {
+        ws_loc_t *l = &c->locs[i];
+        if (p->owner[l->rank] != p->me || !p->recv_g[i]) continue;
+        for (size_t k = 0; k < l->recvs.n; k++)
+            inwin += p->recv_g[i][k] != WS_NONE32 &&
+                     ws_tl_in_windows(&win, ws_leave(l, &l->calls.v[l->recvs.v[k].call]) - p->t0);
+    }
+    ws_reduce(net, &inwin, 1, WS_SUM);
+    uint64_t wstride = inwin > MAX_WIN_LINES ? (inwin + MAX_WIN_LINES - 1) / MAX_WIN_LINES : 1;
     uint64_t t0 = p->t0, span = p->t_end - p->t0;
     int cols[LEVELS], nlev = 0;
     for (int k = 0, n = BASE_COLS; k < LEVELS; k++, n *= 4)
@@ -250,9 +262,11 @@ void ws_pass_timeline(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result_
             if (g == WS_NONE32) continue;
             ws_sent_t *s = &p->in[g];
             ws_call_t *rc = &l->calls.v[l->recvs.v[k].call];
-            /* every message that arrives in a window of exact calls */
-            if (stride > 1 && ws_mix((uint64_t)s->loc << 32 | s->call) % stride &&
-                !ws_tl_in_windows(&win, ws_leave(l, rc) - t0))
+            /* and every message that arrives in a window of exact calls (or
+             * a sample of them by wstride) */
+            uint64_t mix = ws_mix((uint64_t)s->loc << 32 | s->call);
+            if (stride > 1 && mix % stride &&
+                !(mix % wstride == 0 && ws_tl_in_windows(&win, ws_leave(l, rc) - t0)))
                 continue;
             putf(&b, "M %u %llu %zu %llu|", s->loc,
                  (unsigned long long)ws_to_ns(c->tick_ns, s->enter - t0), i,
