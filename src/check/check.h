@@ -79,6 +79,14 @@ bool chk_outside_allowed(const char *name) CHK_INTERNAL;
 /* At the module's init: calls seen before MPI_Init become findings. */
 void chk_outside_init(void) CHK_INTERNAL;
 
+/* --- thread level (threadlevel.c) -------------------------------------- */
+/* At the module's init (in the thread that initialized MPI), in every enter
+ * hook first and every leave hook last, and at MPI_Finalize. */
+void chk_thr_init(void) CHK_INTERNAL;
+void chk_thr_enter(const msc_call_t *c) CHK_INTERNAL;
+void chk_thr_leave(const msc_call_t *c) CHK_INTERNAL;
+void chk_thr_finalize(void) CHK_INTERNAL;
+
 /* --- objects (objects.c) ------------------------------------------------ */
 
 typedef struct {
