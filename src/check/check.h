@@ -224,6 +224,7 @@ typedef struct {
     uint64_t *log_seq;
     int nlog, caplog;
     uint64_t run;          /* running hash of the logged descriptors */
+    uint64_t psum;         /* sum of their pair sums (vector forms, global.c) */
 } chk_comm_t;
 /* Registers a communicator the application got (creating its shadows:
  * collective over its members). */
