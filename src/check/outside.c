@@ -1,25 +1,32 @@
 /* Calls made outside MPI: before MPI_Init or after MPI_Finalize
- * (LOCAL:CALL:BEFORE_INIT, LOCAL:CALL:AFTER_FINALIZE). The wrappers' gate
+ * (LOCAL:CALL:BEFORE_INIT, LOCAL:CALL:AFTER_FINALIZE), and MPI_Init* when
+ * MPI is initialized already (LOCAL:CALL:INIT_TWICE). The wrappers' gate
  * keeps such calls away from every module, so the core hands them to the
  * hook set here (msc_outside_hook, runtime.h) from the first-call branch of
- * msc_call_begin, which only unregistered threads take: no cost is added to
- * the path of any call made while MPI runs. The functions the standard lets
- * a program call at any time (MPI 4.1 table 9 / 4.0 section 11.4.1: the
- * MPI_Info, error-class and error-handler functions listed there,
- * MPI_Initialized, MPI_Finalized, MPI_Get_version,
- * MPI_Get_library_version, every MPI_T_ function) are not flagged, and
- * neither is anything after MPI_Session_init (the Sessions model needs no
- * MPI_Init). Most MPI libraries abort on such a call, so the finding goes to
- * stderr at once, one line per function, before the call proceeds unchanged;
- * a call before MPI_Init is also kept (up to OUTSIDE_MAX distinct functions
- * and sites) and becomes a finding in checks.txt/json when the check module
- * starts. After MPI_Finalize there is no communicator left to gather
- * findings over, so those stay on stderr. Before MPI_Init the settings are
- * not read yet: this file reads MPISCOPE_MODE and MPISCOPE_CHECK_CLASSES
+ * msc_call_begin, which only unregistered threads take, and from the
+ * hand-written MPI_Init*/MPI_Finalize wrappers when the phase is wrong
+ * (src/intercept/lifecycle.c): no cost is added to the path of any call
+ * made while MPI runs. The functions the standard lets a program call at
+ * any time (MPI 4.1 table 9 / 4.0 section 11.4.1: the MPI_Info,
+ * error-class and error-handler functions listed there, MPI_Initialized,
+ * MPI_Finalized, MPI_Get_version, MPI_Get_library_version, every MPI_T_
+ * function) are not flagged, and neither is anything after
+ * MPI_Session_init (the Sessions model needs no MPI_Init). Most MPI
+ * libraries abort on such a call, so the finding is out before the call
+ * proceeds unchanged. Before MPI_Init: one line on stderr per function, and
+ * the finding appended to <MPISCOPE_OUTPUT>/checks.rank<R>.jsonl when the
+ * output directory is set and the launcher's environment names the rank
+ * (the directory is otherwise chosen only in MPI_Init); the call is also
+ * kept (up to OUTSIDE_MAX distinct functions and sites) and becomes a
+ * finding in checks.txt/json when the check module starts. After
+ * MPI_Finalize and for a second MPI_Init a finding like any other
+ * (chk_report: stderr and the per-rank file, which findings.c opens again
+ * after the report). Before MPI_Init the settings are not read yet: this
+ * file reads MPISCOPE_MODE, MPISCOPE_CHECK_CLASSES and MPISCOPE_OUTPUT
  * itself, silently (MPI_Init reports bad values). Limits: after
- * MPI_Finalize only the thread that called it is watched (other threads keep
- * their closed gates); hand-written wrappers (MPI_Init*, MPI_Finalize,
- * MPI_Pcontrol) are not checked; the hook never calls MPI.
+ * MPI_Finalize only the thread that called it is watched (other threads
+ * keep their closed gates); the Fortran MPI_INIT/MPI_FINALIZE wrappers are
+ * not checked; the hook never calls MPI.
  */
 #include <errno.h>
 #include <fcntl.h>
