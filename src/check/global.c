@@ -31,6 +31,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "check.h"
 
@@ -147,17 +148,18 @@ static void pair(coll_t *me, int from, int to, chk_sig_t g, MPI_Datatype t, MPI_
     me->psig += sign > 0 ? hs : (uint64_t)0 - hs;
 }
 
-/* Vector forms (MPI_Gatherv, Scatterv, Allgatherv, Alltoallv, their
- * nonblocking and persistent forms): each block this member sends to another
+/* Vector forms (MPI_Gatherv, Scatterv, Allgatherv, Alltoallv and their
+ * nonblocking forms; persistent ones are not passed here): each block this member sends to another
  * and each it expects from another, as pair sums (coll_t.psig); blocks to
  * itself are not compared. Other forms with count arrays (MPI_Alltoallw,
  * reductions, neighbourhood collectives) are not judged. */
 static void pairs(const msc_call_t *c, unsigned long long roles, coll_t *me)
 {
-    const char *name = msc_fn_name[c->fn] + 4;
+    const char *name = msc_fn_name[c->fn] + 4; /* after "MPI_"; "MPI_I..." is nonblocking */
     if (*name == 'I') name++;
-    bool gatherv = !strncmp(name, "Gatherv", 7), scatterv = !strncmp(name, "Scatterv", 8);
-    bool allgatherv = !strncmp(name, "Allgatherv", 10), alltoallv = !strncmp(name, "Alltoallv", 9);
+    bool gatherv = !strncasecmp(name, "Gatherv", 7), scatterv = !strncasecmp(name, "Scatterv", 8);
+    bool allgatherv = !strncasecmp(name, "Allgatherv", 10);
+    bool alltoallv = !strncasecmp(name, "Alltoallv", 9);
     if (!gatherv && !scatterv && !allgatherv && !alltoallv) return;
     const chk_cinfo_t *ci = chk_cinfo(c->comm);
     int n = ci->size, mine = ci->rank;

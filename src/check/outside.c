@@ -4,7 +4,7 @@
  * keeps such calls away from every module, so the core hands them to the
  * hook set here (msc_outside_hook, runtime.h) from the first-call branch of
  * msc_call_begin, which only unregistered threads take, and from the
- * hand-written MPI_Init*/MPI_Finalize wrappers when the phase is wrong
+ * hand-written MPI_Init* and MPI_Finalize wrappers when the phase is wrong
  * (src/intercept/lifecycle.c): no cost is added to the path of any call
  * made while MPI runs. The functions the standard lets a program call at
  * any time (MPI 4.1 table 9 / 4.0 section 11.4.1: the MPI_Info,
