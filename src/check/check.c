@@ -403,6 +403,7 @@ static bool never_waits(msc_kind_t k)
 
 static void chk_enter(msc_call_t *c)
 {
+    chk_thr_enter(c);
     if (!never_waits(c->kind)) chk_wd_enter(c);
     pending_sum = 0;
     switch (c->kind) {
@@ -660,6 +661,7 @@ static void chk_leave(msc_call_t *c)
     }
     chk_p2p_progress();
     if (!never_waits(c->kind)) chk_wd_leave();
+    chk_thr_leave(c);
 }
 
 static int chk_init(int slot)
@@ -679,6 +681,7 @@ static int chk_init(int slot)
     chk_objects_init();
     chk_eh_init();
     chk_outside_init();
+    chk_thr_init();
     chk_wd_start();
     return 0;
 }
@@ -691,6 +694,7 @@ static void unreceived(void)
 
 static void chk_finalize(void)
 {
+    chk_thr_finalize();
     chk_wd_finalizing(NULL);
     enum { MAXC = 4096 };
     chk_comm_t **comms = malloc(sizeof *comms * MAXC);

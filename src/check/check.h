@@ -79,6 +79,14 @@ bool chk_outside_allowed(const char *name) CHK_INTERNAL;
 /* At the module's init: calls seen before MPI_Init become findings. */
 void chk_outside_init(void) CHK_INTERNAL;
 
+/* --- thread level (threadlevel.c) -------------------------------------- */
+/* At the module's init (in the thread that initialized MPI), in every enter
+ * hook first and every leave hook last, and at MPI_Finalize. */
+void chk_thr_init(void) CHK_INTERNAL;
+void chk_thr_enter(const msc_call_t *c) CHK_INTERNAL;
+void chk_thr_leave(const msc_call_t *c) CHK_INTERNAL;
+void chk_thr_finalize(void) CHK_INTERNAL;
+
 /* --- objects (objects.c) ------------------------------------------------ */
 
 typedef struct {
@@ -216,6 +224,7 @@ typedef struct {
     uint64_t *log_seq;
     int nlog, caplog;
     uint64_t run;          /* running hash of the logged descriptors */
+    uint64_t psum;         /* sum of their pair sums (vector forms, global.c) */
 } chk_comm_t;
 /* Registers a communicator the application got (creating its shadows:
  * collective over its members). */

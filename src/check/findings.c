@@ -384,8 +384,15 @@ void chk_resolve(chk_part_t *p)
 
 /* --- recording ----------------------------------------------------------- */
 
+/* After MPI_Finalize the report is written and the per-rank file gone; a
+ * finding made later (a call after MPI_Finalize) starts it again, for
+ * `mpiscope report` and whoever reads the directory. */
+static bool rank_file_late;
+
 static void write_line(const char *buf, size_t n)
 {
+    if (rank_fd < 0 && rank_file_late && rank_path[0])
+        rank_fd = open(rank_path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (rank_fd < 0 || n == 0) return;
     ssize_t w = write(rank_fd, buf, n);
     if (w != (ssize_t)n)
@@ -629,6 +636,7 @@ void chk_findings_finalize(void)
         close(rank_fd);
         rank_fd = -1;
         unlink(rank_path);
+        rank_file_late = true;
     }
     free(all);
     free(allsup);

@@ -31,6 +31,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "check.h"
 
@@ -41,7 +42,14 @@ typedef struct coll {
     int64_t op;
     chk_sig_t s, r;
     int32_t rank;     /* world rank */
-    int32_t pad;
+    int32_t vform;    /* a vector form: its blocks are judged by psig/pbytes */
+    /* Vector forms: this member's share of the sums over every (sender,
+     * receiver) pair of + hash(what the sender sends) - hash(what the
+     * receiver expects), of the signature and of its size alone (pairs()).
+     * The members' shares add up to 0 when every block matches. loose: a
+     * block of unknown signature (no verdict). */
+    uint64_t psig, pbytes;
+    int32_t loose, pad;
 } coll_t;
 
 static int64_t op_id(MPI_Op op)
@@ -116,6 +124,91 @@ static uint64_t mix64(uint64_t h, uint64_t v)
     h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
     h *= 0xff51afd7ed558ccdull;
     return h ^ (h >> 33);
+}
+
+/* Element i of a v-collective's count array (int[], or MPI_Count[] for the
+ * _c functions). */
+static MPI_Count count_at(const msc_call_t *c, const void *a, int i)
+{
+    return c->counts_are_mpi_count ? ((const MPI_Count *)a)[i] : ((const int *)a)[i];
+}
+
+/* One block from `from` to `to` (ranks of the communicator): added by the
+ * sender (sign +1), subtracted by the receiver (-1). */
+static void pair(coll_t *me, int from, int to, chk_sig_t g, MPI_Datatype t, MPI_Count n, int sign)
+{
+    if (t == MPI_DATATYPE_NULL || n < 0 || (n > 0 && !g.unit)) {
+        me->loose = 1; /* unknown: no verdict on this instance */
+        return;
+    }
+    uint64_t at = mix64(mix64(0x5bd1e995, (uint64_t)(uint32_t)from), (uint64_t)(uint32_t)to);
+    uint64_t hb = mix64(at, (uint64_t)g.bytes);
+    uint64_t hs = g.unit ? mix64(mix64(at, g.unit), g.reps) : hb;
+    me->pbytes += sign > 0 ? hb : (uint64_t)0 - hb;
+    me->psig += sign > 0 ? hs : (uint64_t)0 - hs;
+}
+
+/* Vector forms (MPI_Gatherv, Scatterv, Allgatherv, Alltoallv and their
+ * nonblocking forms; persistent ones are not passed here): each block this member sends to another
+ * and each it expects from another, as pair sums (coll_t.psig); blocks to
+ * itself are not compared. Other forms with count arrays (MPI_Alltoallw,
+ * reductions, neighbourhood collectives) are not judged. */
+static void pairs(const msc_call_t *c, unsigned long long roles, coll_t *me)
+{
+    const char *name = msc_fn_name[c->fn] + 4; /* after "MPI_"; "MPI_I..." is nonblocking */
+    if (*name == 'I') name++;
+    bool gatherv = !strncasecmp(name, "Gatherv", 7), scatterv = !strncasecmp(name, "Scatterv", 8);
+    bool allgatherv = !strncasecmp(name, "Allgatherv", 10);
+    bool alltoallv = !strncasecmp(name, "Alltoallv", 9);
+    if (!gatherv && !scatterv && !allgatherv && !alltoallv) return;
+    const chk_cinfo_t *ci = chk_cinfo(c->comm);
+    int n = ci->size, mine = ci->rank;
+    if (mine < 0 || n <= 1) return;
+    me->vform = 1;
+    int root = (roles & MSC_ROLE_ROOT) ? c->root : -1;
+    if ((gatherv || scatterv) && (root < 0 || root >= n)) {
+        me->loose = 1; /* LOCAL:ARG:ROOT_OUT_OF_RANGE's */
+        return;
+    }
+    if (gatherv) {
+        if (mine != root)
+            pair(me, mine, root, chk_sig(c->type, c->count), c->type, c->count, 1);
+        else if (!c->rcounts)
+            me->loose = 1; /* NULL: an argument check's finding, no verdict here */
+        else
+            for (int i = 0; i < n; i++)
+                if (i != mine) {
+                    MPI_Count k = count_at(c, c->rcounts, i);
+                    pair(me, i, root, chk_sig(c->rtype, k), c->rtype, k, -1);
+                }
+    } else if (scatterv) {
+        if (mine != root)
+            pair(me, root, mine, chk_sig(c->rtype, c->rcount), c->rtype, c->rcount, -1);
+        else if (!c->counts)
+            me->loose = 1;
+        else
+            for (int i = 0; i < n; i++)
+                if (i != mine) {
+                    MPI_Count k = count_at(c, c->counts, i);
+                    pair(me, root, i, chk_sig(c->type, k), c->type, k, 1);
+                }
+    } else if (!c->rcounts || (alltoallv && !c->counts && c->buf != MPI_IN_PLACE)) {
+        me->loose = 1;
+    } else {
+        bool inplace = c->buf == MPI_IN_PLACE;
+        for (int i = 0; i < n; i++) {
+            if (i == mine) continue;
+            MPI_Count k = count_at(c, c->rcounts, i);
+            pair(me, i, mine, chk_sig(c->rtype, k), c->rtype, k, -1);
+            /* What goes to i: in place, the block the receive arguments
+             * describe (this member's own for Allgatherv, i's for Alltoallv). */
+            MPI_Datatype t = inplace ? c->rtype : c->type;
+            MPI_Count m = inplace ? count_at(c, c->rcounts, alltoallv ? i : mine)
+                          : alltoallv ? count_at(c, c->counts, i)
+                                      : c->count;
+            pair(me, mine, i, chk_sig(t, m), t, m, 1);
+        }
+    }
 }
 
 enum { SYNC_FIRST = 64, LOG_N = 64, LOG_MAX = 4096 };
@@ -220,6 +313,20 @@ static void judge(const coll_t *all, int n, uint64_t key, msc_fn_t fn, void *sit
                 }
             }
         }
+        /* Vector forms: the members' pair sums (pairs()). */
+        uint64_t ps = 0, pb = 0;
+        bool vform = true, loose = false;
+        for (int i = 0; i < n; i++) {
+            ps += all[i].psig, pb += all[i].pbytes;
+            vform &= all[i].vform != 0;
+            loose |= all[i].loose != 0;
+        }
+        if (!bad && vform && !loose && ps) {
+            bad = pb ? "SIZE" : "TYPE";
+            DETAIL("vector form: the %s that the ranks send to each other differ from what "
+                   "their partners' count and datatype arrays expect from them",
+                   pb ? "sizes of the blocks" : "basic types of the blocks (of equal sizes)");
+        }
         if (bad && bad[0] == 'S')
             coll_report(fn, site, "GLOBAL:COLLECTIVE:SIZE_MISMATCH", key,
                         "The ranks pass data of different sizes to this collective (%s). The "
@@ -262,12 +369,13 @@ static void exchange(MPI_Comm shadow, int n, const coll_t *mine, int k, const ui
 
 /* The log's pending instances against the other members' (collective over
  * the communicator's members). */
-static void verify(chk_comm_t *e)
+static void verify(chk_comm_t *e, bool force)
 {
     if (!e->nlog || e->coll_shadow == MPI_COMM_NULL) return;
-    uint64_t v[2] = {e->run, ~e->run}, r[2];
-    if (PMPI_Allreduce(v, r, 2, MPI_UINT64_T, MPI_MAX, e->coll_shadow) == MPI_SUCCESS &&
-        r[0] != ~r[1]) {
+    uint64_t v[3] = {e->run, e->run * e->run, e->psum}, r[3];
+    if (force ||
+        (PMPI_Allreduce(v, r, 3, MPI_UINT64_T, MPI_SUM, e->coll_shadow) == MPI_SUCCESS &&
+         ((uint64_t)e->size * r[1] != r[0] * r[0] || r[2]))) {
         uint64_t *keys = malloc(sizeof *keys * (size_t)e->nlog);
         for (int i = 0; keys && i < e->nlog; i++) keys[i] = instance_key(e, e->log_seq[i]);
         if (keys) exchange(e->coll_shadow, e->size, e->log, e->nlog, keys, e->log_site);
@@ -275,6 +383,7 @@ static void verify(chk_comm_t *e)
     }
     e->nlog = 0;
     e->run = 0;
+    e->psum = 0;
 }
 
 void chk_coll_enter(msc_call_t *c)
@@ -297,13 +406,17 @@ void chk_coll_enter(msc_call_t *c)
     me.root = roles & MSC_ROLE_ROOT ? c->root : -1;
     me.op = roles & MSC_ROLE_OP ? op_id(c->op) : -1;
     blocks(c, roles, &me);
+    pairs(c, roles, &me);
     bool unsure;
     uint64_t h = desc_hash(&me, roles, &unsure);
     bool blocking = c->kind == MSC_KIND_COLL;
     if (blocking && seq <= SYNC_FIRST) {
-        uint64_t v[3] = {h, ~h, unsure}, r[3];
-        if (PMPI_Allreduce(v, r, 3, MPI_UINT64_T, MPI_MAX, e->coll_shadow) != MPI_SUCCESS) return;
-        if (r[0] == ~r[1] && !r[2]) return;
+        /* Sums: the hashes agree when n * sum(h^2) == sum(h)^2 (the sum of
+         * the squared pairwise differences is 0; modulo 2^64 a difference
+         * hides with odds of about 2^-32), the pair sums are 0. */
+        uint64_t v[4] = {h, h * h, unsure, me.psig}, r[4];
+        if (PMPI_Allreduce(v, r, 4, MPI_UINT64_T, MPI_SUM, e->coll_shadow) != MPI_SUCCESS) return;
+        if ((uint64_t)e->size * r[1] == r[0] * r[0] && !r[2] && !r[3]) return;
         uint64_t key = instance_key(e, seq);
         void *site = c->site;
         exchange(e->coll_shadow, e->size, &me, 1, &key, &site);
@@ -326,7 +439,8 @@ void chk_coll_enter(msc_call_t *c)
     e->log_seq[e->nlog] = seq;
     e->nlog++;
     e->run = mix64(e->run, h);
-    if (blocking && e->nlog >= LOG_N) verify(e);
+    e->psum += me.psig;
+    if (blocking && e->nlog >= LOG_N) verify(e, false);
 }
 
 void chk_coll_comm_free(MPI_Comm comm)
@@ -334,7 +448,7 @@ void chk_coll_comm_free(MPI_Comm comm)
     chk_lock();
     chk_comm_t *e = chk_comm_find(comm);
     chk_unlock();
-    if (e) verify(e);
+    if (e) verify(e, false);
 }
 
 void chk_coll_finalize(chk_comm_t **list, int n)
@@ -343,21 +457,24 @@ void chk_coll_finalize(chk_comm_t **list, int n)
      * agree on an order of the communicators, only on the one comparison
      * per communicator. Every member compares, with or without a log. */
     uint64_t (*v)[3] = calloc((size_t)n + 1, sizeof *v), (*r)[3] = calloc((size_t)n + 1, sizeof *r);
-    MPI_Request *q = calloc((size_t)n + 1, sizeof *q);
-    MPI_Status *st = calloc((size_t)n + 1, sizeof *st);
-    if (!v || !r || !q || !st) goto out;
+    uint64_t *pv = calloc((size_t)n + 1, sizeof *pv), *pr = calloc((size_t)n + 1, sizeof *pr);
+    MPI_Request *q = calloc(2 * (size_t)n + 1, sizeof *q);
+    MPI_Status *st = calloc(2 * (size_t)n + 1, sizeof *st);
+    if (!v || !r || !pv || !pr || !q || !st) goto out;
     for (int i = 0; i < n; i++) {
         chk_comm_t *e = list[i];
-        q[i] = MPI_REQUEST_NULL;
+        q[i] = q[n + i] = MPI_REQUEST_NULL;
         if (e->inter || e->coll_shadow == MPI_COMM_NULL || e->size <= 1) continue;
         v[i][0] = e->run, v[i][1] = ~e->run, v[i][2] = (uint64_t)e->nlog;
         PMPI_Iallreduce(v[i], r[i], 3, MPI_UINT64_T, MPI_MAX, e->coll_shadow, &q[i]);
+        pv[i] = e->psum; /* the vector forms' pair sums (global.c's pairs()) */
+        PMPI_Iallreduce(&pv[i], &pr[i], 1, MPI_UINT64_T, MPI_SUM, e->coll_shadow, &q[n + i]);
     }
-    PMPI_Waitall(n, q, st);
+    PMPI_Waitall(2 * n, q, st);
     for (int i = 0; i < n; i++) {
         chk_comm_t *e = list[i];
         if (q[i] != MPI_REQUEST_NULL || e->inter || e->coll_shadow == MPI_COMM_NULL ||
-            e->size <= 1 || (r[i][0] == ~r[i][1] && r[i][2] == (uint64_t)e->nlog))
+            e->size <= 1 || (r[i][0] == ~r[i][1] && r[i][2] == (uint64_t)e->nlog && !pr[i]))
             continue;
         /* Logs of unequal length are padded: an instance missing on one
          * member is a call mismatch there. */
@@ -368,12 +485,9 @@ void chk_coll_finalize(chk_comm_t **list, int n)
             e->log[j].fn = -1, e->log[j].rank = msc_g.world_rank;
             e->log_site[j] = NULL, e->log_seq[j] = 0;
         }
-        int saved = e->nlog;
         e->nlog = k;
-        e->run ^= 1; /* force the exchange */
-        verify(e);
-        (void)saved;
+        verify(e, true);
     }
 out:
-    free(v), free(r), free(q), free(st);
+    free(v), free(r), free(pv), free(pr), free(q), free(st);
 }

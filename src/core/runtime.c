@@ -203,12 +203,12 @@ void msc_runtime_finalize(void)
     PMPI_Comm_free(&msc_g.comm);
 }
 
-void (*msc_outside_hook)(msc_fn_t fn, void *site, bool after_finalize);
+void (*msc_outside_hook)(msc_fn_t fn, void *site, int phase);
 
 void msc_runtime_outside(msc_fn_t fn, void *site)
 {
-    void (*hook)(msc_fn_t, void *, bool) = msc_outside_hook;
-    if (hook) hook(fn, site, atomic_load(&msc_g.phase) == MSC_PHASE_DONE);
+    void (*hook)(msc_fn_t, void *, int) = msc_outside_hook;
+    if (hook) hook(fn, site, atomic_load(&msc_g.phase));
 }
 
 void msc_runtime_pcontrol(int level)

@@ -68,12 +68,14 @@ void msc_runtime_finalize(void) MSC_INTERNAL;
 void msc_runtime_emergency(int signum) MSC_INTERNAL;
 
 /* An MPI call made before MPI_Init or after MPI_Finalize (phase BEFORE_INIT
- * or DONE), from the first-call branch of msc_call_begin (wrap.h), before the
- * call goes on to PMPI unchanged. Hands it to msc_outside_hook, which the
- * check module sets from its constructor; nothing else happens. The hook must
- * not call MPI. */
+ * or DONE), from the first-call branch of msc_call_begin (wrap.h), or an
+ * MPI_Init* or MPI_Finalize whose phase is wrong (a second MPI_Init, one
+ * after MPI_Finalize, a second MPI_Finalize: the hand-written wrappers,
+ * lifecycle.c), before the call goes on to PMPI unchanged. Hands it with the
+ * phase (msc_phase_t) to msc_outside_hook, which the check module sets from
+ * its constructor; nothing else happens. The hook must not call MPI. */
 void msc_runtime_outside(msc_fn_t fn, void *site) MSC_INTERNAL;
-extern void (*msc_outside_hook)(msc_fn_t fn, void *site, bool after_finalize) MSC_INTERNAL;
+extern void (*msc_outside_hook)(msc_fn_t fn, void *site, int phase) MSC_INTERNAL;
 
 /* MPI_Pcontrol(level). */
 void msc_runtime_pcontrol(int level) MSC_INTERNAL;

@@ -39,7 +39,7 @@ for how in none before after; do
   case $how in
     none) want=0 ;;
     before) want=1; pat="LOCAL:CALL:BEFORE_INIT: MPI_Comm_size called before MPI_Init at .*outside.c:$(line_of LOCAL:CALL:BEFORE_INIT) " ;;
-    after) want=1; pat="LOCAL:CALL:AFTER_FINALIZE: MPI_Type_size called after MPI_Finalize at .*outside.c:$(line_of LOCAL:CALL:AFTER_FINALIZE) " ;;
+    after) want=1; pat="LOCAL:CALL:AFTER_FINALIZE in MPI_Type_size at .*outside.c:$(line_of LOCAL:CALL:AFTER_FINALIZE)$" ;;
   esac
   [ "$found" = "$want" ] || { echo "FAIL $how: $found finding lines on stderr, expected $want"; fail=1; }
   if [ "$want" = 1 ] && ! grep -q "$pat" "$MSC_OUT/$how-tool.err"; then
@@ -48,6 +48,14 @@ for how in none before after; do
   # The allowed calls leave no finding in the report of a completed run.
   if [ -f "$MSC_OUT/$how-tool/checks.json" ] && ! grep -q '"count": 0' "$MSC_OUT/$how-tool/checks.json"; then
     echo "FAIL $how: findings in checks.json"; cat "$MSC_OUT/$how-tool/checks.json"; fail=1
+  fi
+  # The finding is also in the per-rank file, written before MPI can abort
+  # (before MPI_Init: under MPISCOPE_OUTPUT; after MPI_Finalize: the file
+  # opened again once the report is written).
+  if [ "$want" = 1 ]; then
+    cls=LOCAL:CALL:BEFORE_INIT; [ "$how" = after ] && cls=LOCAL:CALL:AFTER_FINALIZE
+    grep -q "\"class\":\"$cls\".*outside.c\",\"line\":$(line_of $cls)," "$MSC_OUT/$how-tool/checks.rank0.jsonl" 2>/dev/null \
+      || { echo "FAIL $how: no $cls at line $(line_of $cls) in $how-tool/checks.rank0.jsonl"; fail=1; }
   fi
   sed 's/^/  stderr: /' "$MSC_OUT/$how-tool.err" | grep 'LOCAL:CALL' || true
 done
