@@ -27,6 +27,7 @@
  * of point-to-point and collective calls) are not repeated here.
  */
 #include <string.h>
+#include <strings.h>
 
 #include "check.h"
 
@@ -156,9 +157,10 @@ static void check_op(msc_call_t *c, bool accumulate)
 
 /* --- collectives ------------------------------------------------------------ */
 
+/* Name prefixes without case: "Igather" loses its "I" and keeps a small g. */
 static bool prefix(const char *s, const char *p)
 {
-    return strncmp(s, p, strlen(p)) == 0;
+    return strncasecmp(s, p, strlen(p)) == 0;
 }
 
 static void check_coll(msc_call_t *c)
@@ -169,7 +171,7 @@ static void check_coll(msc_call_t *c)
     int me = ci->rank;
     if (me < 0) PMPI_Comm_rank(c->comm, &me);
     const char *n = name(c) + 4; /* after "MPI_" */
-    if (*n == 'I') n++;          /* nonblocking forms */
+    if (*n == 'I') n++;          /* nonblocking forms: MPI_Igather -> "gather" */
     bool gather = prefix(n, "Gather"), scatter = prefix(n, "Scatter");
     bool bcast = prefix(n, "Bcast"), neighbor = prefix(n, "Neighbor");
     bool rooted = has(c, MSC_ROLE_ROOT);
