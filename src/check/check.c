@@ -406,6 +406,7 @@ static void chk_enter(msc_call_t *c)
     chk_thr_enter(c);
     if (!never_waits(c->kind)) chk_wd_enter(c);
     pending_sum = 0;
+    chk_args_enter(c); /* args.c: NULL pointers and handles, constructors, operations */
     switch (c->kind) {
     case MSC_KIND_PROBE:
     case MSC_KIND_SEND_INIT:
@@ -461,6 +462,9 @@ static void chk_enter(msc_call_t *c)
     case MSC_KIND_ICOLL:
         check_coll_args(c);
         if (c->comm != MPI_COMM_NULL) chk_coll_enter(c); /* logged, never waits */
+        break;
+    case MSC_KIND_COLL_INIT:
+        check_coll_args(c);
         break;
     case MSC_KIND_HANDLE_FREE:
     case MSC_KIND_TYPE_COMMIT:
@@ -678,6 +682,7 @@ static int chk_init(int slot)
     PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);
     chk_cfg.tag_ub = flag && ub ? *ub : 32767;
     chk_findings_init();
+    chk_optable_init();
     chk_objects_init();
     chk_eh_init();
     chk_outside_init();

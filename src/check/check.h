@@ -71,6 +71,21 @@ void chk_resolve(chk_part_t *p) CHK_INTERNAL;
  * another rank can resolve (chk_part_t.objkey). */
 void chk_site_key(void *site, uint64_t *key, uint64_t *off) CHK_INTERNAL;
 
+/* --- argument checks (args.c, optable.c) ------------------------------- */
+
+/* NULL pointers and handles, datatype constructors, operation and
+ * datatype combinations, MPI_IN_PLACE of collectives: before PMPI. */
+void chk_args_enter(msc_call_t *c) CHK_INTERNAL;
+/* Fills the table of section 5.9.2 (once, at the module's init). */
+void chk_optable_init(void) CHK_INTERNAL;
+/* 1: the predefined operation is defined on the predefined datatype; 0:
+ * the standard does not define it; -1: cannot tell (user-defined
+ * operation, derived datatype, MPI_REPLACE/MPI_NO_OP). */
+int chk_op_allows(MPI_Op op, MPI_Datatype t) CHK_INTERNAL;
+const char *chk_op_name(MPI_Op op) CHK_INTERNAL;
+/* The datatypes a predefined operation allows, in words. */
+const char *chk_op_allowed_text(MPI_Op op) CHK_INTERNAL;
+
 /* --- calls outside MPI (outside.c) ------------------------------------- */
 
 /* True for the functions the standard allows before MPI_Init and after

@@ -117,6 +117,8 @@ typedef struct msc_call {
     MPI_Win win;              /* RMA kinds: the window */
     MPI_File file;            /* IO kinds: the file */
     MPI_Offset offset;        /* IO kinds, _at forms: bytes or etypes, as MPI takes it */
+    MPI_Group group;          /* role group: a group handle the call reads */
+    void *out;                /* role out: an OUT argument the standard requires (not NULL) */
     uint64_t req_id;          /* posting kinds: id of the new request (0: none) */
     msc_done_t *done;         /* completion kinds: what completed (thread scratch) */
     int ndone;

@@ -327,6 +327,11 @@ def role_code(fn, sig, gen_error):
             before.append("msc_c.obj = &msc_obj;")
             before.append(f"msc_c.obj_class = MSC_OBJ_{ctype[len('MPI_'):].upper()};")
             after["obj"] = f"if (msc_rc == MPI_SUCCESS) msc_obj = {f2c}(msc_f_int({param}));"
+        elif role == "group":
+            before.append(f"msc_c.group = PMPI_Group_f2c(msc_f_int({param}));")
+        elif role == "out":
+            # A Fortran argument is never a NULL pointer.
+            before.append(f"msc_c.out = (void *){param};")
         elif role in ("n", "reqs", "statuses", "indices"):
             pass
         else:

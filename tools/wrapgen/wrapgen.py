@@ -43,7 +43,7 @@ KINDS = ["OTHER", "LIFECYCLE", "HANDWRITTEN", "SEND", "RECV", "SENDRECV", "ISEND
 ROLES = {"buf", "rbuf", "count", "rcount", "type", "rtype", "peer", "tag", "rpeer", "rtag",
          "root", "op", "comm", "counts", "rcounts", "status", "request", "reqio", "n", "reqs",
          "statuses", "flag", "index", "outcount", "indices", "newcomm", "commio", "obj",
-         "win", "file", "offset"}
+         "win", "file", "offset", "out", "group"}
 
 
 # Role obj: the address of an MPI handle (made, committed or freed by the
@@ -213,7 +213,7 @@ def role_lines(fn):
               "tag": "tag", "rpeer": "rpeer", "rtag": "rtag", "root": "root", "op": "op",
               "comm": "comm", "request": "request", "flag": "flag", "index": "index",
               "outcount": "outcount", "indices": "indices", "newcomm": "newcomm",
-              "win": "win", "file": "file", "offset": "offset"}
+              "win": "win", "file": "file", "offset": "offset", "group": "group"}
     for role, param in r.items():
         if role in simple:
             val = f"(void *){param}" if role == "rbuf" and "const" in p.param(param).text \
@@ -221,6 +221,8 @@ def role_lines(fn):
             out.append(f"msc_c.{simple[role]} = {val};")
         elif role in ("count", "rcount"):
             out.append(f"msc_c.{role} = (MPI_Count){param};")
+        elif role == "out":
+            out.append(f"msc_c.out = (void *){param};")
         elif role in ("counts", "rcounts"):
             out.append(f"msc_c.{role} = {param};")
             big = 1 if "MPI_Count" in p.param(param).text else 0
@@ -233,7 +235,8 @@ def role_lines(fn):
             out.append(f"msc_c.status = {param};")
         elif role == "reqio":
             out.append(f"msc_c.request = {param};")
-            out.append(f"msc_c.req_in = *{param};")
+            # NULL is erroneous; the checks say so before PMPI sees it.
+            out.append(f"msc_c.req_in = {param} ? *{param} : MPI_REQUEST_NULL;")
         elif role == "obj":
             m = re.match(r"\s*(MPI_\w+)\s*\*\s*\w+\s*$", p.param(param).text)
             if not m or m.group(1) not in OBJ_CLASSES:
@@ -243,7 +246,7 @@ def role_lines(fn):
             out.append(f"msc_c.obj_class = MSC_OBJ_{OBJ_CLASSES[m.group(1)]};")
         elif role == "commio":
             out.append(f"msc_c.newcomm = {param};")
-            out.append(f"msc_c.comm = *{param};")
+            out.append(f"msc_c.comm = {param} ? *{param} : MPI_COMM_NULL;")
     if "reqs" in r:
         n = r.get("n")
         if not n:
