@@ -287,6 +287,19 @@ void chk_wd_sync_wait(bool on) CHK_INTERNAL;
 /* MPI_Finalize: this rank waits for every rank from now on. */
 void chk_wd_finalizing(void *site) CHK_INTERNAL;
 
+/* --- request state (reqstate.c) and one-sided communication (rma.c) ----- */
+/* Enter: START_ACTIVE, FREE_ACTIVE, FREED; leave: handles deallocated or new. */
+void chk_reqstate_enter(msc_call_t *c) CHK_INTERNAL;
+void chk_reqstate_leave(msc_call_t *c) CHK_INTERNAL;
+/* Enter: epochs and origin buffers of RMA calls, and of the buffers of
+ * point-to-point calls and completions of R* requests; leave: window
+ * creation and freeing, fences (the conflict exchange), R* requests. */
+void chk_rma_enter(msc_call_t *c) CHK_INTERNAL;
+void chk_rma_p2p_enter(msc_call_t *c) CHK_INTERNAL;
+void chk_rma_req_enter(msc_call_t *c) CHK_INTERNAL;
+void chk_rma_leave(msc_call_t *c) CHK_INTERNAL;
+void chk_rma_req_leave(msc_call_t *c) CHK_INTERNAL;
+
 /* --- shared state (check.c) --------------------------------------------- */
 typedef struct {
     int slot;
