@@ -56,7 +56,7 @@ typedef struct {
 } pend_t;
 
 typedef struct {        /* one logged access, as exchanged (same layout on every rank) */
-    int32_t origin, target, op, pad;
+    int32_t origin, target, op, fn; /* fn: msc_fn_t (one tool library everywhere) */
     int64_t lo, hi;     /* bytes in the target's window */
     uint64_t unit;      /* basic type (chk_sig unit of one element) */
     uint64_t site;      /* this origin's return address (its own rank resolves it) */
@@ -103,14 +103,19 @@ static int64_t op_code(MPI_Op op)
     return 1000;
 }
 
+static const char *fn_text(int32_t fn)
+{
+    return fn >= 0 && fn < (int32_t)MSC_FN_COUNT ? msc_fn_name[fn] : "?";
+}
+
 static const char *op_text(int op)
 {
     static const char *const n[] = {"?", "MPI_MAX", "MPI_MIN", "MPI_SUM", "MPI_PROD", "MPI_LAND",
                                     "MPI_BAND", "MPI_LOR", "MPI_BOR", "MPI_LXOR", "MPI_BXOR",
                                     "MPI_MAXLOC", "MPI_MINLOC", "MPI_REPLACE", "MPI_NO_OP"};
-    if (op == OP_PUT) return "MPI_Put";
-    if (op == OP_GET) return "MPI_Get";
-    if (op == OP_CAS) return "MPI_Compare_and_swap";
+    if (op == OP_PUT) return "writes";
+    if (op == OP_GET) return "reads";
+    if (op == OP_CAS) return "compare and swap";
     return op >= 1 && op <= 14 ? n[op] : "a user-defined operation";
 }
 
@@ -251,6 +256,7 @@ static void log_access(win_t *w, msc_call_t *c, int op, MPI_Count tcount, MPI_Da
     e->origin = w->rank;
     e->target = c->peer;
     e->op = op;
+    e->fn = (int32_t)c->fn;
     e->lo = (int64_t)c->tdisp * (int64_t)w->du[c->peer] + (int64_t)ti->tlb;
     e->hi = e->lo + (int64_t)(ti->size * tcount);
     e->unit = ti->sig.unit;
@@ -434,7 +440,7 @@ static bool conflict(const ent_t *a, const ent_t *b, const char **why)
 
 /* After a fence that ends an epoch: the logs of every rank, and the
  * conflicts this rank's calls are part of. */
-static void exchange(msc_call_t *c, MPI_Comm side, int size, int rank, uint64_t key,
+static void exchange(MPI_Comm side, int size, int rank, uint64_t key,
                      uint64_t epoch, ent_t *mine, int n)
 {
     int *counts = malloc(sizeof *counts * (size_t)size);
@@ -460,22 +466,24 @@ static void exchange(msc_call_t *c, MPI_Comm side, int size, int rank, uint64_t 
             if (!conflict(&all[i], &all[j], &why)) continue;
             const ent_t *a = &all[i], *b = &all[j];
             int64_t lo = a->lo > b->lo ? a->lo : b->lo;
+            /* The same text on both origins: the lower rank's call first. */
+            const ent_t *lo_a = a->origin < b->origin ? a : b, *lo_b = lo_a == a ? b : a;
             chk_finding_t f;
             memset(&f, 0, sizeof f);
             snprintf(f.cls, sizeof f.cls, "GLOBAL:RMA:ACCUMULATE_CONFLICT");
             snprintf(f.group, sizeof f.group, "rma:%llx:%llu:%d:%lld", (unsigned long long)key,
                      (unsigned long long)epoch, a->target, (long long)lo);
             snprintf(f.text, sizeof f.text,
-                     "Conflicting one-sided accesses in one fence epoch: %s and %s from "
-                     "different origins both reach byte %lld of the window at target %d (rank "
-                     "%d of the window). %s. Separate them by a fence, use the same "
-                     "operation and datatype, or make them touch different locations.",
-                     op_text(a->op < b->op ? a->op : b->op), op_text(a->op < b->op ? b->op : a->op),
-                     (long long)lo, a->target, a->target, why);
+                     "Conflicting one-sided accesses in one fence epoch: %s (%s) from rank %d "
+                     "and %s (%s) from rank %d of the window both reach byte %lld of the window "
+                     "at its rank %d: %s. Separate them by a fence, use the same operation and "
+                     "datatype, or make them touch different locations.",
+                     fn_text(lo_a->fn), op_text(lo_a->op), lo_a->origin, fn_text(lo_b->fn),
+                     op_text(lo_b->op), lo_b->origin, (long long)lo, a->target, why);
             f.nparts = 1;
             f.parts[0].rank = msc_g.world_rank;
             f.parts[0].site = (void *)(uintptr_t)a->site;
-            snprintf(f.parts[0].call, sizeof f.parts[0].call, "%s", msc_fn_name[c->fn]);
+            snprintf(f.parts[0].call, sizeof f.parts[0].call, "%s", fn_text(a->fn));
             if (chk_class_enabled(f.cls)) chk_report_full(&f);
             break; /* one finding per call of ours */
         }
@@ -616,7 +624,7 @@ void chk_rma_leave(msc_call_t *c)
     w->ops = 0;
     w->fence_open = !(c->tag & MPI_MODE_NOSUCCEED);
     pthread_mutex_unlock(&mu);
-    if (ended) exchange(c, side, size, rank, key, epoch, mine, n);
+    if (ended) exchange(side, size, rank, key, epoch, mine, n);
     free(mine);
 }
 
