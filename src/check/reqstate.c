@@ -163,3 +163,29 @@ void chk_reqstate_leave(msc_call_t *c)
         if (c->reqs_in[i] != MPI_REQUEST_NULL && c->requests[i] == MPI_REQUEST_NULL)
             mark_dead(c->reqs_in[i]);
 }
+
+/* The hooks of this file and rma.c, for the kinds check.h's masks name;
+ * each only for its own kinds (most calls need one or two). */
+void chk_state_enter(msc_call_t *c)
+{
+    uint64_t k = 1ull << c->kind;
+    if (k & (CHK_STATE_COMPLETION | CHK_K(START) | CHK_K(STARTALL) | CHK_K(REQUEST_FREE) |
+             CHK_K(CANCEL)))
+        chk_reqstate_enter(c);
+    if (k & CHK_STATE_COMPLETION) chk_rma_req_enter(c);
+    if (k & (CHK_STATE_RMA | CHK_K(HANDLE_FREE))) chk_rma_enter(c);
+    if (k & (CHK_K(SEND) | CHK_K(ISEND) | CHK_K(RECV) | CHK_K(IRECV) | CHK_K(SENDRECV)))
+        chk_rma_p2p_enter(c);
+}
+
+void chk_state_leave(msc_call_t *c)
+{
+    uint64_t k = 1ull << c->kind;
+    if ((k & (CHK_STATE_COMPLETION | CHK_K(REQUEST_FREE))) ||
+        (msc_fn_roles[c->fn] & MSC_ROLE_REQUEST))
+        chk_reqstate_leave(c);
+    if (k & CHK_STATE_COMPLETION) chk_rma_req_leave(c);
+    if (k & (CHK_K(RMA_RPUT) | CHK_K(RMA_RGET) | CHK_K(RMA_RACC) | CHK_K(RMA_FENCE) |
+             CHK_K(HANDLE_NEW) | CHK_K(HANDLE_FREE) | CHK_K(OTHER)))
+        chk_rma_leave(c);
+}
