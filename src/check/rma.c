@@ -248,6 +248,7 @@ static void log_access(win_t *w, msc_call_t *c, int op, MPI_Count tcount, MPI_Da
 {
     if (!w->fence_open || w->lock_all || w->start_open || w->nlog >= LOG_MAX || !w->du) return;
     if (c->peer < 0 || c->peer >= w->size || tcount <= 0 || tt == MPI_DATATYPE_NULL) return;
+    if (w->locks && w->locks[c->peer]) return;
     const chk_tinfo_t *ti = chk_tinfo(tt);
     if (!ti->ok || !ti->contig) return;
     if (!w->log && !(w->log = malloc(sizeof *w->log * LOG_MAX))) return;
@@ -276,7 +277,11 @@ static void comm_call(msc_call_t *c, win_t *w)
                    "MPI_Win_start is open. RMA communication calls must lie within an access "
                    "epoch (MPI-3.1 section 11.5); open one before the call, close it after.",
                    msc_fn_name[c->fn], target, target);
-    w->ops++;
+    /* Counted for the fence epoch only when no lock or start epoch holds the
+     * call (a lock epoch closes itself). */
+    if (!w->lock_all && !w->start_open && !(w->locks && target >= 0 && target < w->size &&
+                                            w->locks[target]))
+        w->ops++;
     bool get = c->kind == MSC_KIND_RMA_GET || c->kind == MSC_KIND_RMA_RGET;
     bool reads = !get;
     bool noop = !get && c->kind != MSC_KIND_RMA_PUT && c->kind != MSC_KIND_RMA_RPUT &&
