@@ -474,6 +474,7 @@ static void chk_enter(msc_call_t *c)
     default:
         break;
     }
+    if (chk_state_wants(c, true)) chk_state_enter(c);
     chk_eh_enter(c); /* last: from here on, errors belong to the application's call */
 }
 
@@ -616,6 +617,7 @@ static void leave_requests(msc_call_t *c)
 static void chk_leave(msc_call_t *c)
 {
     chk_eh_leave(c);
+    if (chk_state_wants(c, false)) chk_state_leave(c);
     if (c->rc != MPI_SUCCESS && c->rc != MPI_ERR_IN_STATUS) {
         char msg[MPI_MAX_ERROR_STRING] = "";
         int len = 0;

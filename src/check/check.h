@@ -311,6 +311,45 @@ void chk_wd_sync_wait(bool on) CHK_INTERNAL;
 /* MPI_Finalize: this rank waits for every rank from now on. */
 void chk_wd_finalizing(void *site) CHK_INTERNAL;
 
+/* --- request state (reqstate.c) and one-sided communication (rma.c) ----- */
+/* The kinds whose enter and leave hooks these two files need (a bit per
+ * kind: one test for every other call), and the hooks: enter checks
+ * START_ACTIVE, FREE_ACTIVE, FREED, RMA epochs and origin buffers (also of
+ * point-to-point calls and of completions of R* requests); leave records
+ * deallocated and new request handles, windows made and freed, fences (the
+ * conflict exchange) and R* requests. */
+#define CHK_K(k) (1ull << MSC_KIND_##k)
+_Static_assert(MSC_KIND_COUNT <= 64, "a kind mask is one word");
+#define CHK_STATE_COMPLETION                                                               \
+    (CHK_K(WAIT) | CHK_K(TEST) | CHK_K(WAITANY) | CHK_K(TESTANY) | CHK_K(WAITALL) |          \
+     CHK_K(TESTALL) | CHK_K(WAITSOME) | CHK_K(TESTSOME))
+#define CHK_STATE_RMA                                                                      \
+    (CHK_K(RMA_PUT) | CHK_K(RMA_GET) | CHK_K(RMA_ACC) | CHK_K(RMA_RPUT) | CHK_K(RMA_RGET) |  \
+     CHK_K(RMA_RACC) | CHK_K(RMA_FENCE) | CHK_K(RMA_LOCK) | CHK_K(RMA_UNLOCK) |              \
+     CHK_K(RMA_SYNC) | CHK_K(RMA_PSCW))
+#define CHK_STATE_ENTER                                                                    \
+    (CHK_STATE_COMPLETION | CHK_STATE_RMA | CHK_K(START) | CHK_K(STARTALL) |                \
+     CHK_K(REQUEST_FREE) | CHK_K(CANCEL) | CHK_K(HANDLE_FREE) | CHK_K(SEND) | CHK_K(ISEND) | \
+     CHK_K(RECV) | CHK_K(IRECV) | CHK_K(SENDRECV))
+#define CHK_STATE_LEAVE                                                                    \
+    (CHK_STATE_COMPLETION | CHK_K(RMA_RPUT) | CHK_K(RMA_RGET) | CHK_K(RMA_RACC) |            \
+     CHK_K(RMA_FENCE) | CHK_K(REQUEST_FREE) | CHK_K(HANDLE_NEW) | CHK_K(HANDLE_FREE) |        \
+     CHK_K(OTHER))
+static inline bool chk_state_wants(const msc_call_t *c, bool enter)
+{
+    if (enter) return (CHK_STATE_ENTER >> c->kind) & 1u;
+    return ((CHK_STATE_LEAVE >> c->kind) & 1u) || (msc_fn_roles[c->fn] & MSC_ROLE_REQUEST);
+}
+void chk_state_enter(msc_call_t *c) CHK_INTERNAL; /* reqstate.c: both files' enter hooks */
+void chk_state_leave(msc_call_t *c) CHK_INTERNAL;
+void chk_reqstate_enter(msc_call_t *c) CHK_INTERNAL;
+void chk_reqstate_leave(msc_call_t *c) CHK_INTERNAL;
+void chk_rma_enter(msc_call_t *c) CHK_INTERNAL;
+void chk_rma_p2p_enter(msc_call_t *c) CHK_INTERNAL;
+void chk_rma_req_enter(msc_call_t *c) CHK_INTERNAL;
+void chk_rma_leave(msc_call_t *c) CHK_INTERNAL;
+void chk_rma_req_leave(msc_call_t *c) CHK_INTERNAL;
+
 /* --- shared state (check.c) --------------------------------------------- */
 typedef struct {
     int slot;

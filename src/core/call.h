@@ -30,9 +30,11 @@
  *   HANDLE_NEW    obj obj_class: the address of the new handle (valid after the call)
  *   HANDLE_FREE   obj obj_class: the handle to free (read it before the call)
  *   TYPE_COMMIT   obj obj_class (MSC_OBJ_DATATYPE)
- *   RMA_PUT, RMA_ACC  win peer (target rank) buf count type (op for RMA_ACC)
- *   RMA_GET       win peer rbuf rcount rtype
- *   RMA_FENCE, RMA_PSCW  win (PSCW: Win_post/start/complete/wait, by fn)
+ *   RMA_PUT, RMA_ACC  win peer (target rank) buf count type (op for RMA_ACC),
+ *                 tdisp ttype and tcount (not for the single-element atomics)
+ *   RMA_GET       win peer rbuf rcount rtype tdisp tcount ttype
+ *   RMA_FENCE     win tag (the assert argument)
+ *   RMA_PSCW      win (Win_post/start/complete/wait, by fn)
  *   RMA_LOCK, RMA_UNLOCK win, and peer for Win_lock/Win_unlock (not the _all forms)
  *   RMA_RPUT, RMA_RGET, RMA_RACC  as RMA_PUT, RMA_GET, RMA_ACC, and request (posted
  *                 to the request table like ISEND; completions come back in done[])
@@ -115,6 +117,9 @@ typedef struct msc_call {
     void *obj;                /* HANDLE_NEW/HANDLE_FREE/TYPE_COMMIT: address of the handle */
     msc_obj_class_t obj_class;
     MPI_Win win;              /* RMA kinds: the window */
+    MPI_Aint tdisp;           /* RMA communication: target displacement, count, datatype */
+    MPI_Count tcount;
+    MPI_Datatype ttype;
     MPI_File file;            /* IO kinds: the file */
     MPI_Offset offset;        /* IO kinds, _at forms: bytes or etypes, as MPI takes it */
     MPI_Group group;          /* role group: a group handle the call reads */

@@ -268,12 +268,14 @@ def role_code(fn, sig, gen_error):
         elif role in ("buf", "rbuf"):
             cast = "(void *)" if role == "rbuf" else ""
             before.append(f"msc_c.{role} = {cast}msc_f_buf(msc_b, {param});")
-        elif role in ("count", "rcount"):
+        elif role in ("count", "rcount", "tcount"):
             conv = "msc_f_count" if big(param) else "msc_f_int"
             before.append(f"msc_c.{role} = {conv}({param});")
+        elif role == "tdisp":    # INTEGER(KIND=MPI_ADDRESS_KIND)
+            before.append(f"msc_c.tdisp = *(const MPI_Aint *){param};")
         elif role in ("peer", "tag", "rpeer", "rtag", "root"):
             before.append(f"msc_c.{role} = msc_f_int({param});")
-        elif role in ("type", "rtype"):
+        elif role in ("type", "rtype", "ttype"):
             before.append(f"msc_c.{role} = msc_f_type({param});")
         elif role == "op":
             before.append(f"msc_c.op = msc_f_op({param});")

@@ -43,7 +43,7 @@ KINDS = ["OTHER", "LIFECYCLE", "HANDWRITTEN", "SEND", "RECV", "SENDRECV", "ISEND
 ROLES = {"buf", "rbuf", "count", "rcount", "type", "rtype", "peer", "tag", "rpeer", "rtag",
          "root", "op", "comm", "counts", "rcounts", "status", "request", "reqio", "n", "reqs",
          "statuses", "flag", "index", "outcount", "indices", "newcomm", "commio", "obj",
-         "win", "file", "offset", "out", "group"}
+         "win", "file", "offset", "out", "group", "tdisp", "tcount", "ttype"}
 
 
 # Role obj: the address of an MPI handle (made, committed or freed by the
@@ -219,10 +219,14 @@ def role_lines(fn):
             val = f"(void *){param}" if role == "rbuf" and "const" in p.param(param).text \
                 else param
             out.append(f"msc_c.{simple[role]} = {val};")
-        elif role in ("count", "rcount"):
+        elif role in ("count", "rcount", "tcount"):
             out.append(f"msc_c.{role} = (MPI_Count){param};")
         elif role == "out":
             out.append(f"msc_c.out = (void *){param};")
+        elif role == "tdisp":
+            out.append(f"msc_c.tdisp = (MPI_Aint){param};")
+        elif role == "ttype":
+            out.append(f"msc_c.ttype = {param};")
         elif role in ("counts", "rcounts"):
             out.append(f"msc_c.{role} = {param};")
             big = 1 if "MPI_Count" in p.param(param).text else 0
