@@ -46,6 +46,12 @@
 
 #include "waitstate_impl.h"
 
+/* The passes' blocks may live in the spill file (spill.c). */
+#define free ws_mfree
+#define realloc ws_mrealloc
+#define ws_xmalloc ws_bigx_malloc
+#define ws_xcalloc ws_bigx_calloc
+
 #define BEFORE WS_GAP_BEFORE
 #define AFTER WS_GAP_AFTER
 #define NODE WS_GAP_NODE
@@ -267,6 +273,7 @@ static void each_claim(ws_ctx_t *c, ws_pass_t *p, claim_fn emit, void *u)
             uint32_t k = rk < l->recvs.n ? l->recvs.v[rk].call : UINT32_MAX;
             if (ck < l->colls.n && l->colls.v[ck].call < k) k = l->colls.v[ck].call;
             size_t rk0 = rk, ck0 = ck;
+            ws_spill_step();
             while (rk < l->recvs.n && l->recvs.v[rk].call == k) rk++;
             while (ck < l->colls.n && l->colls.v[ck].call == k) ck++;
             dep_t d;
@@ -366,6 +373,7 @@ static void delay_pass(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result
         if (!sorted) qsort(in + a, b - a, sizeof *in, cmp_claim);
     }
     for (uint64_t a = 0; a < nin;) {
+        ws_spill_step();
         claim_t cl = in[a];
         uint64_t b = a;
         while (b < nin && in[b].loc == cl.loc && in[b].call == cl.call && in[b].pattern == cl.pattern)
@@ -484,6 +492,7 @@ static void critical_path(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_res
         uint64_t nt[3] = {0, 0, 0};
         if (walker && mode == AT_END) k = c->locs[loc].calls.n, mode = AT_ENTER;
         while (walker) {
+            ws_spill_step();
             if (!owns(c, p, loc)) { /* handed on to the part of loc */
                 nt[0] = (uint64_t)loc + 1, nt[1] = k, nt[2] = (uint64_t)mode;
                 break;
