@@ -327,7 +327,7 @@ static void delay_pass(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result
         for (int q = 0; q < np; q++) scnt[q] = cx.out[q].n, nout += cx.out[q].n;
         claim_t *o = ws_xmalloc((nout ? nout : 1) * sizeof *o), *op = o;
         for (int q = 0; q < np; q++) {
-            if (cx.out[q].n) memcpy(op, cx.out[q].v, cx.out[q].n * sizeof *op);
+            if (cx.out[q].n) ws_big_copy(op, cx.out[q].v, cx.out[q].n * sizeof *op);
             op += cx.out[q].n;
             free(cx.out[q].v);
         }
@@ -339,13 +339,15 @@ static void delay_pass(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result
         free(scnt), free(rcnt);
         if (nin > 1 && c->nlocs) {
             uint64_t *at = ws_xcalloc(c->nlocs + 1, sizeof *at);
-            for (uint64_t k = 0; k < nin; k++) at[in[k].loc < c->nlocs ? in[k].loc + 1 : c->nlocs]++;
+            for (uint64_t k = 0; k < nin; k++)
+                at[in[k].loc < c->nlocs ? in[k].loc + 1 : c->nlocs]++, ws_spill_step();
             for (size_t i = 1; i <= c->nlocs; i++) at[i] += at[i - 1];
             for (size_t i = 0; i < c->nlocs; i++) gn[i] = at[i + 1] - at[i];
             claim_t *srt = ws_xmalloc(nin * sizeof *srt);
             for (uint64_t k = 0; k < nin; k++) {
                 size_t i = in[k].loc < c->nlocs ? in[k].loc : c->nlocs - 1;
                 srt[at[i]++] = in[k];
+                ws_spill_step();
             }
             free(in);
             in = srt;

@@ -289,7 +289,7 @@ static void replay(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, const model_t
         for (int q = 0; q < np; q++) scnt[q] = x.out_post[q].n, nout += scnt[q];
         post_t *out = ws_bigx_malloc((nout ? nout : 1) * sizeof *out), *o = out;
         for (int q = 0; q < np; q++) {
-            if (x.out_post[q].n) memcpy(o, x.out_post[q].v, x.out_post[q].n * sizeof *o);
+            if (x.out_post[q].n) ws_big_copy(o, x.out_post[q].v, x.out_post[q].n * sizeof *o);
             o += x.out_post[q].n;
             sent += x.out_post[q].n;
             x.out_post[q].n = 0;
@@ -304,7 +304,7 @@ static void replay(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, const model_t
         arrive_t *aout = ws_bigx_malloc((na * (size_t)np + 1) * sizeof *aout);
         for (int q = 0; q < np; q++) {
             scnt[q] = q == p->me ? 0 : na;
-            if (q != p->me && na) memcpy(aout + (size_t)q * na, x.out_arr.v, na * sizeof *aout);
+            if (q != p->me && na) ws_big_copy(aout + (size_t)q * na, x.out_arr.v, na * sizeof *aout);
         }
         /* The records for part q sit at q * na: pack them. */
         size_t w = 0;

@@ -105,9 +105,7 @@ static void punch(size_t from, size_t to)
                         (off_t)(to - from));
 }
 
-/* memcpy in steps, the resident set trimmed between them: a block
- * moving to a larger one touches both (a vector's doubling). */
-static void copy(void *to, const void *from, size_t n)
+void ws_big_copy(void *to, const void *from, size_t n)
 {
     const size_t step = (size_t)4 << 20;
     for (size_t o = 0; o < n; o += step) {
@@ -167,7 +165,7 @@ void *ws_mrealloc(void *p, size_t n)
         }
         void *q = ws_big_alloc(n);
         if (!q) return NULL;
-        copy(q, p, len - SPILL_HDR);
+        ws_big_copy(q, p, len - SPILL_HDR);
         ws_mfree(p);
         return q;
     }

@@ -17,8 +17,10 @@ void *ws_mrealloc(void *p, size_t n);
 void ws_mfree(void *p);
 /* Zeroed. */
 void *ws_big_calloc(size_t n, size_t size);
-/* memset, with the resident set trimmed every few MiB. */
+/* memset and memcpy (not overlapping), with the resident set trimmed every
+ * few MiB: a bulk fill or copy (a vector's doubling) touches it all. */
 void ws_big_fill(void *p, int byte, size_t n);
+void ws_big_copy(void *to, const void *from, size_t n);
 /* Drops the file's pages from the resident set (their contents stay). */
 void ws_spill_trim(void);
 /* Counts a record a pass touched; trims every WS_SPILL_EVERY of them. */
