@@ -33,6 +33,7 @@ typedef struct obj {
     struct obj *sprev, *snext; /* CLS_REQUEST: in the list of active requests with a span */
     struct obj *rprev, *rnext; /* CLS_REQUEST: in the list of active receives */
     bool listed, rlisted;
+    unsigned poster;      /* CLS_REQUEST: the thread that posted it (thread_id()) */
 } obj_t;
 
 enum { CLS_REQUEST = MSC_OBJ_COUNT + 1 };
@@ -241,11 +242,76 @@ bool chk_type_committed(MPI_Datatype t)
 
 /* --- requests ------------------------------------------------------------ */
 
+/* Records displaced by a new operation on the same handle before their own
+ * completion was taken, oldest first. Two ways that happens: a thread
+ * completes operation A in MPI_Wait, the MPI frees A's handle and hands the
+ * same value to another thread's MPI_Irecv before the first thread's leave
+ * hook takes A's record (MPICH reuses handles at once; check/threads saw
+ * the new receive's record taken by the old send's completion: a false
+ * RECV_MODIFIED); and Open MPI's one shared handle for sends that complete
+ * inline. A completion takes the oldest record of its handle, so each
+ * operation is judged by its own record. MPICH also hands every thread the
+ * same pre-completed handle for eager sends, so a completion takes the
+ * oldest record its own thread posted, and only without one the oldest of
+ * any thread (the core's request table does the same). Bounded; beyond the
+ * bound a record is dropped (counted like any request that does not fit). */
+enum { STALE_MAX = 4096 };
+static struct stale {
+    uint64_t key;
+    unsigned poster;
+    chk_req_t req;
+} *stale;
+static size_t nstale, stale_cap;
+
+/* A small number naming the calling thread, for `poster`. */
+static unsigned thread_id(void)
+{
+    static _Atomic unsigned next = 1;
+    static CHK_TLS unsigned id;
+    if (!id) id = atomic_fetch_add_explicit(&next, 1, memory_order_relaxed);
+    return id;
+}
+
+static void stale_push(uint64_t key, unsigned poster, const chk_req_t *q)
+{
+    if (nstale == stale_cap) {
+        size_t nc = stale_cap ? 2 * stale_cap : 16;
+        struct stale *p = nc <= STALE_MAX ? realloc(stale, nc * sizeof *p) : NULL;
+        if (!p) {
+            dropped_req++;
+            return;
+        }
+        stale = p, stale_cap = nc;
+    }
+    stale[nstale].key = key;
+    stale[nstale].poster = poster;
+    stale[nstale++].req = *q;
+}
+
+/* Takes the oldest displaced record of `key` posted by `me` (any poster if
+ * me is 0) into *out (if out). */
+static bool stale_take(uint64_t key, unsigned me, chk_req_t *out)
+{
+    for (size_t i = 0; i < nstale; i++) {
+        if (stale[i].key != key || (me && stale[i].poster != me)) continue;
+        if (out) *out = stale[i].req;
+        memmove(&stale[i], &stale[i + 1], (nstale - i - 1) * sizeof *stale);
+        nstale--;
+        return true;
+    }
+    return false;
+}
+
 void chk_req_new(MPI_Request r, const chk_req_t *info)
 {
     chk_lock();
-    obj_t *o = get(CLS_REQUEST, key_of(&r, sizeof r));
+    uint64_t k = key_of(&r, sizeof r);
+    obj_t *old = find(CLS_REQUEST, k);
+    if (old && old->live && old->req.active && !old->req.persistent && !info->persistent)
+        stale_push(k, old->poster, &old->req);
+    obj_t *o = get(CLS_REQUEST, k);
     if (o) {
+        o->poster = thread_id();
         span_list(o, false);
         recv_list(o, false);
         o->req = *info;
@@ -302,6 +368,15 @@ bool chk_req_take(MPI_Request r, chk_req_t *out)
     chk_lock();
     uint64_t k = key_of(&r, sizeof r);
     obj_t *o = find(CLS_REQUEST, k);
+    if (nstale) {
+        /* Displaced records of this handle: this thread's oldest, then the
+         * current one if this thread posted it, then the oldest of any. */
+        unsigned me = thread_id();
+        if (stale_take(k, me, out) || (!(o && o->poster == me) && stale_take(k, 0, out))) {
+            chk_unlock();
+            return true;
+        }
+    }
     if (o) {
         *out = o->req;
         if (o->req.persistent) {
@@ -339,7 +414,8 @@ void chk_req_set_active(MPI_Request r, bool active)
 void chk_req_forget(MPI_Request r)
 {
     chk_lock();
-    drop(CLS_REQUEST, key_of(&r, sizeof r));
+    if (!(nstale && stale_take(key_of(&r, sizeof r), 0, NULL)))
+        drop(CLS_REQUEST, key_of(&r, sizeof r));
     chk_unlock();
 }
 

@@ -1,7 +1,11 @@
 /* Clock selection and TSC calibration. The scale factor comes from two
- * (TSC, CLOCK_MONOTONIC) pairs about 2 ms apart, each pair taken as the
+ * (TSC, CLOCK_MONOTONIC) pairs at least 2 ms apart, each pair taken as the
  * tightest bracket of several tries so that a preemption between the two reads
- * does not skew it; the error this leaves is a few parts per million.
+ * does not skew it; the error this leaves is a few parts per million. The
+ * tool takes the first pair before PMPI_Init and the second after it
+ * (msc_clock_begin/_finish), so MPI_Init's own 30-250 ms are the interval
+ * and nothing waits (it was 2 ms of every MPI_Init, spinning); in between,
+ * msc_now_ns reads CLOCK_MONOTONIC, whose time line the TSC's continues.
  */
 #include "clock.h"
 
@@ -56,25 +60,50 @@ static int tsc_trustworthy(void)
 }
 #endif
 
-void msc_clock_init(msc_clock_choice_t choice)
+/* The calibration's first pair, between msc_clock_begin and _finish. */
+static struct {
+    int pending;
+    uint64_t tsc, ns;
+} first;
+
+void msc_clock_begin(msc_clock_choice_t choice)
 {
     msc_clock.use_tsc = 0;
+    first.pending = 0;
 #if defined(__x86_64__)
     if (choice == MSC_CLOCK_TSC || (choice == MSC_CLOCK_AUTO && tsc_trustworthy())) {
-        uint64_t t0 = 0, n0 = 0, t1 = 0, n1 = 0; /* (GCC -O3 cannot see sample() set them) */
+        uint64_t t0 = 0, n0 = 0; /* (GCC -O3 cannot see sample() set them) */
         sample(&t0, &n0);
-        do sample(&t1, &n1);
-        while (n1 - n0 < 2000000);
-        if (t1 > t0) {
-            msc_clock.mult = (uint64_t)((((unsigned __int128)(n1 - n0)) << 32) / (t1 - t0));
-            msc_clock.tsc0 = t1;
-            msc_clock.ns0 = n1;
-            msc_clock.use_tsc = 1;
-        }
+        first.tsc = t0;
+        first.ns = n0;
+        first.pending = 1;
     }
 #else
     (void)choice;
 #endif
+}
+
+void msc_clock_finish(void)
+{
+#if defined(__x86_64__)
+    if (!first.pending) return;
+    first.pending = 0;
+    uint64_t t1 = 0, n1 = 0;
+    do sample(&t1, &n1);
+    while (n1 - first.ns < 2000000);
+    if (t1 > first.tsc) {
+        msc_clock.mult = (uint64_t)((((unsigned __int128)(n1 - first.ns)) << 32) / (t1 - first.tsc));
+        msc_clock.tsc0 = t1;
+        msc_clock.ns0 = n1;
+        msc_clock.use_tsc = 1;
+    }
+#endif
+}
+
+void msc_clock_init(msc_clock_choice_t choice)
+{
+    msc_clock_begin(choice);
+    msc_clock_finish();
 }
 
 const char *msc_clock_name(void)

@@ -50,6 +50,12 @@ static inline uint64_t msc_now_ns(void)
 /* Chooses and calibrates the source. Idempotent; takes about 2 ms with TSC. */
 void msc_clock_init(msc_clock_choice_t choice);
 
+/* The same in two halves: begin chooses the source and takes the first
+ * calibration pair (msc_now_ns reads CLOCK_MONOTONIC until finish); finish
+ * takes the second, waiting only if less than 2 ms have passed. */
+void msc_clock_begin(msc_clock_choice_t choice);
+void msc_clock_finish(void);
+
 /* Name of the source in use: "tsc" or "monotonic". */
 const char *msc_clock_name(void);
 

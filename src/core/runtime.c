@@ -1,7 +1,7 @@
 /* Life cycle of the tool in one rank. MPI_Init* reads the settings and
- * calibrates the clock before PMPI_Init (so a bad setting is reported even if
- * MPI_Init then fails), then duplicates MPI_COMM_WORLD through PMPI for the
- * tool's own traffic, sets up the output directory and starts the modules
+ * starts the clock's calibration before PMPI_Init (so a bad setting is
+ * reported even if MPI_Init then fails) and ends it after, then duplicates
+ * MPI_COMM_WORLD through PMPI for the tool's own traffic, sets up the output directory and starts the modules
  * that MPISCOPE_MODE asks for. MPI_Finalize stops recording, lets each module
  * write its results (collectively, over the private communicator) and frees
  * that communicator before PMPI_Finalize.
@@ -82,7 +82,7 @@ void msc_runtime_preinit(void)
     if (preinit_done) return;
     preinit_done = true;
     msc_settings_load(&msc_g.settings, environ, report_setting, NULL);
-    msc_clock_init((msc_clock_choice_t)msc_g.settings.v[MSC_SET_CLOCK].num);
+    msc_clock_begin((msc_clock_choice_t)msc_g.settings.v[MSC_SET_CLOCK].num);
     msc_g.t_init_begin = msc_now_ns();
     for (int i = 0; i < module_count && !mode_none(); i++)
         if (modules[i]->preinit) modules[i]->preinit();
@@ -122,6 +122,7 @@ static const char *program_name(void)
 
 void msc_runtime_init(int thread_provided)
 {
+    msc_clock_finish();
     msc_g.t_init_end = msc_now_ns();
     msc_g.thread_provided = thread_provided;
     PMPI_Comm_rank(MPI_COMM_WORLD, &msc_g.world_rank);

@@ -92,11 +92,22 @@ void msc_thread_detach(void)
  * filter may refuse both), a thread whose call is in flight while the level
  * changes may keep the old level until the level changes again; that is
  * said once.
+ *
+ * The barrier is for other threads with a gate: while the changer is the
+ * only one (MPI_Init and MPI_Finalize of a single-threaded program, the
+ * common case), its own fence is enough, and neither the command nor its
+ * registration runs. Registration is what costs: the kernel waits for an RCU
+ * grace period when the process already has threads (Open MPI's progress
+ * and PMIx threads), 15 ms of MPI_Init here. A thread that attaches after
+ * the count reads the new level under the registry lock (msc_thread_attach).
  */
 static int membarrier_cmd = -1;
 
+static _Atomic bool membarrier_tried;
+
 static void membarrier_setup(void)
 {
+    membarrier_tried = true;
     long cmds = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
     if (cmds > 0 && (cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
         syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
@@ -105,14 +116,26 @@ static void membarrier_setup(void)
         membarrier_cmd = MEMBARRIER_CMD_GLOBAL;
 }
 
+/* Registered threads with a gate other than the calling one. */
+static int other_gates(void)
+{
+    int n = 0;
+    pthread_mutex_lock(&registry_lock);
+    for (msc_thread_t *t = registry; t; t = t->next)
+        if (t->gate && t->gate != &msc_tls.gate) n++;
+    pthread_mutex_unlock(&registry_lock);
+    return n;
+}
+
 static void heavy_fence(void)
 {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, membarrier_setup);
     /* This thread's own full fence (a seq_cst read-modify-write: TSan has no
      * model of atomic_thread_fence); the system call is one as well. */
     static _Atomic int fence_word;
     atomic_fetch_add(&fence_word, 0);
+    if (other_gates() == 0) return;
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, membarrier_setup);
     if (membarrier_cmd >= 0) syscall(SYS_membarrier, membarrier_cmd, 0, 0);
 }
 
@@ -122,7 +145,7 @@ void msc_gates_update(void)
     heavy_fence();
     bool on = msc_recording_on();
     pthread_mutex_lock(&registry_lock);
-    if (membarrier_cmd < 0 && registry_count > 1)
+    if (membarrier_cmd < 0 && registry_count > 1 && membarrier_tried)
         msc_warn_once("membarrier", "membarrier(2) is not available: a change of the recording "
                                     "level may be missed by a thread busy in MPI at that moment");
     for (msc_thread_t *t = registry; t; t = t->next) {

@@ -13,7 +13,7 @@ list(APPEND MSC_MODULE_INCLUDES ${OTF2_INCLUDE_DIRS})
 list(APPEND MSC_MODULE_LIBS PkgConfig::OTF2)
 # MPI call sites resolve at finalize with the profile's resolver
 # (src/profile/callsite.c), which a build without the profile lacks.
-if(NOT "profile" IN_LIST MPISCOPE_MODULES)
+if(NOT "profile" IN_LIST msc_modules)
   pkg_check_modules(MSC_LIBDW REQUIRED IMPORTED_TARGET libdw)
   pkg_check_modules(MSC_LIBUNWIND REQUIRED IMPORTED_TARGET libunwind)
   list(APPEND MSC_MODULE_SOURCES ${CMAKE_SOURCE_DIR}/src/profile/callsite.c)

@@ -30,6 +30,14 @@ flavor=$1 test=$2
 here=$(cd "$(dirname "$0")" && pwd)
 nodes=$here/nodes.sh
 dir=$MSC_OUT
+# Each node mounts its own tmpfs on /tmp: a build tree or source tree under
+# /tmp is invisible on the nodes, so the test cannot run there (skip, 77).
+for p in "$dir" "$MSC_LIB" "$MSC_PROG" "$here"; do
+  case $(realpath -m "$p") in
+    /tmp|/tmp/*) echo "run.sh: $p is under /tmp, which each node replaces with its own; skipped" >&2
+                 exit 77 ;;
+  esac
+done
 rm -rf "$dir" && mkdir -p "$dir"
 export MSC_NODES_DIR=$dir/nodes
 "$nodes" up "$MSC_NODES_DIR" 3
