@@ -135,3 +135,15 @@ foreach(f IN LISTS MSC_FLAVORS)
     ENV MPISCOPE_MODE=profile,check MPISCOPE_QUIET=1
     CHECK "${rep_py} ${CMAKE_CURRENT_LIST_DIR}/check_html.py $MPISCOPE_OUTPUT ${rep_cli} --no-trace --full")
 endforeach()
+
+# The analysis's peak RSS against the trace's size, and the same results
+# with and without its spill file (memory_test.c).
+# Under a sanitizer only the results are compared (its shadow memory is not
+# the analysis's).
+add_executable(report_memory_test ${CMAKE_CURRENT_LIST_DIR}/memory_test.c)
+set(mem_norss "")
+if(MPISCOPE_SANITIZE)
+  set(mem_norss norss)
+endif()
+add_test(NAME report/memory
+  COMMAND sh -c "d=$(mktemp -d) && $<TARGET_FILE:report_memory_test> ${CMAKE_BINARY_DIR}/bin/msc_bench_gen_trace ${rep_cli} $d ${mem_norss}; rc=$?; rm -rf $d; exit $rc")

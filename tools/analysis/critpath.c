@@ -47,6 +47,12 @@
 
 #include "critpath_lr.h"
 
+/* The passes' blocks may live in the spill file (spill.c). */
+#define free ws_mfree
+#define realloc ws_mrealloc
+#define ws_xmalloc ws_bigx_malloc
+#define ws_xcalloc ws_bigx_calloc
+
 #define BEFORE WS_GAP_BEFORE
 #define AFTER WS_GAP_AFTER
 #define NODE WS_GAP_NODE
@@ -278,6 +284,7 @@ static void each_claim(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, claim_fn 
             uint32_t k = rk < l->recvs.n ? l->recvs.v[rk].call : UINT32_MAX;
             if (ck < l->colls.n && l->colls.v[ck].call < k) k = l->colls.v[ck].call;
             size_t rk0 = rk, ck0 = ck;
+            ws_spill_step();
             while (rk < l->recvs.n && l->recvs.v[rk].call == k) rk++;
             while (ck < l->colls.n && l->colls.v[ck].call == k) ck++;
             dep_t d;
@@ -327,7 +334,7 @@ static void group_claims(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, claims_
     for (int q = 0; q < np; q++) scnt[q] = cx->out[q].n, nout += cx->out[q].n;
     claim_t *o = ws_xmalloc((nout ? nout : 1) * sizeof *o), *op = o;
     for (int q = 0; q < np; q++) {
-        if (cx->out[q].n) memcpy(op, cx->out[q].v, cx->out[q].n * sizeof *op);
+        if (cx->out[q].n) ws_big_copy(op, cx->out[q].v, cx->out[q].n * sizeof *op);
         op += cx->out[q].n;
         free(cx->out[q].v);
     }
@@ -339,13 +346,15 @@ static void group_claims(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, claims_
     free(scnt), free(rcnt);
     if (nin > 1 && c->nlocs) {
         uint64_t *at = ws_xcalloc(c->nlocs + 1, sizeof *at);
-        for (uint64_t k = 0; k < nin; k++) at[in[k].loc < c->nlocs ? in[k].loc + 1 : c->nlocs]++;
+        for (uint64_t k = 0; k < nin; k++)
+            at[in[k].loc < c->nlocs ? in[k].loc + 1 : c->nlocs]++, ws_spill_step();
         for (size_t i = 1; i <= c->nlocs; i++) at[i] += at[i - 1];
         for (size_t i = 0; i < c->nlocs; i++) gn[i] = at[i + 1] - at[i];
         claim_t *srt = ws_xmalloc(nin * sizeof *srt);
         for (uint64_t k = 0; k < nin; k++) {
             size_t i = in[k].loc < c->nlocs ? in[k].loc : c->nlocs - 1;
             srt[at[i]++] = in[k];
+            ws_spill_step();
         }
         free(in);
         in = srt;
@@ -405,6 +414,7 @@ static void delay_pass(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result
         if (!sorted) qsort(in + a, b - a, sizeof *in, cmp_claim);
     }
     for (uint64_t a = 0; a < nin;) {
+        ws_spill_step();
         claim_t cl = in[a];
         uint64_t b = a;
         while (b < nin && in[b].loc == cl.loc && in[b].call == cl.call && in[b].pattern == cl.pattern)
@@ -554,6 +564,7 @@ static void critical_path(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_res
         uint64_t nt[3] = {0, 0, 0};
         if (walker && mode == AT_END) k = c->locs[loc].calls.n, mode = AT_ENTER;
         while (walker) {
+            ws_spill_step();
             if (!owns(c, p, loc)) { /* handed on to the part of loc */
                 nt[0] = (uint64_t)loc + 1, nt[1] = k, nt[2] = (uint64_t)mode;
                 break;

@@ -167,6 +167,7 @@ static void advance(replay_t *x, uint32_t i)
     lstate_t *s = &x->ls[i];
     while (s->k < l->calls.n) {
         uint64_t k = s->k;
+        ws_spill_step();
         if (!s->entered) {
             s->cur_enter = s->t + scaled_gap(x, l, k);
             s->entered = true;
@@ -248,20 +249,20 @@ static void replay(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, const model_t
                    uint64_t *rank_useful_ns)
 {
     replay_t x = {.c = c, .p = p, .net = net, .m = m, .tot = tot};
-    x.ls = ws_xcalloc(c->nlocs, sizeof *x.ls);
-    x.post = ws_xmalloc((p->nin ? p->nin : 1) * sizeof *x.post);
-    memset(x.post, 0xff, (p->nin ? p->nin : 1) * sizeof *x.post);
+    x.ls = ws_bigx_calloc(c->nlocs, sizeof *x.ls);
+    x.post = ws_bigx_malloc((p->nin ? p->nin : 1) * sizeof *x.post);
+    ws_big_fill(x.post, 0xff, (p->nin ? p->nin : 1) * sizeof *x.post);
     uint64_t n = p->ninst;
-    x.iarr = ws_xcalloc(3 * n + 1, sizeof *x.iarr);
+    x.iarr = ws_bigx_calloc(3 * n + 1, sizeof *x.iarr);
     x.imax = x.iarr + n, x.iroot = x.iarr + 2 * n;
     for (uint64_t i = 0; i < n; i++) x.iroot[i] = UNPOSTED;
-    x.iwait = ws_xmalloc((n + 1) * sizeof *x.iwait);
-    memset(x.iwait, 0xff, (n + 1) * sizeof *x.iwait);
+    x.iwait = ws_bigx_malloc((n + 1) * sizeof *x.iwait);
+    ws_big_fill(x.iwait, 0xff, (n + 1) * sizeof *x.iwait);
     x.qcap = c->nlocs + 1;
-    x.queue = ws_xmalloc(x.qcap * sizeof *x.queue);
-    x.out_post = ws_xcalloc((size_t)p->np, sizeof *x.out_post);
+    x.queue = ws_bigx_malloc(x.qcap * sizeof *x.queue);
+    x.out_post = ws_bigx_calloc((size_t)p->np, sizeof *x.out_post);
     int np = p->np;
-    uint64_t *scnt = ws_xcalloc((size_t)np, sizeof *scnt), *rcnt = ws_xcalloc((size_t)np, sizeof *rcnt);
+    uint64_t *scnt = ws_bigx_calloc((size_t)np, sizeof *scnt), *rcnt = ws_bigx_calloc((size_t)np, sizeof *rcnt);
     for (size_t i = 0; i < c->nlocs; i++) {
         if (!c->locs[i].calls.n) {
             x.ls[i].done = true;
@@ -286,9 +287,9 @@ static void replay(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, const model_t
         /* A round: posts to their receivers' parts, arrivals to every part. */
         uint64_t sent = 0, nout = 0;
         for (int q = 0; q < np; q++) scnt[q] = x.out_post[q].n, nout += scnt[q];
-        post_t *out = ws_xmalloc((nout ? nout : 1) * sizeof *out), *o = out;
+        post_t *out = ws_bigx_malloc((nout ? nout : 1) * sizeof *out), *o = out;
         for (int q = 0; q < np; q++) {
-            if (x.out_post[q].n) memcpy(o, x.out_post[q].v, x.out_post[q].n * sizeof *o);
+            if (x.out_post[q].n) ws_big_copy(o, x.out_post[q].v, x.out_post[q].n * sizeof *o);
             o += x.out_post[q].n;
             sent += x.out_post[q].n;
             x.out_post[q].n = 0;
@@ -297,13 +298,13 @@ static void replay(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, const model_t
         post_t *ip = in;
         for (int q = 0; q < np; q++)
             for (uint64_t k = 0; k < rcnt[q]; k++, ip++)
-                if (p->rdispl[q] + ip->j < p->nin) post_local(&x, p->rdispl[q] + ip->j, ip->t);
-        free(in);
+                if (ws_spill_step(), p->rdispl[q] + ip->j < p->nin) post_local(&x, p->rdispl[q] + ip->j, ip->t);
+        ws_mfree(in);
         size_t na = x.out_arr.n;
-        arrive_t *aout = ws_xmalloc((na * (size_t)np + 1) * sizeof *aout);
+        arrive_t *aout = ws_bigx_malloc((na * (size_t)np + 1) * sizeof *aout);
         for (int q = 0; q < np; q++) {
             scnt[q] = q == p->me ? 0 : na;
-            if (q != p->me && na) memcpy(aout + (size_t)q * na, x.out_arr.v, na * sizeof *aout);
+            if (q != p->me && na) ws_big_copy(aout + (size_t)q * na, x.out_arr.v, na * sizeof *aout);
         }
         /* The records for part q sit at q * na: pack them. */
         size_t w = 0;
@@ -316,7 +317,7 @@ static void replay(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, const model_t
         for (int q = 0; q < np; q++) nin += rcnt[q];
         for (uint64_t k = 0; k < nin; k++)
             if (ain[k].id < n) arrive_local(&x, ain[k].id, ain[k].root, ain[k].t);
-        free(ain);
+        ws_mfree(ain);
         uint64_t more = sent;
         ws_reduce(net, &more, 1, WS_SUM);
         if (!more) break;
@@ -332,10 +333,10 @@ static void replay(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, const model_t
         if (end > rank_end[l->rank]) rank_end[l->rank] = end;
         rank_mpi[l->rank] += x.ls[i].mpi;
     }
-    for (int q = 0; q < np; q++) free(x.out_post[q].v);
-    free(x.out_post), free(x.out_arr.v);
-    free(scnt), free(rcnt);
-    free(x.ls), free(x.post), free(x.iarr), free(x.iwait), free(x.queue);
+    for (int q = 0; q < np; q++) ws_mfree(x.out_post[q].v);
+    ws_mfree(x.out_post), ws_mfree(x.out_arr.v);
+    ws_mfree(scnt), ws_mfree(rcnt);
+    ws_mfree(x.ls), ws_mfree(x.post), ws_mfree(x.iarr), ws_mfree(x.iwait), ws_mfree(x.queue);
 }
 
 /* The factor of each call-site node from the region rules: a node whose
@@ -346,7 +347,7 @@ static double *node_factors(ws_ctx_t *c)
     bool any = false;
     for (size_t k = 0; k < o->nscale; k++) any |= o->scale[k].region != NULL;
     if (!any || !c->nodes.n) return NULL;
-    double *f = ws_xmalloc(c->nodes.n * sizeof *f);
+    double *f = ws_bigx_malloc(c->nodes.n * sizeof *f);
     /* Parents come before their children. */
     for (size_t i = 0; i < c->nodes.n; i++) {
         ws_node_t *n = &c->nodes.v[i];
@@ -363,7 +364,7 @@ void ws_pass_replay(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result_t 
     size_t nr = (size_t)(c->ranks > 0 ? c->ranks : 1);
     /* The run's span and each rank's computation. */
     uint64_t span[2] = {WS_NONE64, 0};
-    r->rank_useful_ns = ws_xcalloc(nr, sizeof *r->rank_useful_ns);
+    r->rank_useful_ns = ws_bigx_calloc(nr, sizeof *r->rank_useful_ns);
     for (size_t i = 0; i < c->nlocs; i++) {
         ws_loc_t *l = &c->locs[i];
         if (!l->calls.n) continue;
@@ -376,17 +377,17 @@ void ws_pass_replay(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result_t 
     p->t_end = span[1] > p->t0 ? span[1] : p->t0;
     r->runtime_ns = ws_to_ns(c->tick_ns, p->t_end - p->t0);
 
-    uint64_t *v = ws_xcalloc(2 * nr + 1, sizeof *v);
+    uint64_t *v = ws_bigx_calloc(2 * nr + 1, sizeof *v);
     uint64_t unresolved = 0;
     model_t ideal = {0};
-    p->gap_tot = ws_xcalloc(3 * c->nodes.n + 1, sizeof *p->gap_tot);
+    p->gap_tot = ws_bigx_calloc(3 * c->nodes.n + 1, sizeof *p->gap_tot);
     replay(c, p, net, &ideal, v, v + nr, &unresolved, p->gap_tot, r->rank_useful_ns);
     ws_reduce(net, r->rank_useful_ns, nr, WS_SUM);
     v[2 * nr] = unresolved;
     /* Ends are maxima, MPI times sums; a rank lives on one part, so a sum
      * does for both. */
     ws_reduce(net, v, 2 * nr + 1, WS_SUM);
-    r->rank_ideal_end_ns = ws_xcalloc(nr, sizeof *r->rank_ideal_end_ns);
+    r->rank_ideal_end_ns = ws_bigx_calloc(nr, sizeof *r->rank_ideal_end_ns);
     uint64_t ideal_end = 0;
     for (size_t k = 0; k < nr; k++) {
         r->rank_ideal_end_ns[k] = ws_to_ns(c->tick_ns, v[k]);
@@ -403,7 +404,7 @@ void ws_pass_replay(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result_t 
         bool ranks = false;
         for (size_t k = 0; k < c->opts.nscale; k++) ranks |= !c->opts.scale[k].region;
         if (ranks) {
-            wm.rank_factor = ws_xmalloc(nr * sizeof *wm.rank_factor);
+            wm.rank_factor = ws_bigx_malloc(nr * sizeof *wm.rank_factor);
             for (size_t k = 0; k < nr; k++) wm.rank_factor[k] = 1.0;
             for (size_t s = 0; s < c->opts.nscale; s++) {
                 const msc_an_scale_t *sc = &c->opts.scale[s];
@@ -421,8 +422,8 @@ void ws_pass_replay(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result_t 
         ws_reduce(net, v, 2 * nr + 1, WS_SUM);
         r->whatif = true;
         r->latency_s = c->opts.latency_s, r->bandwidth_Bps = c->opts.bandwidth_Bps;
-        r->rank_whatif_end_ns = ws_xcalloc(nr, sizeof *r->rank_whatif_end_ns);
-        r->rank_whatif_mpi_ns = ws_xcalloc(nr, sizeof *r->rank_whatif_mpi_ns);
+        r->rank_whatif_end_ns = ws_bigx_calloc(nr, sizeof *r->rank_whatif_end_ns);
+        r->rank_whatif_mpi_ns = ws_bigx_calloc(nr, sizeof *r->rank_whatif_mpi_ns);
         uint64_t end = 0;
         for (size_t k = 0; k < nr; k++) {
             r->rank_whatif_end_ns[k] = ws_to_ns(c->tick_ns, v[k]);
@@ -431,7 +432,7 @@ void ws_pass_replay(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result_t 
         }
         r->whatif_ns = ws_to_ns(c->tick_ns, end);
         r->unresolved += v[2 * nr];
-        free(wm.rank_factor), free(wm.node_factor);
+        ws_mfree(wm.rank_factor), ws_mfree(wm.node_factor);
     }
-    free(v);
+    ws_mfree(v);
 }

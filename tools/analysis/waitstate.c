@@ -112,7 +112,7 @@ uint32_t ws_site_of(ws_ctx_t *c, uint32_t parent, uint32_t region, uint32_t scl)
             while (h[k] != UINT32_MAX) k = (k + 1) & (cap - 1);
             h[k] = (uint32_t)i;
         }
-        free(c->node_hash);
+        ws_mfree(c->node_hash);
         c->node_hash = h;
         c->node_hash_cap = cap;
     }
@@ -143,16 +143,16 @@ static void free_ctx(ws_ctx_t *c)
     if (!c) return;
     for (size_t i = 0; i < c->nlocs; i++) {
         ws_loc_t *l = &c->locs[i];
-        free(l->calls.v), free(l->sends.v), free(l->recvs.v), free(l->colls.v), free(l->stack.v);
-        free(l->gaps.v), free(l->longs.v), free(l->glongs.v), free(l->send_ct.v), free(l->recv_ct.v);
+        ws_mfree(l->calls.v), ws_mfree(l->sends.v), ws_mfree(l->recvs.v), ws_mfree(l->colls.v), ws_mfree(l->stack.v);
+        ws_mfree(l->gaps.v), ws_mfree(l->longs.v), ws_mfree(l->glongs.v), ws_mfree(l->send_ct.v), ws_mfree(l->recv_ct.v);
     }
-    free(c->locs);
-    free(c->region_kind);
-    free(c->nodes.v);
-    free(c->nsum.v);
-    free(c->node_hash);
+    ws_mfree(c->locs);
+    ws_mfree(c->region_kind);
+    ws_mfree(c->nodes.v);
+    ws_mfree(c->nsum.v);
+    ws_mfree(c->node_hash);
     msc_trace_close(c->t);
-    free(c);
+    ws_mfree(c);
 }
 
 /* ---- events -------------------------------------------------------------- */
@@ -171,10 +171,10 @@ void ws_progress_line(bool on, const char *what, size_t a, size_t b, uint64_t ev
 #define FIT(vec)                                                                       \
     do {                                                                               \
         if ((vec).cap > (vec).n && (vec).n) {                                          \
-            void *p_ = realloc((vec).v, (vec).n * sizeof *(vec).v);                    \
+            void *p_ = ws_mrealloc((vec).v, (vec).n * sizeof *(vec).v);                    \
             if (p_) (vec).v = p_, (vec).cap = (vec).n;                                 \
         } else if (!(vec).n) {                                                         \
-            free((vec).v);                                                             \
+            ws_mfree((vec).v);                                                             \
             (vec).v = NULL, (vec).cap = 0;                                             \
         }                                                                              \
     } while (0)
@@ -189,7 +189,7 @@ static int cmp_long(const void *a, const void *b)
  * so that event counts in the definitions (not trusted) cost nothing. */
 static void done_location(ws_loc_t *l)
 {
-    free(l->stack.v);
+    ws_mfree(l->stack.v);
     l->stack.v = NULL;
     l->stack.n = l->stack.cap = 0;
     FIT(l->calls);
@@ -240,7 +240,7 @@ static void reserve(void **v, size_t *cap, size_t n, size_t elem)
     size_t bytes = n * elem;
     const size_t huge = (size_t)2 << 20;
     if (bytes >= 2 * huge) bytes = (bytes + huge - 1) & ~(huge - 1);
-    void *p = ws_alloc(bytes);
+    void *p = ws_big_alloc(bytes);
     if (p) *v = p, *cap = bytes / elem;
 }
 
@@ -287,6 +287,7 @@ static void ev_enter(void *u, uint64_t t, uint32_t region, uint32_t scl)
         PUSH(c, l->calls, ((ws_call_t){.enter = t, .dur = 0, .site = site}),
              return);
         c->nsum.v[site].calls++;
+        ws_spill_step();
     }
     PUSH(c, l->stack, ((ws_frame_t){region, site, call, t, l->calls.n}), return);
 }
@@ -400,7 +401,7 @@ ws_ctx_t *ws_read(const char *anchor, int part, int nparts, bool progress, char 
         !(c->region_kind = malloc(t->nregion ? t->nregion : 1))) {
         snprintf(err, errlen, "out of memory");
         if (c) free_ctx(c); else msc_trace_close(t);
-        free(want);
+        ws_mfree(want);
         return NULL;
     }
     c->t0 = t0;
@@ -422,7 +423,7 @@ ws_ctx_t *ws_read(const char *anchor, int part, int nparts, bool progress, char 
                                         .leave = ev_leave, .msg = ev_msg,
                                         .coll_end = ev_coll_end};
     int rc = msc_trace_read(t, want, &cbs, c, &c->events, err, errlen);
-    free(want);
+    ws_mfree(want);
     if (c->cur) done_location(c->cur);
     if (rc == 0 && c->oom) {
         snprintf(err, errlen, "out of memory reading %s", anchor);
@@ -457,21 +458,21 @@ void ws_free(ws_result_t *r)
 {
     if (!r) return;
     for (int i = 0; i < r->nsites; i++) {
-        free(r->sites[i].name), free(r->sites[i].function), free(r->sites[i].path);
-        free(r->sites[i].file);
+        ws_mfree(r->sites[i].name), ws_mfree(r->sites[i].function), ws_mfree(r->sites[i].path);
+        ws_mfree(r->sites[i].file);
     }
-    free(r->sites);
-    free(r->rank_ns);
-    free(r->rank_mpi_ns);
-    free(r->rank_useful_ns), free(r->rank_ideal_end_ns);
-    free(r->rank_whatif_end_ns), free(r->rank_whatif_mpi_ns);
-    free(r->rank_cp_comp_ns), free(r->rank_cp_mpi_ns);
-    for (int i = 0; i < r->ncp_sites; i++) free(r->cp_sites[i].name);
-    free(r->cp_sites);
-    for (int i = 0; i < r->ncauses; i++) free(r->causes[i].name);
-    free(r->causes);
-    free(r->timeline);
-    free(r);
+    ws_mfree(r->sites);
+    ws_mfree(r->rank_ns);
+    ws_mfree(r->rank_mpi_ns);
+    ws_mfree(r->rank_useful_ns), ws_mfree(r->rank_ideal_end_ns);
+    ws_mfree(r->rank_whatif_end_ns), ws_mfree(r->rank_whatif_mpi_ns);
+    ws_mfree(r->rank_cp_comp_ns), ws_mfree(r->rank_cp_mpi_ns);
+    for (int i = 0; i < r->ncp_sites; i++) ws_mfree(r->cp_sites[i].name);
+    ws_mfree(r->cp_sites);
+    for (int i = 0; i < r->ncauses; i++) ws_mfree(r->causes[i].name);
+    ws_mfree(r->causes);
+    ws_mfree(r->timeline);
+    ws_mfree(r);
 }
 
 /* ---- the engine's interface (analysis.h) ---------------------------------------- */

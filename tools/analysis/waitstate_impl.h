@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "spill.h"
 #include "trace_reader.h"
 #include "waitstate.h"
 
@@ -58,7 +59,7 @@ typedef struct {
     do {                                                                               \
         if ((vec).n == (vec).cap) {                                                    \
             size_t nc_ = (vec).cap ? 2 * (vec).cap : 64;                               \
-            void *p_ = realloc((vec).v, nc_ * sizeof *(vec).v);                        \
+            void *p_ = ws_mrealloc((vec).v, nc_ * sizeof *(vec).v);                      \
             if (!p_) {                                                                 \
                 (c)->oom = true;                                                       \
                 fail;                                                                  \
@@ -233,6 +234,10 @@ void *ws_exchange(const ws_net_t *n, void *send, const uint64_t *scount, size_t 
 void ws_reduce(const ws_net_t *n, uint64_t *v, size_t len, ws_reduce_t op);
 void *ws_xmalloc(size_t n);
 void *ws_xcalloc(size_t n, size_t size);
+/* The same for the per-event arrays: they may live in the spill file
+ * (spill.c); free them with ws_mfree. */
+void *ws_bigx_malloc(size_t n);
+void *ws_bigx_calloc(size_t n, size_t size);
 /* "MPI_Recv @ f.c:3 in a > b" for node `node`; fills s's other strings if s. */
 char *ws_site_string(ws_ctx_t *c, uint32_t node, ws_site_t *s);
 /* Gathers text from every part to part 0 (NULL elsewhere), NUL-terminated. */

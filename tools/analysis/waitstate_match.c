@@ -65,7 +65,7 @@ static ws_chan_t *chan_get(ws_chans_t *h, uint32_t comm, int32_t src, int32_t ds
             while (t[k].head != -2) k = (k + 1) & (cap - 1);
             t[k] = *o;
         }
-        free(h->t);
+        ws_mfree(h->t);
         h->t = t;
         h->cap = cap;
     }
@@ -168,8 +168,8 @@ bool ws_is_nto1(uint32_t op)
 #define alone ws_alone
 #define exchange ws_exchange
 #define reduce ws_reduce
-#define xmalloc ws_xmalloc
-#define xcalloc ws_xcalloc
+#define xmalloc ws_bigx_malloc
+#define xcalloc ws_bigx_calloc
 
 void *ws_exchange(const ws_net_t *n, void *send, const uint64_t *scount, size_t size,
                   uint64_t *rcount)
@@ -180,7 +180,7 @@ void *ws_exchange(const ws_net_t *n, void *send, const uint64_t *scount, size_t 
     }
     void *recv = NULL;
     n->alltoallv(n->u, send, scount, size, &recv, rcount);
-    free(send);
+    ws_mfree(send);
     return recv;
 }
 
@@ -199,10 +199,30 @@ void *ws_xmalloc(size_t n)
     return p;
 }
 
+void *ws_bigx_malloc(size_t n)
+{
+    void *p = ws_big_alloc(n);
+    if (!p) {
+        fprintf(stderr, "mpiscope: wait states: out of memory (%zu bytes)\n", n);
+        abort();
+    }
+    return p;
+}
+
+void *ws_bigx_calloc(size_t n, size_t size)
+{
+    void *p = ws_big_calloc(n, size);
+    if (!p) {
+        fprintf(stderr, "mpiscope: wait states: out of memory (%zu bytes)\n", n * size);
+        abort();
+    }
+    return p;
+}
+
 /* Zeroed; small blocks from calloc, whose fresh pages are zero already. */
 void *ws_xcalloc(size_t n, size_t size)
 {
-    if (n * size >= ((size_t)4 << 20)) return memset(xmalloc(n * size), 0, n * size);
+    if (n * size >= ((size_t)4 << 20)) return memset(ws_xmalloc(n * size), 0, n * size);
     void *p = calloc(n ? n : 1, size);
     if (!p) {
         fprintf(stderr, "mpiscope: wait states: out of memory (%zu bytes)\n", n * size);
@@ -214,7 +234,7 @@ void *ws_xcalloc(size_t n, size_t size)
 char *ws_gather_text(const ws_net_t *net, const char *text, size_t len)
 {
     if (alone(net)) {
-        char *o = xmalloc(len + 1);
+        char *o = ws_xmalloc(len + 1);
         if (len) memcpy(o, text, len);
         o[len] = '\0';
         return o;
@@ -226,11 +246,11 @@ char *ws_gather_text(const ws_net_t *net, const char *text, size_t len)
     if (all) {
         uint64_t total = 0;
         for (int q = 0; q < net->nparts; q++) total += lens[q];
-        o = xmalloc(total + 1);
+        o = ws_xmalloc(total + 1);
         memcpy(o, all, total);
         o[total] = '\0';
     }
-    free(all), free(lens);
+    ws_mfree(all), ws_mfree(lens);
     return o;
 }
 
@@ -260,7 +280,7 @@ void ws_wait_long_set(ws_pass_t *p, size_t i, uint32_t k, int which, uint64_t v)
             while (t[h].key) h = (h + 1) & (cap - 1);
             t[h] = p->wl[j];
         }
-        free(p->wl);
+        ws_mfree(p->wl);
         p->wl = t, p->wl_cap = cap;
     }
     uint64_t key = wl_key(i, k, which);
@@ -297,6 +317,7 @@ static void match_messages(ws_ctx_t *c, const ws_net_t *net, ws_pass_t *p, ws_re
     for (size_t i = 0; i < c->nlocs; i++)
         for (size_t k = 0; k < c->locs[i].sends.n; k++) {
             int32_t dst = c->locs[i].sends.v[k].peer;
+            ws_spill_step();
             if (dst >= 0 && dst < c->ranks) scnt[owner[dst]]++;
             else r->unmatched++; /* no location receives for it */
         }
@@ -311,6 +332,7 @@ static void match_messages(ws_ctx_t *c, const ws_net_t *net, ws_pass_t *p, ws_re
         for (size_t k = 0; k < l->sends.n; k++) {
             ws_msg_t *m = &l->sends.v[k];
             ws_ct_t *ct = &l->send_ct.v[k];
+            ws_spill_step();
             p->send_j[i][k] = WS_NONE32;
             if (m->peer < 0 || m->peer >= c->ranks) continue;
             int q = owner[m->peer];
@@ -318,10 +340,10 @@ static void match_messages(ws_ctx_t *c, const ws_net_t *net, ws_pass_t *p, ws_re
             out[off[q]++] = (ws_xsend_t){ct->comm, ct->tag, l->rank, m->peer,
                                          l->calls.v[m->call].enter, (uint32_t)i, m->call};
         }
-        free(l->send_ct.v); /* the channels travel in `out` */
+        ws_mfree(l->send_ct.v); /* the channels travel in `out` */
         l->send_ct.v = NULL, l->send_ct.n = l->send_ct.cap = 0;
     }
-    free(start);
+    ws_mfree(start);
     ws_xsend_t *in = exchange(net, out, scnt, sizeof *in, rcnt);
     uint64_t nin = 0;
     p->rdispl = xmalloc((size_t)np * sizeof *p->rdispl);
@@ -333,7 +355,7 @@ static void match_messages(ws_ctx_t *c, const ws_net_t *net, ws_pass_t *p, ws_re
         abort();
     }
     p->g_loc = xmalloc((nin ? nin : 1) * sizeof *p->g_loc);
-    memset(p->g_loc, 0xff, (nin ? nin : 1) * sizeof *p->g_loc);
+    ws_big_fill(p->g_loc, 0xff, (nin ? nin : 1) * sizeof *p->g_loc);
 
     /* Chained per channel in arrival order. */
     int64_t *next = xmalloc(nin * sizeof *next);
@@ -342,6 +364,7 @@ static void match_messages(ws_ctx_t *c, const ws_net_t *net, ws_pass_t *p, ws_re
     size_t xcap = 0;
     for (uint64_t g = 0; g < nin; g++) {
         ws_xsend_t *s = &in[g];
+        ws_spill_step();
         if (!x || xcap != ch.cap || x->comm != s->comm || x->src != s->src || x->dst != s->dst ||
             x->tag != s->tag) {
             x = chan_get(&ch, s->comm, s->src, s->dst, s->tag, true);
@@ -365,6 +388,7 @@ static void match_messages(ws_ctx_t *c, const ws_net_t *net, ws_pass_t *p, ws_re
         for (size_t k = 0; k < l->recvs.n; k++) {
             ws_msg_t *m = &l->recvs.v[k];
             ws_ct_t *ct = &l->recv_ct.v[k];
+            ws_spill_step();
             sent_at[k] = UINT64_MAX;
             rg[k] = WS_NONE32;
             if (!x || x->comm != ct->comm || x->src != m->peer || x->tag != ct->tag ||
@@ -398,6 +422,7 @@ static void match_messages(ws_ctx_t *c, const ws_net_t *net, ws_pass_t *p, ws_re
         uint32_t cur_call = UINT32_MAX;
         for (size_t k = l->recvs.n; k-- > 0;) {
             uint32_t call = l->recvs.v[k].call;
+            ws_spill_step();
             if (call != cur_call) {
                 min_after = ws_min64(min_after, min_cur);
                 min_cur = UINT64_MAX;
@@ -407,38 +432,41 @@ static void match_messages(ws_ctx_t *c, const ws_net_t *net, ws_pass_t *p, ws_re
             ws_wait_t *rw = &wt[i][call];
             if (rw->ls && min_after < l->calls.v[call].enter) rw->flags |= F_WRONG_ORDER;
         }
-        free(sent_at);
-        free(l->recv_ct.v); /* matched */
+        ws_mfree(sent_at);
+        ws_mfree(l->recv_ct.v); /* matched */
         l->recv_ct.v = NULL, l->recv_ct.n = l->recv_ct.cap = 0;
     }
     /* Sends no receive took. */
     for (size_t i = 0; i < ch.cap; i++)
-        for (int64_t s = ch.t[i].head; ch.t[i].head != -2 && s >= 0; s = next[s]) r->unmatched++;
-    free(ch.t);
-    free(next);
+        for (int64_t s = ch.t[i].head; ch.t[i].head != -2 && s >= 0; s = next[s])
+            r->unmatched++, ws_spill_step();
+    ws_mfree(ch.t);
+    ws_mfree(next);
     /* The passes need only where each send was: the records shrink in place
      * (each one moves down, never over one not yet moved). */
     ws_sent_t *kept = (ws_sent_t *)(void *)in;
     for (uint64_t g = 0; g < nin; g++) {
         ws_sent_t k = {in[g].enter, in[g].loc, in[g].call};
+        ws_spill_step();
         memcpy(&kept[g], &k, sizeof k);
     }
-    ws_sent_t *shrunk = nin ? realloc(kept, nin * sizeof *kept) : NULL;
+    ws_sent_t *shrunk = nin ? ws_mrealloc(kept, nin * sizeof *kept) : NULL;
     p->in = shrunk ? shrunk : kept;
 
     /* The answers go back to the senders' parts: Late Receiver. */
     memset(scnt, 0, (size_t)np * sizeof *scnt);
-    for (size_t k = 0; k < rep.n; k++) scnt[rep_part.v[k]]++;
+    for (size_t k = 0; k < rep.n; k++) scnt[rep_part.v[k]]++, ws_spill_step();
     nout = 0;
     for (int q = 0; q < np; q++) off[q] = nout, nout += scnt[q];
     ws_xreply_t *rout = xmalloc(nout * sizeof *rout);
-    for (size_t k = 0; k < rep.n; k++) rout[off[rep_part.v[k]]++] = rep.v[k];
-    free(rep.v), free(rep_part.v);
+    for (size_t k = 0; k < rep.n; k++) rout[off[rep_part.v[k]]++] = rep.v[k], ws_spill_step();
+    ws_mfree(rep.v), ws_mfree(rep_part.v);
     ws_xreply_t *rin = exchange(net, rout, scnt, sizeof *rin, rcnt);
     nin = 0;
     for (int q = 0; q < np; q++) nin += rcnt[q];
     for (uint64_t k = 0; k < nin; k++) {
         ws_xreply_t *a = &rin[k];
+        ws_spill_step();
         if (a->loc >= c->nlocs || a->call >= c->locs[a->loc].calls.n) continue;
         ws_call_t *sc = &c->locs[a->loc].calls.v[a->call];
         int sk = c->region_kind[ws_call_region(c, sc)];
@@ -447,8 +475,8 @@ static void match_messages(ws_ctx_t *c, const ws_net_t *net, ws_pass_t *p, ws_re
             ws_wait_max(p, a->loc, a->call, 1, w);
         }
     }
-    free(rin);
-    free(scnt), free(rcnt), free(off);
+    ws_mfree(rin);
+    ws_mfree(scnt), ws_mfree(rcnt), ws_mfree(off);
 }
 
 /* ---- 3: collective instances ------------------------------------------------- */
@@ -468,6 +496,7 @@ static void match_collectives(ws_ctx_t *c, const ws_net_t *net, ws_pass_t *p)
         ws_loc_t *l = &c->locs[i];
         memset(seq, 0, (ncomm + 1) * sizeof *seq);
         for (size_t k = 0; k < l->colls.n; k++) {
+            ws_spill_step();
             uint32_t s = ++seq[l->colls.v[k].comm];
             if (s > base[l->colls.v[k].comm]) base[l->colls.v[k].comm] = s;
         }
@@ -490,6 +519,7 @@ static void match_collectives(ws_ctx_t *c, const ws_net_t *net, ws_pass_t *p)
         memset(seq, 0, (ncomm + 1) * sizeof *seq);
         if (l->colls.n) p->memb[i] = xmalloc(l->colls.n * sizeof **p->memb);
         for (size_t k = 0; k < l->colls.n; k++) {
+            ws_spill_step();
             ws_coll_t *co = &l->colls.v[k];
             uint64_t id = base[co->comm] + seq[co->comm]++;
             p->memb[i][k] = (uint32_t)id;
@@ -502,8 +532,8 @@ static void match_collectives(ws_ctx_t *c, const ws_net_t *net, ws_pass_t *p)
                 mn[3 * id + 2] = ws_min64(mn[3 * id + 2], cl->enter);
         }
     }
-    free(seq);
-    free(base);
+    ws_mfree(seq);
+    ws_mfree(base);
     reduce(net, mx, n, WS_MAX);
     reduce(net, mn, 3 * n, WS_MIN);
     /* Members, the latest member and the root, by (location, call): the
@@ -514,6 +544,7 @@ static void match_collectives(ws_ctx_t *c, const ws_net_t *net, ws_pass_t *p)
     for (size_t i = 0; i < c->nlocs; i++) {
         ws_loc_t *l = &c->locs[i];
         for (size_t k = 0; k < l->colls.n; k++) {
+            ws_spill_step();
             ws_coll_t *co = &l->colls.v[k];
             uint32_t id = p->memb[i][k];
             uint64_t who = (uint64_t)i << 32 | co->call;
@@ -549,7 +580,7 @@ static void sum_totals(const ws_net_t *net, ws_result_t *r)
     memcpy(r->instances, p, sizeof r->instances), p += WS_NPATTERNS;
     memcpy(r->rank_ns, p, nr * WS_NPATTERNS * sizeof *p), p += nr * WS_NPATTERNS;
     memcpy(r->rank_mpi_ns, p, nr * sizeof *p);
-    free(v);
+    ws_mfree(v);
 }
 
 /* The rows of every part's nodes, in part 0's numbering (its nodes grow by
@@ -570,9 +601,9 @@ static uint64_t *gather_sites(ws_ctx_t *c, const ws_net_t *net, uint64_t *rows, 
     void *all = NULL;
     uint64_t *lens = NULL;
     net->gather(net->u, blk, len, &all, &lens);
-    free(blk);
+    ws_mfree(blk);
     if (!all) {
-        free(lens), free(rows);
+        ws_mfree(lens), ws_mfree(rows);
         return NULL;
     }
     /* Renumber every other part's nodes into ours; parents come first. */
@@ -605,7 +636,7 @@ static uint64_t *gather_sites(ws_ctx_t *c, const ws_net_t *net, uint64_t *rows, 
     nn = c->nodes.n;
     uint64_t *sum = xcalloc(nn * ROW, sizeof *sum);
     memcpy(sum, rows, *nrows * ROW * sizeof *rows);
-    free(rows);
+    ws_mfree(rows);
     p = (const char *)all + lens[0];
     for (int q = 1; q < net->nparts; p += lens[q], q++) {
         if (!maps[q]) continue;
@@ -618,10 +649,10 @@ static uint64_t *gather_sites(ws_ctx_t *c, const ws_net_t *net, uint64_t *rows, 
                 memcpy(&v, rp + (i * ROW + (uint64_t)k) * sizeof v, sizeof v);
                 sum[(size_t)maps[q][i] * ROW + (size_t)k] += v;
             }
-        free(maps[q]);
+        ws_mfree(maps[q]);
     }
-    free(maps);
-    free(all), free(lens);
+    ws_mfree(maps);
+    ws_mfree(all), ws_mfree(lens);
     *nrows = nn;
     return sum;
 }
@@ -681,6 +712,7 @@ ws_result_t *ws_finish(ws_ctx_t *c, const ws_net_t *net)
         /* Only calls with a message end can have a Late Sender or Receiver;
          * each counts once, however many messages it completed. */
         for (size_t k = 0; k < l->recvs.n; k++) {
+            ws_spill_step();
             ws_call_t *cl = &l->calls.v[l->recvs.v[k].call];
             ws_wait_t *w = &wt[i][l->recvs.v[k].call];
             if (!w->ls || (w->flags & F_LS_DONE)) continue;
@@ -690,6 +722,7 @@ ws_result_t *ws_finish(ws_ctx_t *c, const ws_net_t *net)
             if (w->flags & F_WRONG_ORDER) ADD(WS_LATE_SENDER_WO, cl, ls);
         }
         for (size_t k = 0; k < l->sends.n; k++) {
+            ws_spill_step();
             ws_call_t *cl = &l->calls.v[l->sends.v[k].call];
             ws_wait_t *w = &wt[i][l->sends.v[k].call];
             if (!w->lr || (w->flags & F_LR_DONE)) continue;
@@ -699,6 +732,7 @@ ws_result_t *ws_finish(ws_ctx_t *c, const ws_net_t *net)
                 ADD(WS_LATE_RECEIVER, cl, ws_lr(pp, i, l->sends.v[k].call));
         }
         for (size_t k = 0; k < l->colls.n; k++) {
+            ws_spill_step();
             ws_coll_t *co = &l->colls.v[k];
             uint32_t id = ps.memb[i][k];
             uint64_t last_enter = max_enter[id], first_leave = mn[3 * (size_t)id],
@@ -730,11 +764,11 @@ ws_result_t *ws_finish(ws_ctx_t *c, const ws_net_t *net)
     ws_pass_replay(c, pp, net, r);
     ws_pass_critpath(c, pp, net, r);
     if (c->opts.timeline) ws_pass_timeline(c, pp, net, r);
-    free(ps.agg), free(ps.members), free(ps.gap_tot);
+    ws_mfree(ps.agg), ws_mfree(ps.members), ws_mfree(ps.gap_tot);
     for (size_t i = 0; i < c->nlocs; i++)
-        free(wt[i]), free(ps.recv_g[i]), free(ps.send_j[i]), free(ps.memb[i]);
-    free(wt), free(ps.recv_g), free(ps.send_j), free(ps.memb);
-    free(ps.in), free(ps.g_loc), free(ps.rdispl), free(ps.owner), free(ps.wl);
+        ws_mfree(wt[i]), ws_mfree(ps.recv_g[i]), ws_mfree(ps.send_j[i]), ws_mfree(ps.memb[i]);
+    ws_mfree(wt), ws_mfree(ps.recv_g), ws_mfree(ps.send_j), ws_mfree(ps.memb);
+    ws_mfree(ps.in), ws_mfree(ps.g_loc), ws_mfree(ps.rdispl), ws_mfree(ps.owner), ws_mfree(ps.wl);
     sum_totals(net, r);
     site_ns = gather_sites(c, net, site_ns, &nn);
     /* Sites (part 0): every MPI call path, the ones with waiting time first. */
@@ -748,7 +782,7 @@ ws_result_t *ws_finish(ws_ctx_t *c, const ws_net_t *net)
         o->calls = v[WS_NPATTERNS + 1];
         o->name = ws_site_string(c, (uint32_t)s, o);
     }
-    free(site_ns);
+    ws_mfree(site_ns);
     if (r->nsites > 1) qsort(r->sites, (size_t)r->nsites, sizeof *r->sites, cmp_site);
     r->match_s = ws_now_s() - t1;
     if (c->progress) fprintf(stderr, "\r\033[K");

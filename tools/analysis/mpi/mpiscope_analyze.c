@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
+#include "spill.h"
 
 static double now_s(void)
 {
@@ -88,6 +89,11 @@ static void int_counts(const uint64_t *n, int np, int *cnt, int *disp)
     }
 }
 
+/* The all-to-all in rounds of at most EXCHANGE_ROUND bytes sent per
+ * process: the receive buffer lives in the analysis's spill file and each
+ * round's pages leave the resident set after it (spill.c), so an exchange
+ * of the records costs a bounded window, not the records. */
+#define EXCHANGE_ROUND ((uint64_t)16 << 20)
 static void net_alltoallv(void *u, const void *send, const uint64_t *scount, size_t size,
                           void **recv, uint64_t *rcount)
 {
@@ -98,18 +104,45 @@ static void net_alltoallv(void *u, const void *send, const uint64_t *scount, siz
     MPI_Ialltoall(scount, 1, MPI_UINT64_T, rcount, 1, MPI_UINT64_T, MPI_COMM_WORLD, &r);
     wait_gently(&r);
     int *sc = alloc(4 * (size_t)np * sizeof *sc), *sd = sc + np, *rc = sd + np, *rd = rc + np;
-    int_counts(scount, np, sc, sd);
+    int_counts(scount, np, sc, sd); /* checks that the whole fits MPI's int */
     int_counts(rcount, np, rc, rd);
+    uint64_t *sd0 = alloc(2 * (size_t)np * sizeof *sd0), *rd0 = sd0 + np;
+    for (int q = 0; q < np; q++) sd0[q] = (uint64_t)sd[q], rd0[q] = (uint64_t)rd[q];
     uint64_t total = 0;
     for (int q = 0; q < np; q++) total += rcount[q];
-    *recv = alloc(total * size);
+    *recv = ws_big_alloc(total ? total * size : 1);
+    if (!*recv) {
+        fprintf(stderr, "mpiscope-analyze: out of memory (%llu bytes)\n",
+                (unsigned long long)(total * size));
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    /* Records per peer per round, and the rounds everyone makes. */
+    uint64_t per = EXCHANGE_ROUND / size / (uint64_t)np;
+    if (!per) per = 1;
+    uint64_t rounds = 0;
+    for (int q = 0; q < np; q++) {
+        uint64_t m = scount[q] > rcount[q] ? scount[q] : rcount[q];
+        if ((m + per - 1) / per > rounds) rounds = (m + per - 1) / per;
+    }
+    MPI_Iallreduce(MPI_IN_PLACE, &rounds, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD, &r);
+    wait_gently(&r);
     MPI_Datatype rec;
     MPI_Type_contiguous((int)size, MPI_BYTE, &rec);
     MPI_Type_commit(&rec);
-    MPI_Ialltoallv(send, sc, sd, rec, *recv, rc, rd, rec, MPI_COMM_WORLD, &r);
-    wait_gently(&r);
+    for (uint64_t k = 0; k < rounds; k++) {
+        for (int q = 0; q < np; q++) {
+            uint64_t a = k * per;
+            uint64_t ns = scount[q] > a ? scount[q] - a : 0, nr = rcount[q] > a ? rcount[q] - a : 0;
+            sc[q] = (int)(ns < per ? ns : per), rc[q] = (int)(nr < per ? nr : per);
+            sd[q] = (int)(sd0[q] + (scount[q] < a ? scount[q] : a));
+            rd[q] = (int)(rd0[q] + (rcount[q] < a ? rcount[q] : a));
+        }
+        MPI_Ialltoallv(send, sc, sd, rec, *recv, rc, rd, rec, MPI_COMM_WORLD, &r);
+        wait_gently(&r);
+        ws_spill_trim();
+    }
     MPI_Type_free(&rec);
-    free(sc);
+    free(sc), free(sd0);
 }
 
 static void net_allreduce(void *u, uint64_t *v, size_t n, msc_an_reduce_t op)
