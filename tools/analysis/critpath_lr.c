@@ -24,6 +24,9 @@
 
 #include "critpath_lr.h"
 
+/* What ws_exchange returns may live in the spill file (spill.c). */
+#define free ws_mfree
+
 typedef struct {
     uint32_t sloc, scall, rloc, rcall;
     uint64_t renter;
