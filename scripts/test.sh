@@ -11,7 +11,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh build
 status=0
-(cd build && ctest --output-on-failure --timeout 300) || status=1
+failed_passes=() # "<build dir>:<pass name>" of each ctest pass with a failure
+(cd build && ctest --output-on-failure --timeout 300) || { status=1; failed_passes+=(build:normal); }
 
 # Every build type must build (warnings as errors); the suite runs on
 # RelWithDebInfo, and a compile-only Release build (libraries, program,
@@ -39,7 +40,8 @@ if [ "${MPISCOPE_TEST_SANITIZERS:-1}" != 0 ]; then
   # with the sanitizers (only the tool library is), and under ASan their
   # four runs each would add about as much time again as the whole normal
   # pass gives them (docs/apps.md); the normal pass runs them.
-  (cd build-asan && ctest --output-on-failure --timeout 600 -LE 'no-sanitizer|apps') || status=1
+  (cd build-asan && ctest --output-on-failure --timeout 600 -LE 'no-sanitizer|apps') ||
+    { status=1; failed_passes+=(build-asan:asan+ubsan); }
   unset MSC_PRELOAD_EXTRA ASAN_OPTIONS UBSAN_OPTIONS
 
   echo "== the threaded tests under ThreadSanitizer"
@@ -52,7 +54,8 @@ if [ "${MPISCOPE_TEST_SANITIZERS:-1}" != 0 ]; then
   export TSAN_OPTIONS="halt_on_error=1 report_signal_unsafe=0 suppressions=$PWD/tests/tsan.supp"
   # The check corpus's "threads" category is erroneous programs run in the
   # normal pass (their races are the point), not threaded tests of the tool.
-  (cd build-tsan && ctest --output-on-failure --timeout 600 -R threads -E check/corpus/) || status=1
+  (cd build-tsan && ctest --output-on-failure --timeout 600 -R threads -E check/corpus/) ||
+    { status=1; failed_passes+=(build-tsan:tsan); }
 fi
 
 if [ "${MPISCOPE_TEST_FUZZ:-1}" != 0 ]; then
@@ -65,4 +68,8 @@ if [ "${MPISCOPE_TEST_FUZZ:-1}" != 0 ]; then
     status=1
   fi
 fi
+# A CI log is often read from its end: repeat what failed there, with the
+# last lines of each failed test's output.
+for p in "${failed_passes[@]}"; do scripts/ctest-failures.sh "${p%%:*}" "${p#*:}"; done
+[ "$status" = 0 ] && echo "== all passes passed" || echo "== FAILED (see above)"
 exit $status

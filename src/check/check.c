@@ -744,6 +744,7 @@ static const msc_module_t chk_module = {
     .leave = chk_leave,
     .finalize = chk_finalize,
     .emergency = chk_emergency,
+    .outer = true, /* the thread-level check before any other hook's MPI call */
 };
 
 __attribute__((constructor)) static void chk_register(void)

@@ -12,11 +12,12 @@
 #define MSC_CORE_MODULE_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "call.h"
 
-#define MSC_MODULE_ABI 3 /* 2: due hooks; 3: nest hooks */
+#define MSC_MODULE_ABI 4 /* 2: due hooks; 3: nest hooks; 4: outer */
 
 typedef struct msc_module {
     int abi;                          /* MSC_MODULE_ABI */
@@ -67,6 +68,14 @@ typedef struct msc_module {
      * time (the trace's Enter) writes it here instead; c->opened tells its
      * leave hook so. The hooks run with the gate busy. */
     void (*nest)(msc_call_t *c);
+    /* An outer module's enter hook runs before every other module's and its
+     * leave hook after every other's, whatever the registration order: what
+     * it decides before any module makes an MPI call of its own holds until
+     * the last one is done (the check module's count of the threads inside
+     * MPI: a hook that probes the library, as the unexpected-queue check
+     * does, must not run before the check that two threads are in MPI at
+     * once under MPI_THREAD_SERIALIZED). */
+    bool outer;
 } msc_module_t;
 
 /* Called from a constructor. Returns the module's slot, or -1 if full. */

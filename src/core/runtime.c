@@ -104,6 +104,36 @@ static int mode_bit(const char *word)
     return -1;
 }
 
+/* The hooks of the active modules, in registration order, except that the
+ * enter hooks of outer modules come first and their leave hooks last
+ * (module.h). */
+static void hooks_install(void)
+{
+    static const _Atomic int always = 1;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < module_count; i++) {
+            const msc_module_t *m = modules[i];
+            if (!module_active[i]) continue;
+            if (m->enter && m->outer == (pass == 0)) {
+                msc_hooks.enter_wanted[msc_hooks.n_enter] = m->enter_wanted ? m->enter_wanted : &always;
+                msc_hooks.enter[msc_hooks.n_enter++] = m->enter;
+            }
+            if (m->leave && m->outer == (pass == 1)) {
+                msc_hooks.leave_wanted[msc_hooks.n_leave] = m->leave_wanted ? m->leave_wanted : &always;
+                msc_hooks.leave[msc_hooks.n_leave++] = m->leave;
+            }
+        }
+    for (int i = 0; i < module_count; i++) {
+        const msc_module_t *m = modules[i];
+        if (!module_active[i]) continue;
+        if (m->nest) msc_hooks.nest[msc_hooks.n_nest++] = m->nest;
+        if (m->due && m->due_ns) {
+            msc_hooks.due_word[msc_hooks.n_due] = m->due_ns;
+            msc_hooks.due[msc_hooks.n_due++] = m->due;
+        }
+    }
+}
+
 static bool mode_none(void)
 {
     return (msc_g.settings.v[MSC_SET_MODE].num >> mode_bit("none")) & 1;
@@ -150,23 +180,9 @@ void msc_runtime_init(int thread_provided)
         int rc = m->init ? m->init(i) : 0;
         /* Every rank must agree, or a module would run collectives alone. */
         PMPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_LOR, msc_g.comm);
-        if (rc) continue;
-        module_active[i] = true;
-        static const _Atomic int always = 1;
-        if (m->enter) {
-            msc_hooks.enter_wanted[msc_hooks.n_enter] = m->enter_wanted ? m->enter_wanted : &always;
-            msc_hooks.enter[msc_hooks.n_enter++] = m->enter;
-        }
-        if (m->leave) {
-            msc_hooks.leave_wanted[msc_hooks.n_leave] = m->leave_wanted ? m->leave_wanted : &always;
-            msc_hooks.leave[msc_hooks.n_leave++] = m->leave;
-        }
-        if (m->nest) msc_hooks.nest[msc_hooks.n_nest++] = m->nest;
-        if (m->due && m->due_ns) {
-            msc_hooks.due_word[msc_hooks.n_due] = m->due_ns;
-            msc_hooks.due[msc_hooks.n_due++] = m->due;
-        }
+        if (!rc) module_active[i] = true;
     }
+    hooks_install();
     msc_hooks_refresh();
     msc_g.t_ready = msc_now_ns();
     atomic_store(&msc_g.level, none ? 0 : 1);
