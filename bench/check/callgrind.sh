@@ -1,39 +1,65 @@
 #!/usr/bin/env bash
-# Instructions the check mode adds per point-to-point call, by callgrind
-# (deterministic on a loaded machine, unlike wall-clock time):
-#   callgrind.sh <build-dir> [openmpi|mpich] [iterations]
-# One rank runs bench_check self (MPI_Irecv, MPI_Send, MPI_Wait, MPI_Isend,
-# MPI_Recv, MPI_Wait to itself) with the tool in profile mode and in check
-# mode; for each MPI function, the wrapper's inclusive instructions per call
-# minus those of the PMPI function it calls: what the tool adds, its own
-# MPI calls (the sidecar messages) included.
+# Instructions the check mode adds per MPI call, by callgrind (deterministic
+# on a loaded machine, unlike wall-clock time):
+#   callgrind.sh <build-dir> [openmpi|mpich] [iterations] [self|halo]
+# self (default, 2000 iterations): one rank runs bench_check self (MPI_Irecv,
+# MPI_Send, MPI_Wait, MPI_Isend, MPI_Recv, MPI_Wait to itself).
+# halo (suggested 300 iterations): two ranks run bench_check halo (two 16 KiB
+# faces each way with MPI_Irecv/MPI_Isend/MPI_Waitall, an MPI_Allreduce),
+# averaged over the ranks; the MPI_Allreduce is left out (the tool's own
+# PMPI_Allreduce calls, and their waiting, blur wrapper minus PMPI).
+# Both with the tool in profile mode and in check mode; for each MPI
+# function, the wrapper's inclusive instructions per call minus those of the
+# PMPI function it calls: what the tool adds, its own MPI calls (the sidecar
+# messages, the unexpected-queue probe) included, the time MPI spends
+# waiting for the peer excluded. The last line: the sum per iteration.
 set -euo pipefail
-b=$(cd "${1:?build dir}" && pwd); mpi=${2:-openmpi}; n=${3:-2000}
+b=$(cd "${1:?build dir}" && pwd); mpi=${2:-openmpi}; n=${3:-2000}; pat=${4:-self}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+[ -n "${KEEP:-}" ] && echo "# callgrind files kept in $out" || trap 'rm -rf "$out"' EXIT
 lib=$b/lib/mpiscope/$mpi/libmpiscope.so
+if [ "$pat" = halo ]; then
+  np=2 args=(halo "$n")
+  calls=(MPI_Irecv:2 MPI_Isend:2 MPI_Waitall:1)
+else
+  np=1 args=(self "$n" 1)
+  calls=(MPI_Irecv:1 MPI_Send:1 MPI_Wait:2 MPI_Isend:1 MPI_Recv:1)
+fi
 for mode in profile check; do
+  cg=(valgrind -q --tool=callgrind --callgrind-out-file="$out/cg-$mode.%p")
   if [ "$mpi" = openmpi ]; then
-    mpirun.openmpi -np 1 -x LD_PRELOAD="$lib" -x MPISCOPE_MODE=$mode -x MPISCOPE_QUIET=1 -x MPISCOPE_CHECK_UNEXPECTED=${UNEXP:-64} \
-      -x MPISCOPE_OUTPUT="$out/o-$mode" valgrind -q --tool=callgrind \
-      --callgrind-out-file="$out/cg-$mode" "$b/bench/check/$mpi/bench_check" self "$n" 1 >/dev/null
+    mpirun.openmpi -np $np -x LD_PRELOAD="$lib" -x MPISCOPE_MODE=$mode -x MPISCOPE_QUIET=1 \
+      -x MPISCOPE_CHECK_UNEXPECTED=${UNEXP:-64} -x MPISCOPE_OUTPUT="$out/o-$mode" \
+      "${cg[@]}" "$b/bench/check/$mpi/bench_check" "${args[@]}" >/dev/null
   else
-    mpirun.mpich -np 1 -genv LD_PRELOAD "$lib" -genv MPISCOPE_MODE $mode -genv MPISCOPE_QUIET 1 \
-      -genv MPISCOPE_OUTPUT "$out/o-$mode" valgrind -q --tool=callgrind \
-      --callgrind-out-file="$out/cg-$mode" "$b/bench/check/$mpi/bench_check" self "$n" 1 >/dev/null
+    mpirun.mpich -np $np -genv LD_PRELOAD "$lib" -genv MPISCOPE_MODE $mode -genv MPISCOPE_QUIET 1 \
+      -genv MPISCOPE_OUTPUT "$out/o-$mode" \
+      "${cg[@]}" "$b/bench/check/$mpi/bench_check" "${args[@]}" >/dev/null
   fi
-  callgrind_annotate --inclusive=yes --threshold=100 "$out/cg-$mode" 2>/dev/null >"$out/a-$mode"
-done
-echo "# instructions per call added by the tool ($mpi, $n iterations, 1 rank)"
-printf "%-12s %10s %10s\n" call profile check
-for f in MPI_Irecv MPI_Send MPI_Wait MPI_Isend MPI_Recv; do
-  line=""
-  for mode in profile check; do
-    w=$(awk -v f="$f" '$0 ~ ("[ :]" f " ") || $0 ~ ("[ :]" f "$") {gsub(",","",$1); print $1; exit}' "$out/a-$mode")
-    p=$(awk -v f="P$f" '$0 ~ ("[ :]" f " ") || $0 ~ ("[ :]" f "$") {gsub(",","",$1); print $1; exit}' "$out/a-$mode")
-    calls=$n; [ "$f" = MPI_Wait ] && calls=$((2 * n))
-    line="$line $(( (${w:-0} - ${p:-0}) / calls ))"
+  for f in "$out"/cg-$mode.*; do
+    callgrind_annotate --inclusive=yes --threshold=100 "$f" 2>/dev/null >"$f.a"
   done
-  printf "%-12s %10s %10s\n" $f $line
 done
+# Inclusive instructions of function $1 in annotation $2 (0 if absent).
+incl() {
+  awk -v f="$1" '$0 ~ ("[ :]" f " ") || $0 ~ ("[ :]" f "$") {gsub(",","",$1); print $1; exit}' "$2"
+}
+echo "# instructions per call added by the tool ($mpi, $pat, $n iterations, $np rank(s))"
+printf "%-14s %10s %10s\n" call profile check
+declare -A tot=([profile]=0 [check]=0)
+for fc in "${calls[@]}"; do
+  f=${fc%:*} k=${fc#*:} line=""
+  for mode in profile check; do
+    sum=0 files=0
+    for a in "$out"/cg-$mode.*.a; do
+      w=$(incl "$f" "$a") p=$(incl "P$f" "$a")
+      sum=$((sum + ${w:-0} - ${p:-0})) files=$((files + 1))
+    done
+    per=$((sum / files / (n * k)))
+    tot[$mode]=$((tot[$mode] + per * k))
+    line="$line $per"
+  done
+  printf "%-14s %10s %10s\n" $f $line
+done
+printf "%-14s %10s %10s\n" per-iteration "${tot[profile]}" "${tot[check]}"
