@@ -315,24 +315,57 @@ bool chk_sig_receivable(chk_sig_t s, chk_sig_t r)
  * block), then the tail of fewer than 64 bytes word by word. */
 typedef uint64_t chk_v2u __attribute__((vector_size(16)));
 
-static uint64_t hash_bytes(const unsigned char *p, uint64_t n, uint64_t h)
+/* The lanes over n bytes (a multiple of 64): v[0..7] the sums a, v[8..15]
+ * the sums b; word k of the buffer goes to lane k mod 8. */
+static void lanes_sse2(const unsigned char *p, uint64_t n, uint64_t h, uint64_t v[16])
 {
-    const uint64_t m = 0x100000001b3ull;
     chk_v2u a0 = {h, h ^ 1}, a1 = {h ^ 2, h ^ 3}, a2 = {h ^ 4, h ^ 5}, a3 = {h ^ 6, h ^ 7};
     chk_v2u b0 = {0, 0}, b1 = b0, b2 = b0, b3 = b0;
-    uint64_t i = 0;
-    for (; i + 64 <= n; i += 64) {
+    for (uint64_t i = 0; i < n; i += 64) {
         chk_v2u w0, w1, w2, w3;
         memcpy(&w0, p + i, 16), memcpy(&w1, p + i + 16, 16);
         memcpy(&w2, p + i + 32, 16), memcpy(&w3, p + i + 48, 16);
         a0 += w0, a1 += w1, a2 += w2, a3 += w3;
         b0 += a0, b1 += a1, b2 += a2, b3 += a3;
     }
+    memcpy(v, &a0, 16), memcpy(v + 2, &a1, 16), memcpy(v + 4, &a2, 16);
+    memcpy(v + 6, &a3, 16), memcpy(v + 8, &b0, 16), memcpy(v + 10, &b1, 16);
+    memcpy(v + 12, &b2, 16), memcpy(v + 14, &b3, 16);
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+/* The same lanes in 32-byte AVX2 vectors where the processor has them
+ * (chosen at each call: __builtin_cpu_supports is a load and a test), the
+ * same result: 9 instructions per 64 bytes instead of 15. */
+#define CHK_HAVE_AVX2 1
+typedef uint64_t chk_v4u __attribute__((vector_size(32)));
+
+__attribute__((target("avx2"))) static void lanes_avx2(const unsigned char *p, uint64_t n,
+                                                       uint64_t h, uint64_t v[16])
+{
+    chk_v4u a0 = {h, h ^ 1, h ^ 2, h ^ 3}, a1 = {h ^ 4, h ^ 5, h ^ 6, h ^ 7};
+    chk_v4u b0 = {0, 0, 0, 0}, b1 = b0;
+    for (uint64_t i = 0; i < n; i += 64) {
+        chk_v4u w0, w1;
+        memcpy(&w0, p + i, 32), memcpy(&w1, p + i + 32, 32);
+        a0 += w0, a1 += w1;
+        b0 += a0, b1 += a1;
+    }
+    memcpy(v, &a0, 32), memcpy(v + 4, &a1, 32), memcpy(v + 8, &b0, 32), memcpy(v + 12, &b1, 32);
+}
+#endif
+
+static uint64_t hash_bytes(const unsigned char *p, uint64_t n, uint64_t h)
+{
+    const uint64_t m = 0x100000001b3ull;
+    uint64_t i = n & ~(uint64_t)63;
     if (i) {
         uint64_t v[16];
-        memcpy(v, &a0, 16), memcpy(v + 2, &a1, 16), memcpy(v + 4, &a2, 16);
-        memcpy(v + 6, &a3, 16), memcpy(v + 8, &b0, 16), memcpy(v + 10, &b1, 16);
-        memcpy(v + 12, &b2, 16), memcpy(v + 14, &b3, 16);
+#ifdef CHK_HAVE_AVX2
+        if (__builtin_cpu_supports("avx2")) lanes_avx2(p, i, h, v);
+        else
+#endif
+            lanes_sse2(p, i, h, v);
         /* Distinct odd weights (invertible modulo 2^64): a change of one
          * word always changes sa (the a and b lanes apart: a sum of both
          * could cancel a change of a word's top byte); independent
