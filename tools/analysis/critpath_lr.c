@@ -24,6 +24,11 @@
 
 #include "critpath_lr.h"
 
+/* Its blocks may live in the spill file (spill.c), like critpath.c's. */
+#define free ws_mfree
+#define ws_xmalloc ws_bigx_malloc
+#define ws_xcalloc ws_bigx_calloc
+
 /* What ws_exchange returns may live in the spill file (spill.c). */
 #define free ws_mfree
 
@@ -51,7 +56,7 @@ ws_lr_wait_t *ws_lr_waits(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, size_t
     for (size_t i = 0; i < c->nlocs; i++) {
         ws_loc_t *l = &c->locs[i];
         if (!p->recv_g[i]) continue;
-        for (size_t k = 0; k < l->recvs.n; k++) {
+        for (size_t k = 0; k < l->recvs.n; k++, ws_spill_step()) {
             uint32_t g = p->recv_g[i][k];
             if (g == WS_NONE32) continue;
             ws_sent_t *s = &p->in[g];
@@ -65,7 +70,7 @@ ws_lr_wait_t *ws_lr_waits(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, size_t
     for (size_t i = 0; i < c->nlocs; i++) {
         ws_loc_t *l = &c->locs[i];
         if (!p->recv_g[i]) continue;
-        for (size_t k = 0; k < l->recvs.n; k++) {
+        for (size_t k = 0; k < l->recvs.n; k++, ws_spill_step()) {
             uint32_t g = p->recv_g[i][k];
             if (g == WS_NONE32) continue;
             ws_sent_t *s = &p->in[g];
@@ -87,7 +92,7 @@ ws_lr_wait_t *ws_lr_waits(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, size_t
     if (nin > 1) qsort(ask, nin, sizeof *ask, cmp_ask);
     ws_lr_wait_t *out = ws_xmalloc((nin ? nin : 1) * sizeof *out);
     size_t n = 0;
-    for (uint64_t a = 0; a < nin; a++) {
+    for (uint64_t a = 0; a < nin; a++, ws_spill_step()) {
         lr_ask_t *x = &ask[a];
         if (a + 1 < nin && ask[a + 1].sloc == x->sloc && ask[a + 1].scall == x->scall) continue;
         if (x->sloc >= c->nlocs || p->owner[c->locs[x->sloc].rank] != p->me ||

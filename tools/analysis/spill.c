@@ -13,13 +13,22 @@
  * ws_spill_trim() drops every page of the mapping from the process's
  * resident set (madvise MADV_DONTNEED): what was written stays in the file
  * (in the page cache until the kernel writes it back and evicts it under
- * pressure), and the next access faults it back in. The passes call it
- * between locations and every WS_SPILL_EVERY records, so the resident set
- * is the window a pass works in, not the trace.
+ * pressure), and the next access faults it back in. The passes count their
+ * records (ws_spill_step) and every WS_SPILL_EVERY of them look at the
+ * process's resident file pages (/proc/self/statm, one pread); only when
+ * these have grown by more than WS_SPILL_BUDGET since the last trim is the
+ * mapping trimmed. So the resident set is a window of a few MB that a pass
+ * works in, not the trace, and a page touched again inside the window (a
+ * pass reading several arrays at different rates, the next pass starting
+ * where the last ended) does not fault again: trimming every 4,096 records
+ * unconditionally, as before, cost twice the page faults and ten times the
+ * madvise calls.
  *
  * Costs: disk space for the records (about twice the trace, written back
  * by the kernel at its own pace, freed as the passes free their arrays), a
- * page fault per 4 KiB touched after a trim. When the file or the
+ * page fault per page (or large folio) touched after a trim, and the page
+ * cache's work for every fresh page of the file (allocate, zero, dirty,
+ * and free when punched): the larger part of the system time. When the file or the
  * reservation cannot be had (no writable temporary directory, a sanitizer's
  * address-space layout, the reservation used up), or MPISCOPE_ANALYSIS_SPILL=0,
  * blocks come from malloc: the results are the same, only the memory is not
@@ -48,7 +57,9 @@ static struct {
     char *base;   /* NULL: no spill */
     size_t bump;  /* bytes of the file handed out */
     size_t fsize; /* the file's length */
-} S = {false, -1, NULL, 0, 0};
+    int statm;    /* /proc/self/statm, or -1 */
+    size_t floor; /* file_resident() after the last trim */
+} S = {false, -1, NULL, 0, 0, -1, SIZE_MAX};
 
 static void spill_init(void)
 {
@@ -68,6 +79,7 @@ static void spill_init(void)
     (void)madvise(b, SPILL_RESERVE, MADV_RANDOM);
     S.fd = fd;
     S.base = b;
+    S.statm = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
 }
 
 static inline bool spilled(const void *p)
@@ -110,7 +122,7 @@ void ws_big_copy(void *to, const void *from, size_t n)
     const size_t step = (size_t)4 << 20;
     for (size_t o = 0; o < n; o += step) {
         memcpy((char *)to + o, (const char *)from + o, n - o < step ? n - o : step);
-        if (n > step) ws_spill_trim();
+        if (n > step) ws_spill_check();
     }
 }
 
@@ -119,7 +131,7 @@ void ws_big_fill(void *p, int byte, size_t n)
     const size_t step = (size_t)4 << 20;
     for (size_t o = 0; o < n; o += step) {
         memset((char *)p + o, byte, n - o < step ? n - o : step);
-        if (n > step) ws_spill_trim();
+        if (n > step) ws_spill_check();
     }
 }
 
@@ -180,10 +192,35 @@ void *ws_mrealloc(void *p, size_t n)
 
 size_t ws_spill_count;
 
+/* The process's resident file-backed pages (the third field of
+ * /proc/self/statm: RssFile + RssShmem), or SIZE_MAX when unknown. */
+static size_t file_resident(void)
+{
+    if (S.statm < 0) return SIZE_MAX;
+    char buf[128];
+    ssize_t n = pread(S.statm, buf, sizeof buf - 1, 0);
+    if (n <= 0) return SIZE_MAX;
+    buf[n] = 0;
+    char *q = buf;
+    (void)strtoull(q, &q, 10), (void)strtoull(q, &q, 10);
+    return (size_t)strtoull(q, NULL, 10);
+}
+
 void ws_spill_trim(void)
 {
     ws_spill_count = 0;
-    if (S.base && S.bump) (void)madvise(S.base, S.bump, MADV_DONTNEED);
+    if (!S.base || !S.bump) return;
+    (void)madvise(S.base, S.bump, MADV_DONTNEED);
+    S.floor = file_resident();
+}
+
+void ws_spill_check(void)
+{
+    ws_spill_count = 0;
+    if (!S.base || !S.bump) return;
+    size_t now = file_resident();
+    if (now == SIZE_MAX || S.floor == SIZE_MAX || now > S.floor + WS_SPILL_BUDGET / SPILL_PAGE)
+        ws_spill_trim();
 }
 
 void *ws_big_calloc(size_t n, size_t size)

@@ -7,8 +7,11 @@
 
 /* Blocks from this size on go to the file; smaller ones to malloc. */
 #define WS_SPILL_MIN ((size_t)64 << 10)
-/* The passes trim the resident set at least every this many records. */
+/* The passes look at the resident set every this many records... */
 #define WS_SPILL_EVERY ((size_t)1 << 12)
+/* ...and drop the file's pages from it when they have grown by more than
+ * this since the last trim. */
+#define WS_SPILL_BUDGET ((size_t)8 << 20)
 
 /* malloc, realloc and free for blocks that may live in the file: take and
  * give both kinds of pointer. NULL when out of memory. */
@@ -23,11 +26,13 @@ void ws_big_fill(void *p, int byte, size_t n);
 void ws_big_copy(void *to, const void *from, size_t n);
 /* Drops the file's pages from the resident set (their contents stay). */
 void ws_spill_trim(void);
-/* Counts a record a pass touched; trims every WS_SPILL_EVERY of them. */
+/* Trims when the file's resident pages exceed WS_SPILL_BUDGET. */
+void ws_spill_check(void);
+/* Counts a record a pass touched; checks every WS_SPILL_EVERY of them. */
 extern size_t ws_spill_count;
 static inline void ws_spill_step(void)
 {
-    if (++ws_spill_count >= WS_SPILL_EVERY) ws_spill_trim();
+    if (++ws_spill_count >= WS_SPILL_EVERY) ws_spill_check();
 }
 
 #endif

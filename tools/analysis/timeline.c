@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "spill.h"
 #include "timeline_windows.h"
 
 enum { LEVELS = 4, BASE_COLS = 1024, MAX_CELLS = 1 << 21, MAX_LINES = 5000, MAX_WIN_LINES = 40000 };
@@ -165,7 +166,7 @@ void ws_pass_timeline(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result_
      * order (the same on every part). */
     uint64_t *used = ws_xcalloc(c->t->nregion + 1, sizeof *used);
     for (size_t i = 0; i < c->nlocs; i++)
-        for (size_t k = 0; k < c->locs[i].calls.n; k++)
+        for (size_t k = 0; k < c->locs[i].calls.n; k++, ws_spill_step())
             if (ws_call_region(c, &c->locs[i].calls.v[k]) < c->t->nregion) used[ws_call_region(c, &c->locs[i].calls.v[k])] = 1;
     ws_reduce(net, used, c->t->nregion, WS_MAX);
     uint8_t *code = ws_xcalloc(c->t->nregion + 1, 1);
@@ -177,7 +178,7 @@ void ws_pass_timeline(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result_
     uint64_t tot[2] = {0, 0}; /* calls, matched messages */
     for (size_t i = 0; i < c->nlocs; i++) {
         tot[0] += c->locs[i].calls.n;
-        for (size_t k = 0; k < c->locs[i].recvs.n; k++)
+        for (size_t k = 0; k < c->locs[i].recvs.n; k++, ws_spill_step())
             tot[1] += p->recv_g[i] && p->recv_g[i][k] != WS_NONE32;
     }
     ws_reduce(net, tot, 2, WS_SUM);
@@ -192,7 +193,7 @@ void ws_pass_timeline(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result_
     for (size_t i = 0; i < c->nlocs && exact && strcmp(win.why, "asked"); i++) {
         ws_loc_t *l = &c->locs[i];
         if (p->owner[l->rank] != p->me || !p->recv_g[i]) continue;
-        for (size_t k = 0; k < l->recvs.n; k++)
+        for (size_t k = 0; k < l->recvs.n; k++, ws_spill_step())
             inwin += p->recv_g[i][k] != WS_NONE32 &&
                      ws_tl_in_windows(&win, ws_leave(l, &l->calls.v[l->recvs.v[k].call]) - p->t0);
     }
@@ -217,7 +218,7 @@ void ws_pass_timeline(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result_
         memset(cell, 0, (size_t)n), memset(best, 0, (size_t)n * sizeof *best);
         memset(wait, 0, (size_t)n * sizeof *wait);
         size_t ck = 0;
-        for (uint64_t k = 0; k <= l->calls.n; k++) {
+        for (uint64_t k = 0; k <= l->calls.n; k++, ws_spill_step()) {
             uint64_t a = k ? ws_leave(l, &l->calls.v[k - 1]) : ws_loc_begin(l);
             uint64_t e = k < l->calls.n ? l->calls.v[k].enter : ws_loc_end(l);
             bin(cell, best, wait, n, t0, span, a, e, 1, false);
@@ -257,7 +258,7 @@ void ws_pass_timeline(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result_
             free(e.s);
         }
         /* Messages: sender location, send enter, receiver location, receive leave. */
-        for (size_t k = 0; k < l->recvs.n; k++) {
+        for (size_t k = 0; k < l->recvs.n; k++, ws_spill_step()) {
             uint32_t g = p->recv_g[i][k];
             if (g == WS_NONE32) continue;
             ws_sent_t *s = &p->in[g];

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "spill.h"
 #include "timeline_windows.h"
 
 static uint64_t slot_of(uint64_t t, uint64_t span)
@@ -78,7 +79,7 @@ void ws_tl_choose_windows(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_tl_
         ws_loc_t *l = &c->locs[i];
         if (p->owner[l->rank] != p->me) continue;
         size_t ck = 0;
-        for (uint64_t k = 0; k < l->calls.n; k++) {
+        for (uint64_t k = 0; k < l->calls.n; k++, ws_spill_step()) {
             ws_call_t *cl = &l->calls.v[k];
             uint64_t a = cl->enter - t0, b = ws_leave(l, cl) - t0;
             for (uint64_t s = slot_of(a, span), e = slot_of(b, span); s <= e; s++) calls[s]++;
@@ -145,7 +146,7 @@ void ws_tl_put_exact(ws_ctx_t *c, ws_pass_t *p, size_t i, const ws_tl_windows_t 
         }
         uint64_t prev = 0;
         bool open = false;
-        for (uint64_t k = lo; k < l->calls.n && l->calls.v[k].enter <= b; k++) {
+        for (uint64_t k = lo; k < l->calls.n && l->calls.v[k].enter <= b; k++, ws_spill_step()) {
             ws_call_t *cl = &l->calls.v[k];
             uint64_t e = ws_to_ns(c->tick_ns, cl->enter - t0), f = ws_to_ns(c->tick_ns, ws_leave(l, cl) - t0);
             uint32_t r = ws_call_region(c, cl);

@@ -247,13 +247,26 @@ static void reserve(void **v, size_t *cap, size_t n, size_t elem)
 static void ev_location(void *u, size_t i)
 {
     ws_ctx_t *c = u;
-    if (c->cur) done_location(c->cur);
+    if (c->cur) {
+        /* what the last location held, a quarter more */
+        ws_loc_t *k = c->cur;
+        uint64_t e = 2 * (uint64_t)k->calls.n;
+        if (3 * (uint64_t)k->sends.n > e) e = 3 * (uint64_t)k->sends.n;
+        if (3 * (uint64_t)k->recvs.n > e) e = 3 * (uint64_t)k->recvs.n;
+        if (4 * (uint64_t)k->gaps.n > e) e = 4 * (uint64_t)k->gaps.n;
+        c->prev_ev = e + e / 4;
+        done_location(c->cur);
+    }
     c->cur = &c->locs[i];
     ws_progress_line(c->progress, "reading location", ++c->done, c->todo, c->events);
     /* The definition's event count sizes the arrays once: an MPI call is at
-     * least 2 events, a message end 3 with its call. Pages never written
-     * cost nothing. */
+     * least 2 events, a message end 3 with its call, a user region 2 (and
+     * may leave a gap record). Pages never written cost nothing, and
+     * done_location shrinks the arrays to what they hold. A trace without
+     * the counts (0) is sized like the location before it: the arrays
+     * grow by doubling, a copy each time, only where that was too small. */
     uint64_t ev = c->t->loc[i].events;
+    if (!ev) ev = c->prev_ev;
     ws_loc_t *l = c->cur;
     l->t_first = UINT64_MAX;
     reserve((void **)&l->calls.v, &l->calls.cap, ev / 2 + 1, sizeof *l->calls.v);
@@ -261,6 +274,7 @@ static void ev_location(void *u, size_t i)
     reserve((void **)&l->recvs.v, &l->recvs.cap, ev / 3 + 1, sizeof *l->recvs.v);
     reserve((void **)&l->send_ct.v, &l->send_ct.cap, ev / 3 + 1, sizeof *l->send_ct.v);
     reserve((void **)&l->recv_ct.v, &l->recv_ct.cap, ev / 3 + 1, sizeof *l->recv_ct.v);
+    reserve((void **)&l->gaps.v, &l->gaps.cap, ev / 4 + 1, sizeof *l->gaps.v);
 }
 
 static void ev_enter(void *u, uint64_t t, uint32_t region, uint32_t scl)

@@ -134,6 +134,7 @@ struct ws_ctx {
     double t0, read_s;
     bool oom, progress;
     size_t done, todo;
+    uint64_t prev_ev;     /* events that would size the last location's arrays */
     msc_an_opts_t opts;   /* what the passes after the wait states do */
 };
 

@@ -139,7 +139,7 @@ static void net_alltoallv(void *u, const void *send, const uint64_t *scount, siz
         }
         MPI_Ialltoallv(send, sc, sd, rec, *recv, rc, rd, rec, MPI_COMM_WORLD, &r);
         wait_gently(&r);
-        ws_spill_trim();
+        ws_spill_check();
     }
     MPI_Type_free(&rec);
     free(sc), free(sd0);
