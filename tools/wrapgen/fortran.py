@@ -345,6 +345,10 @@ def role_code(fn, sig, gen_error):
             before.append(f"msc_c.out = (void *){param};")
         elif role in ("n", "reqs", "statuses", "indices"):
             pass
+        elif role in ("types", "rtypes"):
+            # Arrays of Fortran handles: left NULL (converting each element
+            # would need storage per call); the checks then give no verdict.
+            pass
         else:
             _error(gen_error, f"{fn.name}: role {role} has no Fortran template")
     if "reqs" in r:
