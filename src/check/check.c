@@ -465,6 +465,7 @@ static void chk_enter(msc_call_t *c)
         break;
     case MSC_KIND_COLL_INIT:
         check_coll_args(c);
+        if (c->comm != MPI_COMM_NULL) chk_coll_enter(c); /* judged at init, logged */
         break;
     case MSC_KIND_HANDLE_FREE:
     case MSC_KIND_TYPE_COMMIT:

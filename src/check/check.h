@@ -265,6 +265,14 @@ void chk_objects_init(void) CHK_INTERNAL;
 void chk_objects_finalize(void) CHK_INTERNAL;
 
 /* --- global checks (global.c) ------------------------------------------- */
+/* Pair sums of the collectives' blocks that global.c's pairs() does not
+ * take (collpairs.c): Alltoallw, Reduce_scatter, neighbourhood v/w-forms.
+ * True when c is one of them (ps filled). */
+typedef struct {
+    uint64_t psig, pbytes;
+    int32_t loose;
+} chk_pairsum_t;
+bool chk_pairs_more(const msc_call_t *c, chk_pairsum_t *ps) CHK_INTERNAL;
 void chk_coll_enter(msc_call_t *c) CHK_INTERNAL;
 /* Before MPI_Comm_free (collective): the logged collectives are compared. */
 void chk_coll_comm_free(MPI_Comm comm) CHK_INTERNAL;

@@ -149,12 +149,18 @@ static void pair(coll_t *me, int from, int to, chk_sig_t g, MPI_Datatype t, MPI_
 }
 
 /* Vector forms (MPI_Gatherv, Scatterv, Allgatherv, Alltoallv and their
- * nonblocking forms; persistent ones are not passed here): each block this member sends to another
+ * nonblocking and persistent forms): each block this member sends to another
  * and each it expects from another, as pair sums (coll_t.psig); blocks to
- * itself are not compared. Other forms with count arrays (MPI_Alltoallw,
- * reductions, neighbourhood collectives) are not judged. */
+ * itself are not compared. The other forms with count arrays (MPI_Alltoallw,
+ * MPI_Reduce_scatter, neighbourhood v/w-forms): collpairs.c. Persistent
+ * collectives are judged at their *_init call, logged like nonblocking ones. */
 static void pairs(const msc_call_t *c, unsigned long long roles, coll_t *me)
 {
+    chk_pairsum_t more;
+    if (chk_pairs_more(c, &more)) { /* the other forms: collpairs.c */
+        me->vform = 1, me->psig = more.psig, me->pbytes = more.pbytes, me->loose = more.loose;
+        return;
+    }
     const char *name = msc_fn_name[c->fn] + 4; /* after "MPI_"; "MPI_I..." is nonblocking */
     if (*name == 'I') name++;
     bool gatherv = !strncasecmp(name, "Gatherv", 7), scatterv = !strncasecmp(name, "Scatterv", 8);
@@ -439,7 +445,11 @@ void chk_coll_enter(msc_call_t *c)
     e->log_seq[e->nlog] = seq;
     e->nlog++;
     e->run = mix64(e->run, h);
-    e->psum += me.psig;
+    /* A member whose hash cannot stand for its descriptor (its send and
+     * receive blocks differ: a send-side mismatch of MPI_Iallgather or
+     * MPI_Allgather_init) makes the pair sums non-zero, so the logs are
+     * exchanged and judged, as the synchronous check does at once. */
+    e->psum += me.psig + (unsure ? 1 : 0);
     if (blocking && e->nlog >= LOG_N) verify(e, false);
 }
 

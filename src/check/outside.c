@@ -25,8 +25,9 @@
  * file reads MPISCOPE_MODE, MPISCOPE_CHECK_CLASSES and MPISCOPE_OUTPUT
  * itself, silently (MPI_Init reports bad values). Limits: after
  * MPI_Finalize only the thread that called it is watched (other threads
- * keep their closed gates); the Fortran MPI_INIT/MPI_FINALIZE wrappers are
- * not checked; the hook never calls MPI.
+ * keep their closed gates); the hook never calls MPI. The Fortran
+ * MPI_INIT/MPI_INIT_THREAD/MPI_FINALIZE wrappers come here as the C ones do
+ * (src/intercept/lifecycle.c).
  */
 #include <errno.h>
 #include <fcntl.h>

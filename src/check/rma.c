@@ -32,9 +32,21 @@
  * with different operations (MPI_NO_OP excepted) or basic types, all from
  * different origins to overlapping bytes. Every rank involved reports at its
  * own call, under one group, so the report shows one finding with both
- * sites. Lock and PSCW epochs are not compared (their concurrency is a
- * matter of timing), nor target types with gaps; at most LOG_MAX calls per
- * rank and epoch are logged.
+ * sites. PSCW (section 11.5.2): the accesses of every origin in its access
+ * epoch (MPI_Win_start to MPI_Win_complete) fall into the target's exposure
+ * epoch (MPI_Win_post to MPI_Win_wait) that matches it -- origin o's k-th
+ * access epoch at target t is t's k-th exposure epoch whose group holds o --
+ * and all accesses in one exposure epoch are concurrent, those in two are
+ * ordered (the wait ends one before the next post). Each rank logs its PSCW
+ * accesses with k, and its posts as (origin, k, exposure epoch) records;
+ * the logs are exchanged at MPI_Win_free (collective) and judged with the
+ * same rules, per exposure epoch. Passive target (lock, lock_all) is not
+ * compared: the standard orders two shared-lock epochs of different origins
+ * only by what happens between them (a barrier, a message, a flush followed
+ * by one), which the window's calls do not show, so "one epoch" has no
+ * definition this rank can see (exclusive locks serialize). Target types
+ * with gaps are not logged; at most LOG_MAX calls per rank and epoch (fence)
+ * or per window (PSCW) are logged.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -60,7 +72,11 @@ typedef struct {        /* one logged access, as exchanged (same layout on every
     int64_t lo, hi;     /* bytes in the target's window */
     uint64_t unit;      /* basic type (chk_sig unit of one element) */
     uint64_t site;      /* this origin's return address (its own rank resolves it) */
+    int32_t mode, pad;  /* MODE_FENCE, MODE_PSCW (an access), MODE_POST (see pscw_*) */
+    int64_t ep;         /* PSCW: which of this origin's access epochs at the target */
 } ent_t;
+
+enum { MODE_FENCE = 0, MODE_PSCW = 1, MODE_POST = 2 };
 
 typedef struct {
     MPI_Win win;
@@ -76,6 +92,15 @@ typedef struct {
     ent_t *log;
     int nlog;
     uint64_t epoch;
+    /* PSCW (rma_pscw.c's scheme, see pscw_log): the accesses and posts of
+     * this rank, exchanged at MPI_Win_free; per rank of the window, how many
+     * access epochs (start) of ours included it, how many exposure epochs
+     * (post) of ours included it; the targets of the open access epoch. */
+    ent_t *plog;
+    int nplog;
+    uint32_t *nstart, *npost;
+    unsigned char *ingroup;
+    int64_t nposts;
 } win_t;
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -244,8 +269,41 @@ static bool in_epoch(const win_t *w, int target)
            (target >= 0 && target < w->size && w->locks && w->locks[target]);
 }
 
+static ent_t *plog_add(win_t *w)
+{
+    if (w->nplog >= LOG_MAX) return NULL;
+    if (!w->plog && !(w->plog = malloc(sizeof *w->plog * LOG_MAX))) return NULL;
+    ent_t *e = &w->plog[w->nplog++];
+    memset(e, 0, sizeof *e);
+    return e;
+}
+
+/* An access in an access epoch opened by MPI_Win_start, to a target of its
+ * group: logged with which of our access epochs at that target it is. */
+static void log_pscw(win_t *w, msc_call_t *c, int op, MPI_Count tcount, MPI_Datatype tt)
+{
+    if (!w->du || !w->nstart || !w->ingroup || c->peer < 0 || c->peer >= w->size ||
+        !w->ingroup[c->peer] || tcount <= 0 || tt == MPI_DATATYPE_NULL)
+        return;
+    const chk_tinfo_t *ti = chk_tinfo(tt);
+    if (!ti->ok || !ti->contig) return;
+    ent_t *e = plog_add(w);
+    if (!e) return;
+    e->origin = w->rank;
+    e->target = c->peer;
+    e->op = op;
+    e->fn = (int32_t)c->fn;
+    e->lo = (int64_t)c->tdisp * (int64_t)w->du[c->peer] + (int64_t)ti->tlb;
+    e->hi = e->lo + (int64_t)(ti->size * tcount);
+    e->unit = ti->sig.unit;
+    e->site = (uint64_t)(uintptr_t)c->site;
+    e->mode = MODE_PSCW;
+    e->ep = (int64_t)w->nstart[c->peer] - 1;
+}
+
 static void log_access(win_t *w, msc_call_t *c, int op, MPI_Count tcount, MPI_Datatype tt)
 {
+    if (w->start_open && !w->lock_all && !w->fence_open) log_pscw(w, c, op, tcount, tt);
     if (!w->fence_open || w->lock_all || w->start_open || w->nlog >= LOG_MAX || !w->du) return;
     if (c->peer < 0 || c->peer >= w->size || tcount <= 0 || tt == MPI_DATATYPE_NULL) return;
     if (w->locks && w->locks[c->peer]) return;
@@ -414,12 +472,14 @@ static void win_drop(MPI_Win win)
     pthread_mutex_unlock(&mu);
     if (!w) return;
     if (w->side != MPI_COMM_NULL) PMPI_Comm_free(&w->side);
-    free(w->du), free(w->locks), free(w->pend), free(w->log), free(w);
+    free(w->du), free(w->locks), free(w->pend), free(w->log), free(w->plog), free(w->nstart),
+        free(w->npost), free(w->ingroup), free(w);
 }
 
 static bool conflict(const ent_t *a, const ent_t *b, const char **why)
 {
-    if (a->origin == b->origin || a->target != b->target || a->lo >= b->hi || b->lo >= a->hi)
+    if (a->origin == b->origin || a->target != b->target || a->lo >= b->hi || b->lo >= a->hi ||
+        a->mode != b->mode || a->mode == MODE_POST || a->ep != b->ep)
         return false;
     if (a->op == OP_GET && b->op == OP_GET) return false;
     if (a->op == OP_PUT || b->op == OP_PUT) {
@@ -464,8 +524,22 @@ static void exchange(MPI_Comm side, int size, int rank, uint64_t key,
     if (PMPI_Allgatherv(mine, nb, MPI_BYTE, all, counts, displs, MPI_BYTE, side) != MPI_SUCCESS)
         goto out;
     int m = (int)(total / (long long)sizeof(ent_t));
+    /* PSCW: origin o's k-th access epoch at target t is t's k-th exposure
+     * epoch that includes o (MPI-3.1 11.5.2: they match in order); ep
+     * becomes the target's exposure epoch, -1 - i when unknown (no verdict). */
     for (int i = 0; i < m; i++) {
-        if (all[i].origin != rank) continue;
+        if (all[i].mode != MODE_PSCW) continue;
+        int64_t e = -1 - (int64_t)i;
+        for (int j = 0; j < m; j++)
+            if (all[j].mode == MODE_POST && all[j].origin == all[i].origin &&
+                all[j].target == all[i].target && all[j].ep == all[i].ep) {
+                e = all[j].lo;
+                break;
+            }
+        all[i].ep = e;
+    }
+    for (int i = 0; i < m; i++) {
+        if (all[i].origin != rank || all[i].mode == MODE_POST) continue;
         for (int j = 0; j < m; j++) {
             const char *why = NULL;
             if (!conflict(&all[i], &all[j], &why)) continue;
@@ -476,13 +550,17 @@ static void exchange(MPI_Comm side, int size, int rank, uint64_t key,
             chk_finding_t f;
             memset(&f, 0, sizeof f);
             snprintf(f.cls, sizeof f.cls, "GLOBAL:RMA:ACCUMULATE_CONFLICT");
-            snprintf(f.group, sizeof f.group, "rma:%llx:%llu:%d:%lld", (unsigned long long)key,
-                     (unsigned long long)epoch, a->target, (long long)lo);
+            snprintf(f.group, sizeof f.group, "rma:%llx:%llu:%d:%lld:%lld", (unsigned long long)key,
+                     (unsigned long long)epoch, a->target, (long long)lo,
+                     (long long)(a->mode == MODE_PSCW ? a->ep : 0));
             snprintf(f.text, sizeof f.text,
-                     "Conflicting one-sided accesses in one fence epoch: %s (%s) from rank %d "
+                     "Conflicting one-sided accesses in one %s: %s (%s) from rank %d "
                      "and %s (%s) from rank %d of the window both reach byte %lld of the window "
-                     "at its rank %d: %s. Separate them by a fence, use the same operation and "
+                     "at its rank %d: %s. Separate them by a synchronization (fence, or separate "
+                     "post/wait exposure epochs), use the same operation and "
                      "datatype, or make them touch different locations.",
+                     a->mode == MODE_PSCW ? "exposure epoch (MPI_Win_post to MPI_Win_wait)"
+                                          : "fence epoch",
                      fn_text(lo_a->fn), op_text(lo_a->op), lo_a->origin, fn_text(lo_b->fn),
                      op_text(lo_b->op), lo_b->origin, (long long)lo, a->target, why);
             f.nparts = 1;
@@ -497,6 +575,51 @@ out:
     free(all);
     free(counts);
     free(displs);
+}
+
+/* MPI_Win_start (access) or MPI_Win_post (exposure) with `group`: the
+ * ranks of the window it names. Start: they are the targets of the open
+ * access epoch, and this is our nstart[t]-th access epoch at each. Post:
+ * one MODE_POST record per origin o, saying that our npost[o]-th exposure
+ * epoch including o is our nposts-th exposure epoch (lo). */
+static void pscw_group(win_t *w, MPI_Group group, bool start)
+{
+    if (group == MPI_GROUP_NULL || w->size <= 0) return;
+    if (!w->nstart) w->nstart = calloc((size_t)w->size, sizeof *w->nstart);
+    if (!w->npost) w->npost = calloc((size_t)w->size, sizeof *w->npost);
+    if (!w->ingroup) w->ingroup = calloc((size_t)w->size, 1);
+    if (!w->nstart || !w->npost || !w->ingroup) return;
+    int n = 0;
+    MPI_Group wg;
+    if (PMPI_Group_size(group, &n) != MPI_SUCCESS || n <= 0 ||
+        PMPI_Win_get_group(w->win, &wg) != MPI_SUCCESS)
+        return;
+    int *in = malloc(sizeof *in * (size_t)n), *out = malloc(sizeof *out * (size_t)n);
+    if (in && out) {
+        for (int i = 0; i < n; i++) in[i] = i;
+        if (PMPI_Group_translate_ranks(group, n, in, wg, out) == MPI_SUCCESS) {
+            if (start) memset(w->ingroup, 0, (size_t)w->size);
+            int64_t e = start ? 0 : w->nposts++;
+            for (int i = 0; i < n; i++) {
+                int r = out[i];
+                if (r < 0 || r >= w->size) continue;
+                if (start) {
+                    w->ingroup[r] = 1;
+                    w->nstart[r]++;
+                } else {
+                    ent_t *p = plog_add(w);
+                    if (!p) continue;
+                    p->mode = MODE_POST;
+                    p->origin = r;
+                    p->target = w->rank;
+                    p->ep = w->npost[r]++;
+                    p->lo = e;
+                }
+            }
+        }
+    }
+    free(in), free(out);
+    PMPI_Group_free(&wg);
 }
 
 void chk_rma_enter(msc_call_t *c)
@@ -524,10 +647,23 @@ void chk_rma_enter(msc_call_t *c)
         pthread_mutex_unlock(&mu);
         return;
     }
-    bool all = false;
+    bool all = false, pex = false;
+    ent_t *pmine = NULL;
+    int pn = 0, psize = 0, prank = 0;
+    MPI_Comm pside = MPI_COMM_NULL;
+    uint64_t pkey = 0;
     switch (c->kind) {
     case MSC_KIND_HANDLE_FREE:
         open_check(c, w);
+        /* MPI_Win_free is collective: the PSCW logs are compared now. */
+        if (w->side != MPI_COMM_NULL && w->du) {
+            pn = w->nplog;
+            pmine = pn ? malloc(sizeof *pmine * (size_t)pn) : NULL;
+            if (pmine) memcpy(pmine, w->plog, sizeof *pmine * (size_t)pn);
+            else pn = 0;
+            pside = w->side, psize = w->size, prank = w->rank, pkey = w->key;
+            pex = true;
+        }
         break;
     case MSC_KIND_RMA_FENCE:
         complete(w, -1, c->fn);
@@ -553,8 +689,14 @@ void chk_rma_enter(msc_call_t *c)
             complete(w, -1, c->fn);
         break;
     case MSC_KIND_RMA_PSCW:
-        if (c->fn == MSC_FN_MPI_Win_start) w->start_open = true;
-        if (c->fn == MSC_FN_MPI_Win_post) w->post_open = true;
+        if (c->fn == MSC_FN_MPI_Win_start) {
+            w->start_open = true;
+            pscw_group(w, c->group, true);
+        }
+        if (c->fn == MSC_FN_MPI_Win_post) {
+            w->post_open = true;
+            pscw_group(w, c->group, false);
+        }
         if (c->fn == MSC_FN_MPI_Win_wait) w->post_open = false;
         if (c->fn == MSC_FN_MPI_Win_complete) {
             complete(w, -1, c->fn);
@@ -566,6 +708,8 @@ void chk_rma_enter(msc_call_t *c)
         break;
     }
     pthread_mutex_unlock(&mu);
+    if (pex) exchange(pside, psize, prank, pkey, UINT64_MAX, pmine, pn);
+    free(pmine);
 }
 
 void chk_rma_leave(msc_call_t *c)

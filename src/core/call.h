@@ -105,6 +105,7 @@ typedef struct msc_call {
     MPI_Datatype type, rtype;
     const void *counts, *rcounts; /* v-collectives: int[] or, for _c functions, MPI_Count[] */
     int counts_are_mpi_count;
+    const MPI_Datatype *types, *rtypes; /* w-collectives: a datatype per peer (C only) */
     MPI_Status *status;
     MPI_Request *request;
     MPI_Request req_in;

@@ -218,6 +218,24 @@ static inline void msc_f_init_end(msc_fn_t fn, MPI_Fint rc, const void *provided
     msc_lifecycle_init_end(fn, rc, level);
 }
 
+/* MPI_INIT* or MPI_FINALIZE from Fortran in the wrong phase (told to the
+ * check of calls outside MPI by msc_lifecycle_misplaced): the twin runs with
+ * this thread busy, so that a twin calling the C function (MPICH's mpif.h
+ * binding) is not reported again from inside the library, and the gate is
+ * restored as it was (after MPI_Finalize it stays open: later calls are
+ * still looked at). */
+static inline unsigned msc_f_misplaced_begin(void)
+{
+    unsigned g = atomic_load_explicit(&msc_tls.gate, memory_order_relaxed);
+    atomic_store_explicit(&msc_tls.gate, g | MSC_GATE_BUSY, memory_order_relaxed);
+    return g;
+}
+
+static inline void msc_f_misplaced_end(unsigned g)
+{
+    atomic_store_explicit(&msc_tls.gate, g, memory_order_relaxed);
+}
+
 /* MPI_Pcontrol from Fortran: the level takes effect here, and the thread is
  * busy while the twin runs, so that a twin calling the C MPI_Pcontrol (MPICH)
  * does not apply it twice. Returns whether the thread was outside any

@@ -6,8 +6,11 @@
  * An MPI_Init* when MPI was initialized already (or finalized) and an
  * MPI_Finalize when it was finalized already change nothing of the tool's
  * state: they are handed to the check of calls outside MPI
- * (msc_runtime_outside) and go on to PMPI unchanged. The C wrappers do this;
- * the Fortran ones (fortran.py) do not.
+ * (msc_runtime_outside) and go on to PMPI unchanged. The Fortran wrappers
+ * (fortran.py) ask the same question (msc_lifecycle_misplaced) and then call
+ * their twin with the thread marked busy: where the twin calls the C function
+ * (MPICH's mpif.h binding does), the C wrapper sees the busy thread and does
+ * not report the call a second time, at a site inside the MPI library.
  */
 #include "lifecycle.h"
 
@@ -56,21 +59,21 @@ void msc_lifecycle_pcontrol(int level)
     msc_runtime_pcontrol(level);
 }
 
-/* True if MPI_Init* or MPI_Finalize (fn) comes in the wrong phase: told to
- * the check of calls outside MPI. */
-static bool misplaced(msc_fn_t fn, void *site)
+bool msc_lifecycle_misplaced(msc_fn_t fn, void *site)
 {
     int phase = atomic_load(&msc_g.phase);
     if (fn == MSC_FN_MPI_Finalize ? phase != MSC_PHASE_DONE && phase != MSC_PHASE_BEFORE_INIT
                                   : phase == MSC_PHASE_BEFORE_INIT)
         return false;
-    msc_runtime_outside(fn, site);
+    /* Busy: called by a Fortran wrapper's twin, which has told it already. */
+    if (!(atomic_load_explicit(&msc_tls.gate, memory_order_relaxed) & MSC_GATE_BUSY))
+        msc_runtime_outside(fn, site);
     return true;
 }
 
 MSC_API int MPI_Init(int *argc, char ***argv)
 {
-    if (MSC_UNLIKELY(misplaced(MSC_FN_MPI_Init, MSC_CALLER()))) return PMPI_Init(argc, argv);
+    if (MSC_UNLIKELY(msc_lifecycle_misplaced(MSC_FN_MPI_Init, MSC_CALLER()))) return PMPI_Init(argc, argv);
     msc_lifecycle_init_begin();
     int rc = PMPI_Init(argc, argv);
     int provided = MPI_THREAD_SINGLE;
@@ -81,7 +84,7 @@ MSC_API int MPI_Init(int *argc, char ***argv)
 
 MSC_API int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
-    if (MSC_UNLIKELY(misplaced(MSC_FN_MPI_Init_thread, MSC_CALLER())))
+    if (MSC_UNLIKELY(msc_lifecycle_misplaced(MSC_FN_MPI_Init_thread, MSC_CALLER())))
         return PMPI_Init_thread(argc, argv, required, provided);
     msc_lifecycle_init_begin();
     int rc = PMPI_Init_thread(argc, argv, required, provided);
@@ -91,7 +94,7 @@ MSC_API int MPI_Init_thread(int *argc, char ***argv, int required, int *provided
 
 MSC_API int MPI_Finalize(void)
 {
-    if (MSC_UNLIKELY(misplaced(MSC_FN_MPI_Finalize, MSC_CALLER()))) return PMPI_Finalize();
+    if (MSC_UNLIKELY(msc_lifecycle_misplaced(MSC_FN_MPI_Finalize, MSC_CALLER()))) return PMPI_Finalize();
     msc_lifecycle_finalize_begin(MSC_FN_MPI_Finalize);
     int rc = PMPI_Finalize();
     msc_lifecycle_finalize_end();

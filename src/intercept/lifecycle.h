@@ -5,6 +5,8 @@
 #ifndef MSC_INTERCEPT_LIFECYCLE_H
 #define MSC_INTERCEPT_LIFECYCLE_H
 
+#include <stdbool.h>
+
 #include "../core/call.h"
 
 /* Before PMPI_Init*: settings, clock, this thread marked busy. */
@@ -15,6 +17,10 @@ void msc_lifecycle_init_end(msc_fn_t fn, int rc, int provided) __attribute__((vi
 void msc_lifecycle_finalize_begin(msc_fn_t fn) __attribute__((visibility("hidden")));
 /* After PMPI_Finalize. */
 void msc_lifecycle_finalize_end(void) __attribute__((visibility("hidden")));
+/* True if MPI_Init* (fn) comes when MPI was initialized already, or
+ * MPI_Finalize when MPI is not running: told to the check of calls outside
+ * MPI unless the thread is busy; the caller then only calls PMPI. */
+bool msc_lifecycle_misplaced(msc_fn_t fn, void *site) __attribute__((visibility("hidden")));
 /* MPI_Pcontrol(level) from any binding. */
 void msc_lifecycle_pcontrol(int level) __attribute__((visibility("hidden")));
 

@@ -257,7 +257,9 @@ def main():
     rec_target, known = targets(a.targets, a.flavor)
     todo = []
     for cat in cats:
-        for i, src in enumerate(sorted(glob.glob(os.path.join(a.src, cat, "*.c")))):
+        srcs = glob.glob(os.path.join(a.src, cat, "*.c")) + \
+            glob.glob(os.path.join(a.src, cat, "*.F90"))
+        for i, src in enumerate(sorted(srcs)):
             if i % a.sample:
                 continue
             only = markers(src)["only"]

@@ -120,7 +120,10 @@ endforeach()
 # per category and MPI, so ctest -j runs them side by side. Under a sanitizer
 # build a quarter of the programs run (the library's code paths at a quarter
 # of the time) and only the correct twins and exit codes are judged.
-file(GLOB chk_corpus CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/corpus/*/*.c)
+# Fortran sources (*.F90: preprocessed, so -DBUG works the same) are built
+# with the flavor's mpifort.
+file(GLOB chk_corpus CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/corpus/*/*.c
+     ${CMAKE_CURRENT_LIST_DIR}/corpus/*/*.F90)
 set(chk_corpus_cats)
 foreach(src IN LISTS chk_corpus)
   get_filename_component(d ${src} DIRECTORY)
@@ -132,6 +135,11 @@ foreach(f IN LISTS MSC_FLAVORS)
   set(bin ${MSC_TEST_BIN}/${f}/corpus)
   set(outs)
   foreach(src IN LISTS chk_corpus)
+    # /* ONLY: <flavor> */: built (and run, corpus.py) for that MPI only.
+    file(STRINGS ${src} only REGEX "ONLY: *[a-z]+")
+    if(only AND NOT only MATCHES "ONLY: *${f}")
+      continue()
+    endif()
     get_filename_component(name ${src} NAME_WE)
     get_filename_component(d ${src} DIRECTORY)
     get_filename_component(cat ${d} NAME)
@@ -141,8 +149,13 @@ foreach(f IN LISTS MSC_FLAVORS)
       if(v STREQUAL "bug")
         set(def -DBUG)
       endif()
+      if(src MATCHES "\\.F90$")
+        set(compile ${MSC_${f}_MPIFC} -g -O0 ${def} -o ${out} ${src})
+      else()
+        set(compile ${MSC_${f}_MPICC} -std=gnu17 -g -O0 ${def} -o ${out} ${src} -lpthread)
+      endif()
       add_custom_command(OUTPUT ${out}
-        COMMAND ${MSC_${f}_MPICC} -std=gnu17 -g -O0 ${def} -o ${out} ${src} -lpthread
+        COMMAND ${compile}
         DEPENDS ${src}
         COMMENT "Building corpus program ${f}/${cat}/${name} (${v})"
         VERBATIM)

@@ -67,7 +67,16 @@ SENTINEL_LAYOUTS = [
 ]
 
 # The hand-written C wrappers' Fortran forms: (Fortran arguments, body).
-# Their bodies call the steps of src/intercept/lifecycle.h.
+# Their bodies call the steps of src/intercept/lifecycle.h. MPI_INIT* when MPI
+# was initialized already and MPI_FINALIZE when it is not running are told to
+# the check of calls outside MPI (LOCAL:CALL:INIT_TWICE, AFTER_FINALIZE) at
+# the caller's line, and only the twin runs (MISPLACED).
+MISPLACED = ["if (MSC_UNLIKELY(msc_lifecycle_misplaced(MSC_FN_{name}, MSC_CALLER()))) {{",
+             "    unsigned msc_g0 = msc_f_misplaced_begin();",
+             "    msc_pmpi({args});",
+             "    msc_f_misplaced_end(msc_g0);",
+             "    return;",
+             "}}"]
 LIFECYCLE = {
     "MPI_Init": (["ierror"],
                  ["msc_lifecycle_init_begin();",
@@ -336,6 +345,10 @@ def role_code(fn, sig, gen_error):
             before.append(f"msc_c.out = (void *){param};")
         elif role in ("n", "reqs", "statuses", "indices"):
             pass
+        elif role in ("types", "rtypes"):
+            # Arrays of Fortran handles: left NULL (converting each element
+            # would need storage per call); the checks then give no verdict.
+            pass
         else:
             _error(gen_error, f"{fn.name}: role {role} has no Fortran template")
     if "reqs" in r:
@@ -414,6 +427,8 @@ def lifecycle_stub(name, sym, twin):
         args = ["level", "ierror"]
         stmts = [x.replace("msc_pmpi(level)", "msc_pmpi(level, ierror)") for x in stmts]
     decl = ", ".join(("MPI_Fint *" if a == "ierror" else "void *") + a for a in args)
+    if name != "MPI_Pcontrol":
+        stmts = [x.format(name=name, args=", ".join(args)) for x in MISPLACED] + stmts
     lines = [f"MSC_API void {sym}({decl})", "{"]
     lines += ["    " + x.replace("msc_pmpi(", f"{twin}(") for x in stmts]
     lines += ["}"]

@@ -43,7 +43,8 @@ KINDS = ["OTHER", "LIFECYCLE", "HANDWRITTEN", "SEND", "RECV", "SENDRECV", "ISEND
 ROLES = {"buf", "rbuf", "count", "rcount", "type", "rtype", "peer", "tag", "rpeer", "rtag",
          "root", "op", "comm", "counts", "rcounts", "status", "request", "reqio", "n", "reqs",
          "statuses", "flag", "index", "outcount", "indices", "newcomm", "commio", "obj",
-         "win", "file", "offset", "out", "group", "tdisp", "tcount", "ttype"}
+         "win", "file", "offset", "out", "group", "tdisp", "tcount", "ttype", "types",
+         "rtypes"}
 
 
 # Role obj: the address of an MPI handle (made, committed or freed by the
@@ -213,7 +214,8 @@ def role_lines(fn):
               "tag": "tag", "rpeer": "rpeer", "rtag": "rtag", "root": "root", "op": "op",
               "comm": "comm", "request": "request", "flag": "flag", "index": "index",
               "outcount": "outcount", "indices": "indices", "newcomm": "newcomm",
-              "win": "win", "file": "file", "offset": "offset", "group": "group"}
+              "win": "win", "file": "file", "offset": "offset", "group": "group",
+              "types": "types", "rtypes": "rtypes"}
     for role, param in r.items():
         if role in simple:
             val = f"(void *){param}" if role == "rbuf" and "const" in p.param(param).text \
