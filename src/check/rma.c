@@ -280,6 +280,21 @@ static ent_t *plog_add(win_t *w)
 
 /* An access in an access epoch opened by MPI_Win_start, to a target of its
  * group: logged with which of our access epochs at that target it is. */
+/* One access of this rank as logged for a later comparison: its target
+ * bytes [lo, hi) in the target's window, op, function and call site. */
+static void fill_entry(ent_t *e, const win_t *w, const msc_call_t *c, int op, MPI_Count tcount,
+                       const chk_tinfo_t *ti)
+{
+    e->origin = w->rank;
+    e->target = c->peer;
+    e->op = op;
+    e->fn = (int32_t)c->fn;
+    e->lo = (int64_t)c->tdisp * (int64_t)w->du[c->peer] + (int64_t)ti->tlb;
+    e->hi = e->lo + (int64_t)(ti->size * tcount);
+    e->unit = ti->sig.unit;
+    e->site = (uint64_t)(uintptr_t)c->site;
+}
+
 static void log_pscw(win_t *w, msc_call_t *c, int op, MPI_Count tcount, MPI_Datatype tt)
 {
     if (!w->du || !w->nstart || !w->ingroup || c->peer < 0 || c->peer >= w->size ||
@@ -289,14 +304,7 @@ static void log_pscw(win_t *w, msc_call_t *c, int op, MPI_Count tcount, MPI_Data
     if (!ti->ok || !ti->contig) return;
     ent_t *e = plog_add(w);
     if (!e) return;
-    e->origin = w->rank;
-    e->target = c->peer;
-    e->op = op;
-    e->fn = (int32_t)c->fn;
-    e->lo = (int64_t)c->tdisp * (int64_t)w->du[c->peer] + (int64_t)ti->tlb;
-    e->hi = e->lo + (int64_t)(ti->size * tcount);
-    e->unit = ti->sig.unit;
-    e->site = (uint64_t)(uintptr_t)c->site;
+    fill_entry(e, w, c, op, tcount, ti);
     e->mode = MODE_PSCW;
     e->ep = (int64_t)w->nstart[c->peer] - 1;
 }
@@ -312,14 +320,7 @@ static void log_access(win_t *w, msc_call_t *c, int op, MPI_Count tcount, MPI_Da
     if (!w->log && !(w->log = malloc(sizeof *w->log * LOG_MAX))) return;
     ent_t *e = &w->log[w->nlog++];
     memset(e, 0, sizeof *e);
-    e->origin = w->rank;
-    e->target = c->peer;
-    e->op = op;
-    e->fn = (int32_t)c->fn;
-    e->lo = (int64_t)c->tdisp * (int64_t)w->du[c->peer] + (int64_t)ti->tlb;
-    e->hi = e->lo + (int64_t)(ti->size * tcount);
-    e->unit = ti->sig.unit;
-    e->site = (uint64_t)(uintptr_t)c->site;
+    fill_entry(e, w, c, op, tcount, ti);
 }
 
 static void comm_call(msc_call_t *c, win_t *w)
