@@ -1,5 +1,6 @@
-# Unit tests without MPI: the MPI-free core (settings, clock) and the trace's
-# definition sets (src/trace/defset.c), linked against msc_base. Each line of
+# Unit tests without MPI: the MPI-free core (settings, clock), the trace's
+# definition sets (src/trace/defset.c) and the analysis's spill file
+# (tools/analysis/spill.c), linked against msc_base. Each line of
 # list.h becomes its own CTest test, run in its own process: unit/<name>.
 add_executable(unit_tests
   ${CMAKE_CURRENT_LIST_DIR}/runner.c
@@ -7,10 +8,12 @@ add_executable(unit_tests
   ${CMAKE_CURRENT_LIST_DIR}/test_clock.c
   ${CMAKE_CURRENT_LIST_DIR}/test_counters.c
   ${CMAKE_CURRENT_LIST_DIR}/test_defset.c
+  ${CMAKE_CURRENT_LIST_DIR}/test_spill.c
+  ${CMAKE_SOURCE_DIR}/tools/analysis/spill.c
   ${CMAKE_SOURCE_DIR}/src/trace/defset.c
   ${CMAKE_SOURCE_DIR}/src/counters/account.c
   ${CMAKE_SOURCE_DIR}/src/counters/perf_source.c)
-target_include_directories(unit_tests PRIVATE ${CMAKE_SOURCE_DIR}/src/counters)
+target_include_directories(unit_tests PRIVATE ${CMAKE_SOURCE_DIR}/src/counters ${CMAKE_SOURCE_DIR}/tools/analysis)
 target_link_libraries(unit_tests PRIVATE msc_base)
 set_target_properties(unit_tests PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${MSC_TEST_BIN}/unit)
 

@@ -6,10 +6,16 @@
  * process ends, even on a crash) in $TMPDIR or /var/tmp, is mapped once
  * MAP_SHARED over a large reservation of address space (64 GiB, a single
  * mapping: no per-block mapping to count against vm.max_map_count). A
- * block of at least WS_SPILL_MIN bytes takes the next page-aligned range of
- * the file (a bump pointer; the file grows with ftruncate and stays sparse),
- * with a 64-byte header holding its length; freeing a block punches its
- * range out of the file (disk and page cache are given back at once).
+ * block of at least WS_SPILL_MIN bytes takes the smallest free range of the
+ * file that holds it, else the next page-aligned range at the end (the file
+ * grows with ftruncate and stays sparse beyond what was ever used), with a
+ * 64-byte header holding its length; freeing a block puts its range on a
+ * sorted list of free ranges, merged with its neighbours, and moves the end
+ * back when it was the last. The freed pages stay in the file and the page
+ * cache for the next block: on this kind of machine a fresh page (a hole
+ * filled at the first touch) costs several times a reused one, so the file
+ * is as large as the most that was in use at once, and its pages are
+ * allocated once. A zeroed block is cleared where it reuses a range.
  * ws_spill_trim() drops every page of the mapping from the process's
  * resident set (madvise MADV_DONTNEED): what was written stays in the file
  * (in the page cache until the kernel writes it back and evicts it under
@@ -24,11 +30,12 @@
  * unconditionally, as before, cost twice the page faults and ten times the
  * madvise calls.
  *
- * Costs: disk space for the records (about twice the trace, written back
- * by the kernel at its own pace, freed as the passes free their arrays), a
- * page fault per page (or large folio) touched after a trim, and the page
- * cache's work for every fresh page of the file (allocate, zero, dirty,
- * and free when punched): the larger part of the system time. When the file or the
+ * Costs: disk space for the records (at most what was in use at once,
+ * about twice the trace, written back by the kernel at its own pace and
+ * given back when the process ends), a page fault per page (or large folio,
+ * or fault-around batch) touched after a trim, and the page cache's work for
+ * every fresh page of the file (allocate, zero, dirty): the larger part of
+ * the system time. When the file or the
  * reservation cannot be had (no writable temporary directory, a sanitizer's
  * address-space layout, the reservation used up), or MPISCOPE_ANALYSIS_SPILL=0,
  * blocks come from malloc: the results are the same, only the memory is not
@@ -51,15 +58,23 @@
 #define SPILL_PAGE ((size_t)4096)
 #define SPILL_HDR ((size_t)64)
 
+/* A free range of the file, below the bump. */
+typedef struct {
+    size_t off, len;
+} extent_t;
+
 static struct {
     bool inited;
     int fd;
     char *base;   /* NULL: no spill */
     size_t bump;  /* bytes of the file handed out */
+    size_t hwm;   /* the highest bump so far: beyond it the file is a hole */
     size_t fsize; /* the file's length */
     int statm;    /* /proc/self/statm, or -1 */
     size_t floor; /* file_resident() after the last trim */
-} S = {false, -1, NULL, 0, 0, -1, SIZE_MAX};
+    extent_t *free; /* sorted by offset, never adjacent */
+    size_t nfree, capfree;
+} S = {false, -1, NULL, 0, 0, 0, -1, SIZE_MAX, NULL, 0, 0};
 
 static void spill_init(void)
 {
@@ -75,11 +90,21 @@ static void spill_init(void)
         close(fd);
         return;
     }
-    /* Random reads fault in one page, not a read-ahead window. */
-    (void)madvise(b, SPILL_RESERVE, MADV_RANDOM);
+    /* No MADV_RANDOM: the passes walk their arrays in order, and a fault
+     * then maps the neighbouring pages already in the page cache too (fault
+     * around), and reads a fresh range of the file (a hole) in batches
+     * instead of one page per fault. */
     S.fd = fd;
     S.base = b;
     S.statm = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+}
+
+/* Gives the pages [from, to) of the file back (disk and page cache). */
+static void punch(size_t from, size_t to)
+{
+    if (to > from)
+        (void)fallocate(S.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)from,
+                        (off_t)(to - from));
 }
 
 static inline bool spilled(const void *p)
@@ -89,32 +114,86 @@ static inline bool spilled(const void *p)
 
 static size_t *header(const void *p) { return (size_t *)((char *)p - SPILL_HDR); }
 
-void *ws_big_alloc(size_t n)
+/* Takes `len` bytes (page multiple) of the file: the smallest free range
+ * that holds them, else the end. Returns the offset, or SIZE_MAX. */
+static size_t take(size_t len)
 {
-    if (!S.inited) spill_init();
-    if (!S.base || n < WS_SPILL_MIN) return malloc(n ? n : 1);
-    size_t len = (SPILL_HDR + n + SPILL_PAGE - 1) & ~(SPILL_PAGE - 1);
-    if (len > SPILL_RESERVE - S.bump) return malloc(n);
+    size_t best = SIZE_MAX;
+    for (size_t i = 0; i < S.nfree; i++)
+        if (S.free[i].len >= len && (best == SIZE_MAX || S.free[i].len < S.free[best].len))
+            best = i;
+    if (best != SIZE_MAX) {
+        size_t off = S.free[best].off;
+        S.free[best].off += len, S.free[best].len -= len;
+        if (!S.free[best].len) {
+            memmove(&S.free[best], &S.free[best + 1], (S.nfree - best - 1) * sizeof *S.free);
+            S.nfree--;
+        }
+        return off;
+    }
+    if (len > SPILL_RESERVE - S.bump) return SIZE_MAX;
     size_t off = S.bump;
     if (off + len > S.fsize) {
         /* grow the file in steps of 64 MiB (or more): fewer calls */
         size_t want = off + len + ((size_t)64 << 20);
         if (want > SPILL_RESERVE) want = SPILL_RESERVE;
-        if (ftruncate(S.fd, (off_t)want)) return malloc(n);
+        if (ftruncate(S.fd, (off_t)want)) return SIZE_MAX;
         S.fsize = want;
     }
     S.bump = off + len;
+    if (S.bump > S.hwm) S.hwm = S.bump;
+    return off;
+}
+
+/* Gives [off, off + len) back: merged with its free neighbours, and the
+ * bump lowered when it is the last range. Its pages stay in the file and
+ * the page cache for the next block (a fresh page costs the kernel far more
+ * than a reused one); when the free list cannot grow, they are punched out. */
+static void give(size_t off, size_t len)
+{
+    size_t i = 0;
+    while (i < S.nfree && S.free[i].off < off) i++;
+    bool left = i > 0 && S.free[i - 1].off + S.free[i - 1].len == off;
+    bool right = i < S.nfree && off + len == S.free[i].off;
+    if (left && right) {
+        S.free[i - 1].len += len + S.free[i].len;
+        memmove(&S.free[i], &S.free[i + 1], (S.nfree - i - 1) * sizeof *S.free);
+        S.nfree--;
+        i--;
+    } else if (left) {
+        S.free[--i].len += len;
+    } else if (right) {
+        S.free[i].off = off, S.free[i].len += len;
+    } else {
+        if (S.nfree == S.capfree) {
+            size_t cap = S.capfree ? 2 * S.capfree : 64;
+            extent_t *n = realloc(S.free, cap * sizeof *n);
+            if (!n) {
+                punch(off, off + len);
+                return;
+            }
+            S.free = n, S.capfree = cap;
+        }
+        memmove(&S.free[i + 1], &S.free[i], (S.nfree - i) * sizeof *S.free);
+        S.free[i] = (extent_t){off, len};
+        S.nfree++;
+    }
+    if (i == S.nfree - 1 && S.free[i].off + S.free[i].len == S.bump) {
+        S.bump = S.free[i].off;
+        S.nfree--;
+    }
+}
+
+void *ws_big_alloc(size_t n)
+{
+    if (!S.inited) spill_init();
+    if (!S.base || n < WS_SPILL_MIN) return malloc(n ? n : 1);
+    size_t len = (SPILL_HDR + n + SPILL_PAGE - 1) & ~(SPILL_PAGE - 1);
+    size_t off = take(len);
+    if (off == SIZE_MAX) return malloc(n);
     char *p = S.base + off;
     *(size_t *)p = len;
     return p + SPILL_HDR;
-}
-
-/* Gives the pages [from, to) of the file back (disk and page cache). */
-static void punch(size_t from, size_t to)
-{
-    if (to > from)
-        (void)fallocate(S.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)from,
-                        (off_t)(to - from));
 }
 
 void ws_big_copy(void *to, const void *from, size_t n)
@@ -143,9 +222,7 @@ void ws_mfree(void *p)
         return;
     }
     size_t off = (size_t)((char *)p - SPILL_HDR - S.base);
-    size_t len = *header(p);
-    punch(off, off + len);
-    if (off + len == S.bump) S.bump = off; /* the last block: its range is reused */
+    give(off, *header(p));
 }
 
 void *ws_mrealloc(void *p, size_t n)
@@ -157,9 +234,8 @@ void *ws_mrealloc(void *p, size_t n)
         size_t len = *header(p);
         size_t nlen = (SPILL_HDR + n + SPILL_PAGE - 1) & ~(SPILL_PAGE - 1);
         if (nlen <= len) { /* shrink in place */
-            punch(off + nlen, off + len);
+            if (nlen < len) give(off + nlen, len - nlen);
             *header(p) = nlen;
-            if (off + len == S.bump) S.bump = off + nlen;
             return p;
         }
         if (off + len == S.bump && nlen - len <= SPILL_RESERVE - S.bump) {
@@ -172,6 +248,7 @@ void *ws_mrealloc(void *p, size_t n)
             if (off + nlen <= S.fsize) {
                 *header(p) = nlen;
                 S.bump = off + nlen;
+                if (S.bump > S.hwm) S.hwm = S.bump;
                 return p;
             }
         }
@@ -191,6 +268,8 @@ void *ws_mrealloc(void *p, size_t n)
 }
 
 size_t ws_spill_count;
+
+size_t ws_spill_file_bytes(void) { return S.base ? S.bump : 0; }
 
 /* The process's resident file-backed pages (the third field of
  * /proc/self/statm: RssFile + RssShmem), or SIZE_MAX when unknown. */
@@ -226,8 +305,16 @@ void ws_spill_check(void)
 void *ws_big_calloc(size_t n, size_t size)
 {
     size_t b = n * size;
+    size_t hwm = S.hwm;
     void *p = ws_big_alloc(b);
-    /* the file's fresh ranges read as zero (extended or punched) */
-    if (p && !spilled(p)) memset(p, 0, b ? b : 1);
+    if (!p) return NULL;
+    if (!spilled(p)) {
+        memset(p, 0, b ? b : 1);
+        return p;
+    }
+    /* Beyond the old high-water mark the file is a hole and reads as zero;
+     * a range given back before holds old records. */
+    size_t off = (size_t)((char *)p - S.base);
+    if (off < hwm) ws_big_fill(p, 0, (hwm - off < b ? hwm - off : b));
     return p;
 }

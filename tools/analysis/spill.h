@@ -24,6 +24,9 @@ void *ws_big_calloc(size_t n, size_t size);
  * few MiB: a bulk fill or copy (a vector's doubling) touches it all. */
 void ws_big_fill(void *p, int byte, size_t n);
 void ws_big_copy(void *to, const void *from, size_t n);
+/* Bytes of the file up to the end of its last block in use (0: no file):
+ * freed ranges below it are reused before the file grows. */
+size_t ws_spill_file_bytes(void);
 /* Drops the file's pages from the resident set (their contents stay). */
 void ws_spill_trim(void);
 /* Trims when the file's resident pages exceed WS_SPILL_BUDGET. */
