@@ -7,8 +7,13 @@
  * look them up without callbacks of their own. msc_trace_read then reads
  * the chosen locations one at a time with OTF2's local event reader (no
  * merge of event streams: neither user needs global time order), each
- * after its local definitions so that OTF2 applies the mapping tables and
- * clock offsets. OTF2's callbacks are translated to a few narrow ones
+ * after its local definitions: OTF2 applies the clock offsets, and the
+ * reader applies the mapping tables itself (OTF2's event reader would look
+ * the location's table up again for every reference of every event, a
+ * fifth of its instructions): each table of the kinds the callbacks use
+ * (region, communicator, metric, source code location, attribute) becomes
+ * a dense array per location, and a reference is then one bounds check and
+ * one load. OTF2's callbacks are translated to a few narrow ones
  * (msc_trace_cbs_t): Isend and IrecvComplete become messages like Send and
  * Recv, and the source code location is taken from the Enter's attribute
  * list. For MPI regions the attribute is delta-encoded (docs/trace.md): an
@@ -55,6 +60,9 @@ static bool grow(void **arr, size_t *cap, size_t need, size_t elem)
         }                                                                                      \
     } while (0)
 
+/* The mapping tables the reader applies (rstate_t.map). */
+enum { MAP_REGION, MAP_COMM, MAP_METRIC, MAP_SCL, MAP_ATTR, MAP_KINDS };
+
 /* Reading state: the definitions being filled, then the event forwarding. */
 typedef struct {
     msc_trace_t *t;
@@ -68,6 +76,13 @@ typedef struct {
     uint32_t prev, gen;
     struct scl_slot *sm;
     size_t smcap, smn;
+    /* The current location's mapping tables, local -> global reference;
+     * n = 0: no table of that kind (identity). */
+    struct idmap {
+        uint32_t *v;
+        size_t n, cap;
+    } map[MAP_KINDS];
+    uint32_t scl_attr; /* the location's own ref of t->scl_attr */
 } rstate_t;
 
 /* One pair of the call-site delta; empty unless gen is the location's. */
@@ -343,6 +358,72 @@ fail:
     return NULL;
 }
 
+/* ---- mapping tables ------------------------------------------------------ */
+
+/* The global reference of local reference `ref`: unchanged without a table
+ * or beyond it (as OTF2 does). */
+static inline uint32_t map_ref(const rstate_t *r, int kind, uint64_t ref)
+{
+    const struct idmap *m = &r->map[kind];
+    return ref < m->n ? m->v[ref] : (uint32_t)ref;
+}
+
+typedef struct {
+    struct idmap *m;
+    bool oom;
+} fill_t;
+
+static void map_one(uint64_t local, uint64_t global, void *u)
+{
+    fill_t *f = u;
+    struct idmap *m = f->m;
+    if (f->oom || local >= ((uint64_t)1 << 26)) return; /* absurd: left unmapped */
+    if (local >= m->n) {
+        if (local >= m->cap) {
+            size_t cap = m->cap ? m->cap : 64;
+            while (cap <= local) cap *= 2;
+            uint32_t *v = realloc(m->v, cap * sizeof *v);
+            if (!v) {
+                f->oom = true;
+                return;
+            }
+            m->v = v, m->cap = cap;
+        }
+        for (size_t i = m->n; i <= local; i++) m->v[i] = (uint32_t)i; /* gaps: identity */
+        m->n = (size_t)local + 1;
+    }
+    m->v[local] = (uint32_t)global;
+}
+
+static OTF2_CallbackCode d_mapping(void *u, OTF2_MappingType type, const OTF2_IdMap *idmap)
+{
+    rstate_t *r = u;
+    int kind = type == OTF2_MAPPING_REGION                 ? MAP_REGION
+               : type == OTF2_MAPPING_COMM                 ? MAP_COMM
+               : type == OTF2_MAPPING_METRIC               ? MAP_METRIC
+               : type == OTF2_MAPPING_SOURCE_CODE_LOCATION ? MAP_SCL
+               : type == OTF2_MAPPING_ATTRIBUTE            ? MAP_ATTR
+                                                           : -1;
+    if (kind < 0 || !idmap) return OTF2_CALLBACK_SUCCESS;
+    fill_t f = {&r->map[kind], false};
+    f.m->n = 0;
+    if (OTF2_IdMap_Traverse(idmap, map_one, &f) != OTF2_SUCCESS || f.oom) {
+        r->oom = true;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+/* The location's own reference of the source code location attribute. */
+static uint32_t local_scl_attr(const rstate_t *r)
+{
+    const struct idmap *m = &r->map[MAP_ATTR];
+    if (r->t->scl_attr == UINT32_MAX || !m->n) return r->t->scl_attr;
+    for (size_t i = 0; i < m->n; i++)
+        if (m->v[i] == r->t->scl_attr) return (uint32_t)i;
+    return r->t->scl_attr < m->n ? UINT32_MAX : r->t->scl_attr;
+}
+
 /* ---- events -------------------------------------------------------------- */
 
 static OTF2_CallbackCode e_enter(OTF2_LocationRef loc, OTF2_TimeStamp time, uint64_t pos, void *u,
@@ -350,12 +431,13 @@ static OTF2_CallbackCode e_enter(OTF2_LocationRef loc, OTF2_TimeStamp time, uint
 {
     (void)loc, (void)pos;
     rstate_t *r = u;
+    region = map_ref(r, MAP_REGION, region);
     uint32_t scl = UINT32_MAX;
     bool given = false;
-    if (al && r->t->scl_attr != UINT32_MAX && OTF2_AttributeList_GetNumberOfElements(al)) {
+    if (al && r->scl_attr != UINT32_MAX && OTF2_AttributeList_GetNumberOfElements(al)) {
         OTF2_SourceCodeLocationRef s;
-        if (OTF2_AttributeList_GetSourceCodeLocationRef(al, r->t->scl_attr, &s) == OTF2_SUCCESS)
-            scl = s, given = true;
+        if (OTF2_AttributeList_GetSourceCodeLocationRef(al, r->scl_attr, &s) == OTF2_SUCCESS)
+            scl = map_ref(r, MAP_SCL, s), given = true;
     }
     if (region < r->t->nregion && r->t->region_mpi[region]) {
         uint64_t key = (uint64_t)r->prev << 32 | region;
@@ -377,7 +459,7 @@ static OTF2_CallbackCode e_leave(OTF2_LocationRef loc, OTF2_TimeStamp time, uint
 {
     (void)loc, (void)pos, (void)al;
     rstate_t *r = u;
-    r->cb->leave(r->u, time, region);
+    r->cb->leave(r->u, time, map_ref(r, MAP_REGION, region));
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -387,7 +469,7 @@ static OTF2_CallbackCode e_send(OTF2_LocationRef loc, OTF2_TimeStamp time, uint6
 {
     (void)loc, (void)pos, (void)al;
     rstate_t *r = u;
-    r->cb->msg(r->u, time, true, peer, comm, tag, len);
+    r->cb->msg(r->u, time, true, peer, map_ref(r, MAP_COMM, comm), tag, len);
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -405,7 +487,7 @@ static OTF2_CallbackCode e_recv(OTF2_LocationRef loc, OTF2_TimeStamp time, uint6
 {
     (void)loc, (void)pos, (void)al;
     rstate_t *r = u;
-    r->cb->msg(r->u, time, false, peer, comm, tag, len);
+    r->cb->msg(r->u, time, false, peer, map_ref(r, MAP_COMM, comm), tag, len);
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -423,7 +505,7 @@ static OTF2_CallbackCode e_coll_end(OTF2_LocationRef loc, OTF2_TimeStamp time, u
 {
     (void)loc, (void)pos, (void)al, (void)sent, (void)recvd;
     rstate_t *r = u;
-    r->cb->coll_end(r->u, time, op, comm, root);
+    r->cb->coll_end(r->u, time, op, map_ref(r, MAP_COMM, comm), root);
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -437,7 +519,7 @@ static OTF2_CallbackCode e_metric(OTF2_LocationRef loc, OTF2_TimeStamp time, uin
     double v = types[0] == OTF2_TYPE_DOUBLE  ? values[0].floating_point
                : types[0] == OTF2_TYPE_INT64 ? (double)values[0].signed_int
                                              : (double)values[0].unsigned_int;
-    r->cb->metric(r->u, time, metric, v);
+    r->cb->metric(r->u, time, map_ref(r, MAP_METRIC, metric), v);
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -480,21 +562,39 @@ int msc_trace_read(msc_trace_t *t, const bool *want, const msc_trace_cbs_t *cb, 
     if (cb->coll_end) OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(ecb, e_coll_end);
     if (cb->metric) OTF2_EvtReaderCallbacks_SetMetricCallback(ecb, e_metric);
     rstate_t r = {.t = t, .cb = cb, .u = u};
+    OTF2_DefReaderCallbacks *dcb = OTF2_DefReaderCallbacks_New();
+    if (!dcb) {
+        snprintf(err, errlen, "out of memory");
+        OTF2_EvtReaderCallbacks_Delete(ecb);
+        OTF2_Reader_CloseEvtFiles(rd);
+        if (def_files) OTF2_Reader_CloseDefFiles(rd);
+        return -1;
+    }
+    OTF2_DefReaderCallbacks_SetMappingTableCallback(dcb, d_mapping);
     int rc = 0;
     for (size_t i = 0; i < t->nloc && rc == 0; i++) {
         if (want && !want[i]) continue;
         if (cb->location) cb->location(u, i);
         r.gen++, r.smn = 0, r.prev = UINT32_MAX; /* the call-site delta starts afresh */
+        for (int k = 0; k < MAP_KINDS; k++) r.map[k].n = 0;
         if (def_files) {
-            /* Mapping tables and clock offsets are local definitions; the
+            /* Mapping tables and clock offsets are local definitions: the
+             * tables come to d_mapping, the offsets stay with OTF2, whose
              * event reader applies them once they have been read. */
             OTF2_DefReader *dr = OTF2_Reader_GetDefReader(rd, t->loc[i].id);
             if (dr) {
                 uint64_t n = 0;
-                OTF2_Reader_ReadAllLocalDefinitions(rd, dr, &n);
+                if (OTF2_Reader_RegisterDefCallbacks(rd, dr, dcb, &r) == OTF2_SUCCESS)
+                    OTF2_Reader_ReadAllLocalDefinitions(rd, dr, &n);
                 OTF2_Reader_CloseDefReader(rd, dr);
             }
+            if (r.oom) {
+                snprintf(err, errlen, "out of memory");
+                rc = -1;
+                break;
+            }
         }
+        r.scl_attr = local_scl_attr(&r);
         /* A location whose events cannot be read (a missing or cut event
          * file: trace_check.c names them) is skipped after what could be
          * read of it; the caller says the result is partial. */
@@ -510,13 +610,16 @@ int msc_trace_read(msc_trace_t *t, const bool *want, const msc_trace_cbs_t *cb, 
             continue;
         }
         uint64_t n = 0;
-        if (OTF2_Reader_RegisterEvtCallbacks(rd, er, ecb, &r) != OTF2_SUCCESS ||
+        if (OTF2_EvtReader_ApplyMappingTables(er, false) != OTF2_SUCCESS ||
+            OTF2_Reader_RegisterEvtCallbacks(rd, er, ecb, &r) != OTF2_SUCCESS ||
             OTF2_Reader_ReadAllLocalEvents(rd, er, &n) != OTF2_SUCCESS)
             t->unreadable++;
         *events += n;
         OTF2_Reader_CloseEvtReader(rd, er);
     }
     OTF2_EvtReaderCallbacks_Delete(ecb);
+    OTF2_DefReaderCallbacks_Delete(dcb);
+    for (int k = 0; k < MAP_KINDS; k++) free(r.map[k].v);
     free(r.sm);
     if (def_files) OTF2_Reader_CloseDefFiles(rd);
     OTF2_Reader_CloseEvtFiles(rd);
