@@ -4,8 +4,12 @@ ranks do (see planted.c):
   imbalance   Load Balance (N + 1) / (2 N) within 0.05, from the profile
               (profile.json's pop, the POP section of profile.txt) and from
               the trace (waitstates.json's pop);
-  pipeline    Serialization Efficiency 2 / (N + 1) within 0.1, Transfer
-              Efficiency above 0.85, Load Balance above 0.9;
+  pipeline    Serialization Efficiency 2 / (N + 1) within 0.1, Load Balance
+              above 0.9; runtime, ideal runtime, max useful and Transfer
+              Efficiency as an independent replay of the recorded times
+              implies (trace_replay.py); Transfer above 0.85 when no message
+              was taken more than 2 ms after it was sent (else the machine's
+              load made the real network cost something);
   slowlink    Transfer Efficiency below 0.7, Serialization Efficiency above
               0.9, the report saying what the real network costs;
   latesender  rank 0's Late Sender at least 6 T (8 T planted); the delay
@@ -48,8 +52,29 @@ elif mode == "pipeline":
     want = 2 / (n + 1)
     check("serialization efficiency", abs(pop_t["serialization_efficiency"] - want) <= 0.1,
           "%.3f, want %.3f +- 0.1" % (pop_t["serialization_efficiency"], want))
-    check("transfer efficiency near 1", pop_t["transfer_efficiency"] > 0.85,
-          "%.3f" % pop_t["transfer_efficiency"])
+    # The ideal run time and its efficiencies as the recorded times imply
+    # them (trace_replay.py, an independent replay): exact, under any load.
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import trace_replay
+    want_r = trace_replay.replay(os.path.join(out, "trace", "traces.otf2"))
+    for key in ("runtime_ns", "ideal_runtime_ns", "useful_max_ns"):
+        got, exp = pop_t[key], want_r[key.replace("ideal_runtime", "ideal")]
+        check(key + " as the recorded times imply", abs(got - exp) <= 1e-6 * exp + 1000,
+              "%d, want %.0f" % (got, exp))
+    te = want_r["ideal_ns"] / want_r["runtime_ns"]
+    check("transfer efficiency = ideal / real runtime", abs(pop_t["transfer_efficiency"] - te) <= 1e-3,
+          "%.4f, want %.4f" % (pop_t["transfer_efficiency"], te))
+    # Near 1 as planted when every message was taken as soon as it was sent;
+    # on a busy machine a receiver that got its core late made the real
+    # network (and scheduler) cost something, and then the value above is
+    # what is judged.
+    if want_r["late_deliveries"] == 0:
+        check("transfer efficiency near 1", pop_t["transfer_efficiency"] > 0.85,
+              "%.3f" % pop_t["transfer_efficiency"])
+    else:
+        print("note transfer efficiency %.3f not held to 'near 1': %d receives completed more "
+              "than 2 ms after their message was sent (the machine's load)"
+              % (pop_t["transfer_efficiency"], want_r["late_deliveries"]))
     check("load balance near 1", pop_t["load_balance"] > 0.9, "%.3f" % pop_t["load_balance"])
 elif mode == "slowlink":
     check("transfer efficiency low", pop_t["transfer_efficiency"] < 0.7,
