@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The disk fills while a traced run writes its events (issue 15): a 1 MiB
-# tmpfs mounted by the test, a 512 KiB trace buffer and 30000 ping-pongs
-# (tests/trace/mixed.c) make the event flushes fail part way. Each rank's
+# tmpfs mounted by the test, a 512 KiB trace buffer and 12000 ping-pongs
+# (tests/trace/mixed.c: at least 0.85 MB of events per rank, 1.7 MB in all;
+# its MPI_Test loops add more the busier the machine is) make the event
+# flushes fail part way. Each rank's
 # trace stops at its first write error with one message; the application's
 # exit code and output are the same as without the tool; the profile is
 # still written (the trace module's reserve, released at MPI_Finalize, left
@@ -10,6 +12,7 @@
 #   disk-fills.sh <flavor> <program: trace_mixed> <mpiscope>
 set -uo pipefail
 flavor=$1 prog=$2 cli=$3
+reps=12000
 here=$(cd "$(dirname "$0")/.." && pwd)
 work=$MSC_OUT
 umount "$work/fs" 2>/dev/null
@@ -21,7 +24,7 @@ fi
 trap 'umount "$work/fs"' EXIT
 mkdir -p "$work/fs/without"
 # Without the tool (the program writes its expect files into MPISCOPE_OUTPUT).
-MSC_OUT=$work/without MSC_LIB= MSC_EXPECT_RC=any "$here/run-mpi.sh" "$flavor" 2 "$prog" 30000 \
+MSC_OUT=$work/without MSC_LIB= MSC_EXPECT_RC=any "$here/run-mpi.sh" "$flavor" 2 "$prog" $reps \
   > "$work/without.stdout" 2> "$work/without.stderr"
 rc_without=$(cat "$work/without/.rc")
 out=$work/fs/out
@@ -31,9 +34,9 @@ case $flavor in
   openmpi)
     OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
     "$MSC_MPIRUN" -np 2 -x LD_PRELOAD="$MSC_LIB" -x MPISCOPE_OUTPUT -x MPISCOPE_MODE \
-      -x MPISCOPE_TRACE_BUFFER "$prog" 30000 > "$work/with.stdout" 2> "$work/with.stderr" ;;
+      -x MPISCOPE_TRACE_BUFFER "$prog" $reps > "$work/with.stdout" 2> "$work/with.stderr" ;;
   mpich)
-    "$MSC_MPIRUN" -np 2 -genv LD_PRELOAD "$MSC_LIB" "$prog" 30000 \
+    "$MSC_MPIRUN" -np 2 -genv LD_PRELOAD "$MSC_LIB" "$prog" $reps \
       > "$work/with.stdout" 2> "$work/with.stderr" ;;
 esac
 rc_with=$?
