@@ -80,6 +80,16 @@ foreach(f IN LISTS MSC_FLAVORS)
   msc_mpi_test(${f} check/threads NP 2 PROGRAM check_threads TIMEOUT 180
     ENV MPISCOPE_MODE=check
     CHECK "grep -q '\"count\": 0' $MPISCOPE_OUTPUT/checks.json")
+  # osu_bw's window pattern (window.c): 300 windows of 64 receives, into one
+  # buffer (a true PENDING_OVERLAP seen 63 times a window, 18,900 in all:
+  # the repeats must cost no symbolization and no hang) and into 64 buffers
+  # (nothing).
+  msc_mpi_program(${f} check_window SOURCES window.c)
+  foreach(how same apart)
+    msc_mpi_test(${f} check/window-${how} NP 2 PROGRAM check_window ARGS 300 ${how} TIMEOUT 120
+      ENV MPISCOPE_MODE=check
+      CHECK "python3 ${CMAKE_CURRENT_LIST_DIR}/window_check.py $MPISCOPE_OUTPUT/checks.json ${CMAKE_CURRENT_LIST_DIR}/window.c 300 ${how}")
+  endforeach()
   # One-sided epochs and request state used correctly: no finding; with
   # "bug", a conflict of two origins at rank 0's window (Open MPI: ranks 1
   # and 2) and an origin buffer changed before its flush, at their lines.
