@@ -3,7 +3,10 @@
  * larger than the trace").
  *
  * Usage: memory_test GEN_TRACE MPISCOPE DIR [norss]. Generates the benchmark trace
- * (8 ranks x 100,000 iterations, about 38 MB of OTF2) in DIR, runs
+ * (8 ranks x 100,000 iterations, about 38 MB of OTF2) in DIR; with GEN_TRACE
+ * `-`, DIR is a traced run's output directory already (a real trace, with
+ * mapping tables, call sites, metrics and the delay pass's claims that a
+ * generated trace lacks). Then it runs
  * `mpiscope report --reanalyze` on it as a child and takes the child's peak
  * resident set from wait4 (ru_maxrss: a count of pages, not a time, so it
  * holds on a loaded machine). It must be at most the trace's size on disk:
@@ -90,7 +93,7 @@ int main(int argc, char **argv)
     snprintf(out2, sizeof out2, "%s/report-nospill.txt", argv[3]);
     snprintf(ws1, sizeof ws1, "%s/waitstates-spill.json", argv[3]);
     char *gen[] = {argv[1], trace, "8", "100000", NULL};
-    if (run(gen, NULL, NULL) < 0) return 1;
+    if (strcmp(argv[1], "-") && run(gen, NULL, NULL) < 0) return 1;
     if (nftw(trace, add_size, 16, FTW_PHYS)) return 1;
 
     char *rep[] = {argv[2], "report", "--reanalyze", argv[3], NULL};

@@ -147,3 +147,17 @@ if(MPISCOPE_SANITIZE)
 endif()
 add_test(NAME report/memory
   COMMAND sh -c "d=$(mktemp -d) && $<TARGET_FILE:report_memory_test> ${CMAKE_BINARY_DIR}/bin/msc_bench_gen_trace ${rep_cli} $d ${mem_norss}; rc=$?; rm -rf $d; exit $rc")
+# The same on a real trace (the demo traced: mapping tables, call sites,
+# MPI_T metrics, many waiting calls for the delay pass), about 35 MB.
+foreach(f IN LISTS MSC_FLAVORS)
+  if(f STREQUAL "mpich")
+    set(np 2)
+    set(iters 90000)
+  else()
+    set(np 4)
+    set(iters 45000)
+  endif()
+  msc_mpi_test(${f} report/memory-real NP ${np} PROGRAM ../../examples/${f}/demo ARGS ${iters} TIMEOUT 300
+    ENV MPISCOPE_MODE=profile,trace MPISCOPE_QUIET=1
+    CHECK "$<TARGET_FILE:report_memory_test> - ${rep_cli} $MPISCOPE_OUTPUT ${mem_norss}")
+endforeach()

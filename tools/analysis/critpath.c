@@ -209,6 +209,14 @@ static int cmp_claim(const void *a, const void *b)
     return (int)x->pattern - (int)y->pattern;
 }
 
+/* The same for a sort of claims in the spill file: the sort touches every
+ * page of its range, so it counts its comparisons like a pass its records. */
+static int cmp_claim_step(const void *a, const void *b)
+{
+    ws_spill_step();
+    return cmp_claim(a, b);
+}
+
 /* A cause: (pattern, location's rank, gap code), with its sum and its
  * largest share. */
 typedef struct {
@@ -256,7 +264,8 @@ static uint64_t *comm_bits(const ws_loc_t *l)
 {
     uint64_t *b = ws_xcalloc(l->calls.n / 64 + 1, sizeof *b);
 #define MARK(vec)                                                                      \
-    for (size_t k_ = 0; k_ < (vec).n; k_++) b[(vec).v[k_].call / 64] |= 1ull << ((vec).v[k_].call % 64);
+    for (size_t k_ = 0; k_ < (vec).n; k_++, ws_spill_step())                           \
+        b[(vec).v[k_].call / 64] |= 1ull << ((vec).v[k_].call % 64);
     MARK(l->sends) MARK(l->recvs) MARK(l->colls)
 #undef MARK
     return b;
@@ -409,9 +418,9 @@ static void delay_pass(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result
     uint64_t nin = gn[G];
     for (uint64_t a = 0, b; a < nin; a = b) {
         bool sorted = true;
-        for (b = a + 1; b < nin && in[b].loc == in[a].loc; b++)
+        for (b = a + 1; b < nin && in[b].loc == in[a].loc; b++, ws_spill_step())
             if (cmp_claim(&in[b - 1], &in[b]) > 0) sorted = false;
-        if (!sorted) qsort(in + a, b - a, sizeof *in, cmp_claim);
+        if (!sorted) qsort(in + a, b - a, sizeof *in, cmp_claim_step);
     }
     for (uint64_t a = 0; a < nin;) {
         ws_spill_step();
