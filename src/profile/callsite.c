@@ -4,9 +4,16 @@
  * the debuginfo paths) gives file and line. The caller's line is that of the
  * call instruction, so the return address is moved back one byte before the
  * lookup. The resolver is opened once per report and closed after it.
+ *
+ * C++ function names are demangled (LAMMPS_NS::CommBrick::forward_comm(int),
+ * not _ZN9LAMMPS_NS9CommBrick12forward_commEi) with the C++ runtime's own
+ * __cxa_demangle, looked up in the process (dlsym): a program with C++ code
+ * has libstdc++ loaded, and one without has no mangled names. The demangled
+ * strings belong to the resolver, one per distinct symbol.
  */
 #include "callsite.h"
 
+#include <dlfcn.h>
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
 #include <libunwind.h>
@@ -19,7 +26,48 @@ struct msc_callsite_resolver {
     Dwfl *dwfl;
     Dwfl_Callbacks cb;
     char *debuginfo_path;
+    /* Demangled names: the symbol table's string (stable while the
+     * resolver is open) and its demangled copy. */
+    struct demangled {
+        const char *mangled;
+        char *name;
+    } *dm;
+    size_t ndm, capdm;
 };
+
+typedef char *(*cxa_demangle_fn)(const char *, char *, size_t *, int *);
+
+/* The demangled form of `sym`, or sym itself (not a C++ name, no C++
+ * runtime in the process, out of memory). */
+static const char *demangle(msc_callsite_resolver_t *r, const char *sym)
+{
+    if (!sym || sym[0] != '_' || sym[1] != 'Z') return sym;
+    for (size_t i = 0; i < r->ndm; i++)
+        if (r->dm[i].mangled == sym) return r->dm[i].name ? r->dm[i].name : sym;
+    static cxa_demangle_fn fn;
+    static int looked;
+    if (!looked) {
+        looked = 1;
+        *(void **)&fn = dlsym(RTLD_DEFAULT, "__cxa_demangle");
+    }
+    int status = -1;
+    char *name = fn ? fn(sym, NULL, NULL, &status) : NULL;
+    if (status != 0) {
+        free(name);
+        name = NULL;
+    }
+    if (r->ndm == r->capdm) {
+        size_t cap = r->capdm ? 2 * r->capdm : 16;
+        struct demangled *n = realloc(r->dm, cap * sizeof *n);
+        if (!n) {
+            free(name);
+            return sym;
+        }
+        r->dm = n, r->capdm = cap;
+    }
+    r->dm[r->ndm++] = (struct demangled){sym, name};
+    return name ? name : sym;
+}
 
 /* A resolver over the objects of `maps` (a /proc/self/maps text), or of
  * the whole process when maps is NULL. */
@@ -174,7 +222,7 @@ bool msc_callsite_resolve(msc_callsite_resolver_t *r, const void *return_address
     const char *name = dwfl_module_info(m, NULL, &base, NULL, NULL, NULL, NULL, NULL);
     if (name) out->module = name;
     out->offset = (uintptr_t)(pc + 1 - base);
-    out->symbol = dwfl_module_addrname(m, pc);
+    out->symbol = demangle(r, dwfl_module_addrname(m, pc));
     Dwfl_Line *line = dwfl_module_getsrc(m, pc);
     if (line) {
         int lineno = 0;
@@ -188,6 +236,8 @@ void msc_callsite_close(msc_callsite_resolver_t *r)
 {
     if (!r) return;
     dwfl_end(r->dwfl);
+    for (size_t i = 0; i < r->ndm; i++) free(r->dm[i].name);
+    free(r->dm);
     free(r);
 }
 

@@ -18,7 +18,7 @@
 
 typedef struct {
     const char *module; /* path of the ELF object holding the address, or "?" */
-    const char *symbol; /* enclosing function (mangled as in the symbol table), or NULL */
+    const char *symbol; /* enclosing function (C++ names demangled), or NULL */
     const char *file;   /* source file of the call, or NULL without line tables */
     int line;           /* source line, 0 if unknown */
     uintptr_t offset;   /* address relative to the object's load base: stable across ranks */

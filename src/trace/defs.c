@@ -594,8 +594,9 @@ static void put_comm(tu_buf_t *k, const comm_def_t *d)
 
 /* This rank's call sites, resolved now, as (line, file) pairs in `b`; their
  * slots in that order go to *slots. An address without a line table is
- * "<object>+0x<offset>" at line 0 (the offset is the same on every rank);
- * one that no object maps is "?". */
+ * "<object>+0x<offset> (<function>)" at line 0 (the offset is the same on
+ * every rank; the function when the symbol table names it); one that no
+ * object maps is "?". */
 static int resolve_sites(tu_buf_t *b, uint32_t **slots)
 {
     int n = 0;
@@ -609,6 +610,9 @@ static int resolve_sites(tu_buf_t *b, uint32_t **slots)
         bool mapped = msc_callsite_resolve(res, (const void *)sites[slot[k]], &fr);
         bool line = fr.file && fr.line > 0;
         if (line) snprintf(file, sizeof file, "%s", fr.file);
+        else if (mapped && fr.symbol)
+            snprintf(file, sizeof file, "%s+0x%lx (%s)", fr.module, (unsigned long)fr.offset,
+                     fr.symbol);
         else if (mapped) snprintf(file, sizeof file, "%s+0x%lx", fr.module, (unsigned long)fr.offset);
         else snprintf(file, sizeof file, "?");
         /* Definitions keep 127 bytes of a name: a long path keeps its end,

@@ -131,7 +131,8 @@ char *ws_site_string(ws_ctx_t *c, uint32_t node, ws_site_t *s)
     char buf[1400];
     int w = snprintf(buf, sizeof buf, "%s", fn);
     if (*file && w > 0 && (size_t)w < sizeof buf)
-        w += snprintf(buf + w, sizeof buf - (size_t)w, " @ %s:%u", file, line);
+        w += line ? snprintf(buf + w, sizeof buf - (size_t)w, " @ %s:%u", file, line)
+                  : snprintf(buf + w, sizeof buf - (size_t)w, " @ %s", file); /* no line table */
     if (*path && w > 0 && (size_t)w < sizeof buf)
         snprintf(buf + w, sizeof buf - (size_t)w, " in %s", path);
     return strdup(buf);
