@@ -278,32 +278,46 @@ static void judge(const coll_t *all, int n, uint64_t key, msc_fn_t fn, void *sit
                     "result is undefined unless every rank uses the same operation.",
                     detail);
     } else {
-        /* Blocks that must carry the same signature: with a root, each
-         * member's block must equal one of the root's (gather: members
-         * send what the root receives; scatter: the reverse); without
-         * one, all blocks on all ranks. */
+        /* Blocks that must carry the same signature. With a root, every
+         * member's block against the root's block on the other side: a
+         * gather's senders (the root's own contribution included) against
+         * what the root receives per rank, a scatter's receivers (the root
+         * included) against what the root sends per rank (MPI-3.1 sections
+         * 5.5, 5.6); a broadcast's or rooted reduction's one block against
+         * the root's. Without a root, all blocks on all ranks. */
         const char *bad = NULL;
         int root = all[0].root;
         int rootidx = root >= 0 && root < n ? root : -1;
+        const char *fname = all[0].fn >= 0 && all[0].fn < MSC_FN_COUNT ? msc_fn_name[all[0].fn] : "";
+        bool gather = !strncmp(fname, "MPI_Gather", 10) || !strncmp(fname, "MPI_Igather", 11);
+        bool scatter = !strncmp(fname, "MPI_Scatter", 11) || !strncmp(fname, "MPI_Iscatter", 12);
         for (int i = 0; i < n && !bad; i++) {
-            chk_sig_t ref;
-            bool have = false;
             if (rootidx >= 0) {
                 const coll_t *R = &all[rootidx];
-                if (R->rok) ref = R->r, have = true;
-                else if (R->sok) ref = R->s, have = true;
-                if (!have || i == rootidx) continue;
-                bool ok = (all[i].sok && chk_sig_equal(all[i].s, ref)) ||
-                          (all[i].rok && chk_sig_equal(all[i].r, ref)) ||
-                          (R->sok && R->rok && ((all[i].sok && chk_sig_equal(all[i].s, R->s)) ||
-                                                (all[i].rok && chk_sig_equal(all[i].r, R->s))));
-                if (!all[i].sok && !all[i].rok) ok = true;
-                if (!ok) {
-                    chk_sig_t mine = all[i].sok ? all[i].s : all[i].r;
-                    bad = mine.bytes != ref.bytes ? "SIZE" : "TYPE";
-                    DETAIL("rank %d's block is %lld bytes, the root's (rank %d) %lld bytes",
-                           all[i].rank, (long long)mine.bytes, all[rootidx].rank, (long long)ref.bytes);
+                chk_sig_t ref, mine;
+                bool have_ref, have_mine;
+                if (gather) {
+                    have_ref = R->rok, ref = R->r;
+                    have_mine = all[i].sok, mine = all[i].s;
+                } else if (scatter) {
+                    have_ref = R->sok, ref = R->s;
+                    have_mine = all[i].rok, mine = all[i].r;
+                } else {
+                    if (i == rootidx) continue;
+                    have_ref = R->sok || R->rok, ref = R->sok ? R->s : R->r;
+                    have_mine = all[i].sok || all[i].rok, mine = all[i].sok ? all[i].s : all[i].r;
                 }
+                if (!have_ref || !have_mine || chk_sig_equal(mine, ref)) continue;
+                bad = mine.bytes != ref.bytes ? "SIZE" : "TYPE";
+                if (i == rootidx)
+                    DETAIL("the root (rank %d) %s itself %lld bytes but %s %lld bytes per rank",
+                           all[i].rank, gather ? "sends" : "receives", (long long)mine.bytes,
+                           gather ? "receives" : "sends", (long long)ref.bytes);
+                else
+                    DETAIL("rank %d %s %lld bytes, the root (rank %d) %s %lld bytes per rank",
+                           all[i].rank, scatter ? "receives" : "passes", (long long)mine.bytes,
+                           all[rootidx].rank, gather ? "receives" : scatter ? "sends" : "passes",
+                           (long long)ref.bytes);
             } else {
                 for (int j = 0; j < n && !bad; j++) {
                     const chk_sig_t *a[2] = {all[i].sok ? &all[i].s : NULL, all[i].rok ? &all[i].r : NULL};
