@@ -144,6 +144,18 @@ static inline const chk_tinfo_t *chk_tinfo(MPI_Datatype t)
     return chk_tinfo_slow(t);
 }
 
+/* An all-zero handle: NULL in Open MPI (whose handles are pointers), 0 in
+ * MPICH (whose handles carry a nonzero kind in their high bits). Never a
+ * valid handle of either MPI: a NULL or zeroed handle variable. */
+static inline bool chk_zero_handle(const void *h, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)h;
+    for (size_t i = 0; i < n; i++)
+        if (p[i]) return false;
+    return true;
+}
+#define CHK_ZERO(h) chk_zero_handle(&(h), sizeof(h))
+
 /* What the checks need of a communicator (objects.c), memoized alike. */
 typedef struct {
     MPI_Comm comm;
