@@ -324,6 +324,35 @@ static void log_access(win_t *w, msc_call_t *c, int op, MPI_Count tcount, MPI_Da
     fill_entry(e, w, c, op, tcount, ti);
 }
 
+/* The data an RMA call moves is a message from the origin to the target
+ * (put, accumulate) or back (get, the result of get_accumulate), with the
+ * constraints of point-to-point (MPI-3.1 11.3, 11.3.4): it must fit the
+ * buffer it lands in, and the basic types must agree. */
+static void check_sig(msc_call_t *c, MPI_Count on, MPI_Datatype ot, MPI_Count tn,
+                      MPI_Datatype tt, bool to_target, const char *origin)
+{
+    if (on < 0 || tn < 0 || ot == MPI_DATATYPE_NULL || tt == MPI_DATATYPE_NULL || CHK_ZERO(ot) ||
+        CHK_ZERO(tt))
+        return;
+    chk_sig_t o = chk_sig(ot, on), t = chk_sig(tt, tn);
+    chk_sig_t m = to_target ? o : t, r = to_target ? t : o;
+    if (!m.unit || !r.unit || !m.bytes) return;
+    bool longer = m.bytes > r.bytes;
+    if (!longer && chk_sig_receivable(m, r)) return;
+    chk_report("LOCAL:RMA:TYPE_MISMATCH", c->fn, c->site,
+               "%s moves %lld bytes (%s: %lld element%s) into %lld bytes (%s: %lld element%s)%s. "
+               "An RMA call transfers data as a message from the origin to the target (or "
+               "back, for a get) and must meet the same rules (MPI-3.1 sections 11.3, "
+               "11.3.4): the data must fit where it lands, and the basic types of the origin "
+               "and target datatypes must agree. Make the counts and datatypes of both sides "
+               "describe the same data.",
+               msc_fn_name[c->fn], (long long)m.bytes, to_target ? origin : "target",
+               (long long)(to_target ? on : tn), (to_target ? on : tn) == 1 ? "" : "s",
+               (long long)r.bytes, to_target ? "target" : origin,
+               (long long)(to_target ? tn : on), (to_target ? tn : on) == 1 ? "" : "s",
+               longer ? ", more than that buffer holds" : ", with different basic types");
+}
+
 static void comm_call(msc_call_t *c, win_t *w)
 {
     int target = c->peer;
@@ -348,6 +377,14 @@ static void comm_call(msc_call_t *c, win_t *w)
                 c->fn != MSC_FN_MPI_Compare_and_swap && c->op == MPI_NO_OP;
     MPI_Count count = atomic1 ? 1 : c->count;
     MPI_Count rcount = atomic1 ? 1 : c->rcount;
+    if (!atomic1 && (msc_fn_roles[c->fn] & MSC_ROLE_TTYPE)) {
+        if (get)
+            check_sig(c, c->rcount, c->rtype, c->tcount, c->ttype, false, "origin");
+        else if (!noop)
+            check_sig(c, c->count, c->type, c->tcount, c->ttype, true, "origin");
+        if (!get && (msc_fn_roles[c->fn] & MSC_ROLE_RBUF))
+            check_sig(c, c->rcount, c->rtype, c->tcount, c->ttype, false, "result");
+    }
     bool result = get || ((msc_fn_roles[c->fn] & MSC_ROLE_RBUF) != 0);
     bool req = c->kind == MSC_KIND_RMA_RPUT || c->kind == MSC_KIND_RMA_RGET ||
                c->kind == MSC_KIND_RMA_RACC;
