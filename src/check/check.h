@@ -330,6 +330,8 @@ void chk_wd_leave(void) CHK_INTERNAL;
 void chk_wd_sync_wait(bool on) CHK_INTERNAL;
 /* MPI_Finalize: this rank waits for every rank from now on. */
 void chk_wd_finalizing(void *site) CHK_INTERNAL;
+/* The collective this thread is in was found mismatched (global.c). */
+void chk_wd_coll_mismatch(void) CHK_INTERNAL;
 
 /* --- request state (reqstate.c) and one-sided communication (rma.c) ----- */
 /* The kinds whose enter and leave hooks these two files need (a bit per

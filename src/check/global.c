@@ -236,8 +236,9 @@ static uint64_t desc_hash(const coll_t *me, unsigned long long roles, bool *unsu
 
 /* Judges one instance from every member's descriptor (in communicator
  * order); this member reports its part. */
-static void judge(const coll_t *all, int n, uint64_t key, msc_fn_t fn, void *site)
+static bool judge(const coll_t *all, int n, uint64_t key, msc_fn_t fn, void *site)
 {
+    bool found = true;
     char detail[700];
     size_t used = 0;
     detail[0] = 0;
@@ -360,8 +361,10 @@ static void judge(const coll_t *all, int n, uint64_t key, msc_fn_t fn, void *sit
                         "datatypes must have matching type signatures, e.g. MPI_INT with "
                         "MPI_INT, not with MPI_FLOAT.",
                         detail);
+        found = bad != NULL;
     }
 #undef DETAIL
+    return found;
 }
 
 static uint64_t instance_key(const chk_comm_t *e, uint64_t seq)
@@ -371,9 +374,10 @@ static uint64_t instance_key(const chk_comm_t *e, uint64_t seq)
 
 /* Every member's descriptors of `k` instances (this member's in mine),
  * exchanged over the shadow and judged instance by instance. */
-static void exchange(MPI_Comm shadow, int n, const coll_t *mine, int k, const uint64_t *keys,
+static bool exchange(MPI_Comm shadow, int n, const coll_t *mine, int k, const uint64_t *keys,
                      void *const *sites)
 {
+    bool found = false;
     coll_t *all = malloc(sizeof *all * (size_t)n * (size_t)k);
     coll_t *one = malloc(sizeof *one * (size_t)n);
     if (all && one &&
@@ -381,10 +385,11 @@ static void exchange(MPI_Comm shadow, int n, const coll_t *mine, int k, const ui
                        shadow) == MPI_SUCCESS)
         for (int i = 0; i < k; i++) {
             for (int r = 0; r < n; r++) one[r] = all[(size_t)r * (size_t)k + (size_t)i];
-            if (mine[i].fn >= 0) judge(one, n, keys[i], (msc_fn_t)mine[i].fn, sites[i]);
+            if (mine[i].fn >= 0) found |= judge(one, n, keys[i], (msc_fn_t)mine[i].fn, sites[i]);
         }
     free(all);
     free(one);
+    return found;
 }
 
 /* The log's pending instances against the other members' (collective over
@@ -439,7 +444,10 @@ void chk_coll_enter(msc_call_t *c)
         if ((uint64_t)e->size * r[1] == r[0] * r[0] && !r[2] && !r[3]) return;
         uint64_t key = instance_key(e, seq);
         void *site = c->site;
-        exchange(e->coll_shadow, e->size, &me, 1, &key, &site);
+        /* A mismatched instance whose members then wait in it is no
+         * longer progress for the deadlock watchdog (MPI hangs on a root
+         * mismatch, for one). */
+        if (exchange(e->coll_shadow, e->size, &me, 1, &key, &site)) chk_wd_coll_mismatch();
         return;
     }
     if (e->nlog == e->caplog) {
