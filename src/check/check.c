@@ -725,7 +725,7 @@ static void unreceived(void)
 static void chk_finalize(void)
 {
     chk_thr_finalize();
-    chk_wd_finalizing(NULL);
+    chk_wd_finalizing(msc_tls.site); /* MPI_Finalize's caller (C and Fortran wrappers set it) */
     enum { MAXC = 4096 };
     chk_comm_t **comms = malloc(sizeof *comms * MAXC);
     if (comms) chk_coll_finalize(comms, chk_comm_entries(comms, MAXC));
