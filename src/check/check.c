@@ -743,7 +743,10 @@ static void chk_finalize(void)
  * MPI_Abort) is a finding of its own, at the last MPI call made. */
 static void chk_emergency(int signum)
 {
-    if (signum == MSC_FATAL_EXIT) {
+    /* An exit from inside an MPI call is the MPI library ending the
+     * process (MPICH's internal errors call exit), not a missing
+     * MPI_Finalize. */
+    if (signum == MSC_FATAL_EXIT && !chk_eh_in_call()) {
         msc_fn_t fn;
         void *site;
         chk_eh_last_call(&fn, &site);

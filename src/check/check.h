@@ -319,6 +319,8 @@ void chk_eh_enter(const msc_call_t *c) CHK_INTERNAL;
 void chk_eh_leave(const msc_call_t *c) CHK_INTERNAL;
 /* The last MPI call made by any thread (MSC_FN_COUNT, NULL: none). */
 void chk_eh_last_call(msc_fn_t *fn, void **site) CHK_INTERNAL;
+/* This thread is inside an application's MPI call (between the hooks). */
+bool chk_eh_in_call(void) CHK_INTERNAL;
 
 /* --- deadlock watchdog (deadlock.c) ------------------------------------- */
 void chk_wd_start(void) CHK_INTERNAL;
