@@ -74,6 +74,10 @@ static void check_buf(msc_call_t *c, const void *buf, MPI_Count n, MPI_Datatype 
  * (constructors, queries, commits). */
 static void check_type_handle(msc_call_t *c, MPI_Datatype t, const char *what)
 {
+    if (CHK_ZERO(t)) {
+        null_handle(c, "a handle of value 0 (NULL)", what);
+        return;
+    }
     if (t == MPI_DATATYPE_NULL) {
         null_handle(c, "MPI_DATATYPE_NULL", what);
         return;
@@ -128,6 +132,10 @@ static void check_constructor(msc_call_t *c)
 static void check_op(msc_call_t *c, bool accumulate)
 {
     MPI_Op op = c->op;
+    if (CHK_ZERO(op)) {
+        if (accumulate) null_handle(c, "a handle of value 0 (NULL)", "operation");
+        return; /* collectives: check.c */
+    }
     if (op == MPI_OP_NULL) {
         if (accumulate) null_handle(c, "MPI_OP_NULL", "operation");
         return; /* collectives: check.c */
@@ -165,7 +173,7 @@ static bool prefix(const char *s, const char *p)
 
 static void check_coll(msc_call_t *c)
 {
-    if (!has(c, MSC_ROLE_COMM) || c->comm == MPI_COMM_NULL) return;
+    if (!has(c, MSC_ROLE_COMM) || c->comm == MPI_COMM_NULL || CHK_ZERO(c->comm)) return;
     const chk_cinfo_t *ci = chk_cinfo(c->comm);
     if (ci->state == CHK_FREED || ci->inter) return;
     int me = ci->rank;
@@ -285,6 +293,8 @@ static void check_handles(msc_call_t *c)
         /* Point-to-point and collective calls: check.c's check_comm. */
         if ((r & (MSC_ROLE_COMM | MSC_ROLE_COMMIO)) && c->comm == MPI_COMM_NULL)
             null_handle(c, "MPI_COMM_NULL", "communicator");
+        else if ((r & (MSC_ROLE_COMM | MSC_ROLE_COMMIO)) && CHK_ZERO(c->comm))
+            null_handle(c, "a handle of value 0 (NULL)", "communicator");
         break;
     default:
         break;

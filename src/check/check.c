@@ -37,6 +37,14 @@ static int comm_size_of(MPI_Comm comm, bool remote)
 /* Checks a communicator argument; false if unusable (no further checks). */
 static bool check_comm(msc_call_t *c, MPI_Comm comm)
 {
+    if (CHK_ZERO(comm)) {
+        chk_report("LOCAL:ARG:NULL_HANDLE", c->fn, c->site,
+                   "%s was called with a communicator handle whose value is 0 (NULL). That "
+                   "names no communicator in this MPI (nor is it MPI_COMM_NULL): the handle "
+                   "variable was set to NULL or never set. Pass a valid communicator.",
+                   msc_fn_name[c->fn]);
+        return false;
+    }
     if (comm == MPI_COMM_NULL) {
         chk_report("LOCAL:ARG:NULL_HANDLE", c->fn, c->site,
                    "%s was called with MPI_COMM_NULL as its communicator. MPI_COMM_NULL names no "
@@ -58,6 +66,14 @@ static bool check_comm(msc_call_t *c, MPI_Comm comm)
 
 static void check_type(msc_call_t *c, MPI_Datatype t, const char *which)
 {
+    if (CHK_ZERO(t)) {
+        chk_report("LOCAL:ARG:NULL_HANDLE", c->fn, c->site,
+                   "%s was called with a %sdatatype handle whose value is 0 (NULL). That names "
+                   "no datatype in this MPI (nor is it MPI_DATATYPE_NULL): the handle variable "
+                   "was set to NULL or never set. Pass the datatype of the buffer's elements.",
+                   msc_fn_name[c->fn], which);
+        return;
+    }
     if (t == MPI_DATATYPE_NULL) {
         chk_report("LOCAL:ARG:NULL_HANDLE", c->fn, c->site,
                    "%s was called with MPI_DATATYPE_NULL as its %sdatatype. Pass the datatype of "
@@ -304,7 +320,13 @@ static void check_coll_args(msc_call_t *c)
     if (has(c, MSC_ROLE_TYPE) && send_sig) check_type(c, c->type, "");
     if (has(c, MSC_ROLE_RTYPE) && recv_sig && c->rbuf != MPI_IN_PLACE)
         check_type(c, c->rtype, "receive ");
-    if (has(c, MSC_ROLE_OP) && c->op == MPI_OP_NULL)
+    if (has(c, MSC_ROLE_OP) && CHK_ZERO(c->op))
+        chk_report("LOCAL:ARG:NULL_HANDLE", c->fn, c->site,
+                   "%s was called with an operation handle whose value is 0 (NULL). That names "
+                   "no operation in this MPI (nor is it MPI_OP_NULL). Pass a predefined "
+                   "operation (MPI_SUM, ...) or one made by MPI_Op_create.",
+                   msc_fn_name[c->fn]);
+    else if (has(c, MSC_ROLE_OP) && c->op == MPI_OP_NULL)
         chk_report("LOCAL:ARG:NULL_HANDLE", c->fn, c->site,
                    "%s was called with MPI_OP_NULL as its reduction operation. Pass a predefined "
                    "operation (MPI_SUM, ...) or one made by MPI_Op_create.",
@@ -457,15 +479,15 @@ static void chk_enter(msc_call_t *c)
     }
     case MSC_KIND_COLL:
         check_coll_args(c);
-        if (c->comm != MPI_COMM_NULL) chk_coll_enter(c);
+        if (c->comm != MPI_COMM_NULL && !CHK_ZERO(c->comm)) chk_coll_enter(c);
         break;
     case MSC_KIND_ICOLL:
         check_coll_args(c);
-        if (c->comm != MPI_COMM_NULL) chk_coll_enter(c); /* logged, never waits */
+        if (c->comm != MPI_COMM_NULL && !CHK_ZERO(c->comm)) chk_coll_enter(c); /* logged, never waits */
         break;
     case MSC_KIND_COLL_INIT:
         check_coll_args(c);
-        if (c->comm != MPI_COMM_NULL) chk_coll_enter(c); /* judged at init, logged */
+        if (c->comm != MPI_COMM_NULL && !CHK_ZERO(c->comm)) chk_coll_enter(c); /* judged at init, logged */
         break;
     case MSC_KIND_HANDLE_FREE:
     case MSC_KIND_TYPE_COMMIT:
@@ -703,7 +725,7 @@ static void unreceived(void)
 static void chk_finalize(void)
 {
     chk_thr_finalize();
-    chk_wd_finalizing(NULL);
+    chk_wd_finalizing(msc_tls.site); /* MPI_Finalize's caller (C and Fortran wrappers set it) */
     enum { MAXC = 4096 };
     chk_comm_t **comms = malloc(sizeof *comms * MAXC);
     if (comms) chk_coll_finalize(comms, chk_comm_entries(comms, MAXC));
@@ -721,7 +743,10 @@ static void chk_finalize(void)
  * MPI_Abort) is a finding of its own, at the last MPI call made. */
 static void chk_emergency(int signum)
 {
-    if (signum == MSC_FATAL_EXIT) {
+    /* An exit from inside an MPI call is the MPI library ending the
+     * process (MPICH's internal errors call exit), not a missing
+     * MPI_Finalize. */
+    if (signum == MSC_FATAL_EXIT && !chk_eh_in_call()) {
         msc_fn_t fn;
         void *site;
         chk_eh_last_call(&fn, &site);

@@ -144,6 +144,18 @@ static inline const chk_tinfo_t *chk_tinfo(MPI_Datatype t)
     return chk_tinfo_slow(t);
 }
 
+/* An all-zero handle: NULL in Open MPI (whose handles are pointers), 0 in
+ * MPICH (whose handles carry a nonzero kind in their high bits). Never a
+ * valid handle of either MPI: a NULL or zeroed handle variable. */
+static inline bool chk_zero_handle(const void *h, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)h;
+    for (size_t i = 0; i < n; i++)
+        if (p[i]) return false;
+    return true;
+}
+#define CHK_ZERO(h) chk_zero_handle(&(h), sizeof(h))
+
 /* What the checks need of a communicator (objects.c), memoized alike. */
 typedef struct {
     MPI_Comm comm;
@@ -307,6 +319,8 @@ void chk_eh_enter(const msc_call_t *c) CHK_INTERNAL;
 void chk_eh_leave(const msc_call_t *c) CHK_INTERNAL;
 /* The last MPI call made by any thread (MSC_FN_COUNT, NULL: none). */
 void chk_eh_last_call(msc_fn_t *fn, void **site) CHK_INTERNAL;
+/* This thread is inside an application's MPI call (between the hooks). */
+bool chk_eh_in_call(void) CHK_INTERNAL;
 
 /* --- deadlock watchdog (deadlock.c) ------------------------------------- */
 void chk_wd_start(void) CHK_INTERNAL;
@@ -318,6 +332,8 @@ void chk_wd_leave(void) CHK_INTERNAL;
 void chk_wd_sync_wait(bool on) CHK_INTERNAL;
 /* MPI_Finalize: this rank waits for every rank from now on. */
 void chk_wd_finalizing(void *site) CHK_INTERNAL;
+/* The collective this thread is in was found mismatched (global.c). */
+void chk_wd_coll_mismatch(void) CHK_INTERNAL;
 
 /* --- request state (reqstate.c) and one-sided communication (rma.c) ----- */
 /* The kinds whose enter and leave hooks these two files need (a bit per

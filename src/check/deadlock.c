@@ -65,6 +65,7 @@ enum { WD_REQS = 64, FN_FINALIZE = -2 };
 typedef struct {
     _Atomic uint64_t seq;
     int in, syncwait;
+    int mism;               /* the collective it is in was found mismatched */
     int fn;                 /* msc_fn_t, or FN_FINALIZE */
     int kind;               /* msc_kind_t */
     MPI_Comm comm;
@@ -129,6 +130,7 @@ void chk_wd_enter(msc_call_t *c)
     uint64_t q = write_begin(s);
     PUT(in, 1);
     PUT(syncwait, 0);
+    PUT(mism, 0);
     PUT(fn, (int)c->fn);
     PUT(kind, (int)c->kind);
     PUT(site, c->site);
@@ -165,6 +167,15 @@ void chk_wd_sync_wait(bool on)
     write_end(s, q);
 }
 
+void chk_wd_coll_mismatch(void)
+{
+    tstate_t *s = my_state;
+    if (!s) return;
+    uint64_t q = write_begin(s);
+    PUT(mism, 1);
+    write_end(s, q);
+}
+
 void chk_wd_finalizing(void *site)
 {
     tstate_t *s = my_state ? my_state : (my_state = state_of(msc_thread_attach()));
@@ -194,7 +205,7 @@ typedef struct {
 /* A consistent copy of a thread's state, as plain values. */
 typedef struct {
     uint64_t seq, since;
-    int in, syncwait, fn, kind, peer, rpeer, nreq;
+    int in, syncwait, mism, fn, kind, peer, rpeer, nreq;
     MPI_Comm comm;
     void *site;
     MPI_Request reqs[WD_REQS];
@@ -213,6 +224,7 @@ static bool copy_state(tstate_t *s, snap_t *o)
         if (q & 1) continue;
         o->seq = q;
         o->in = GET(in), o->syncwait = GET(syncwait), o->fn = GET(fn), o->kind = GET(kind);
+        o->mism = GET(mism);
         o->peer = GET(peer), o->rpeer = GET(rpeer), o->comm = GET(comm), o->site = GET(site);
         o->nreq = GET(nreq);
         if (o->nreq < 0 || o->nreq > WD_REQS) continue;
@@ -372,7 +384,8 @@ static void write_state(const snap_t *s)
                 s->fn == FN_FINALIZE ? "MPI_Finalize" : msc_fn_name[s->fn], p.file, p.line,
                 p.func[0] ? p.func : "-");
         for (int i = 0; i < w.ntargets; i++) fprintf(o.f, " %d", w.targets[i]);
-        fprintf(o.f, "\ngroup %llu\n", (unsigned long long)w.group);
+        /* A collective instance found mismatched is no progress. */
+        fprintf(o.f, "\ngroup %llu\n", (unsigned long long)(s->mism ? 0 : w.group));
         msc_out_close(&o);
     }
     free(w.targets);

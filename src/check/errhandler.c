@@ -213,6 +213,11 @@ void chk_eh_enter(const msc_call_t *c)
     atomic_store_explicit(&last_fn, (int)c->fn, memory_order_relaxed);
 }
 
+bool chk_eh_in_call(void)
+{
+    return cur.in_app;
+}
+
 void chk_eh_last_call(msc_fn_t *fn, void **site)
 {
     int f = atomic_load_explicit(&last_fn, memory_order_relaxed);

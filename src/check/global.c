@@ -236,8 +236,9 @@ static uint64_t desc_hash(const coll_t *me, unsigned long long roles, bool *unsu
 
 /* Judges one instance from every member's descriptor (in communicator
  * order); this member reports its part. */
-static void judge(const coll_t *all, int n, uint64_t key, msc_fn_t fn, void *site)
+static bool judge(const coll_t *all, int n, uint64_t key, msc_fn_t fn, void *site)
 {
+    bool found = true;
     char detail[700];
     size_t used = 0;
     detail[0] = 0;
@@ -278,32 +279,46 @@ static void judge(const coll_t *all, int n, uint64_t key, msc_fn_t fn, void *sit
                     "result is undefined unless every rank uses the same operation.",
                     detail);
     } else {
-        /* Blocks that must carry the same signature: with a root, each
-         * member's block must equal one of the root's (gather: members
-         * send what the root receives; scatter: the reverse); without
-         * one, all blocks on all ranks. */
+        /* Blocks that must carry the same signature. With a root, every
+         * member's block against the root's block on the other side: a
+         * gather's senders (the root's own contribution included) against
+         * what the root receives per rank, a scatter's receivers (the root
+         * included) against what the root sends per rank (MPI-3.1 sections
+         * 5.5, 5.6); a broadcast's or rooted reduction's one block against
+         * the root's. Without a root, all blocks on all ranks. */
         const char *bad = NULL;
         int root = all[0].root;
         int rootidx = root >= 0 && root < n ? root : -1;
+        const char *fname = all[0].fn >= 0 && all[0].fn < MSC_FN_COUNT ? msc_fn_name[all[0].fn] : "";
+        bool gather = !strncmp(fname, "MPI_Gather", 10) || !strncmp(fname, "MPI_Igather", 11);
+        bool scatter = !strncmp(fname, "MPI_Scatter", 11) || !strncmp(fname, "MPI_Iscatter", 12);
         for (int i = 0; i < n && !bad; i++) {
-            chk_sig_t ref;
-            bool have = false;
             if (rootidx >= 0) {
                 const coll_t *R = &all[rootidx];
-                if (R->rok) ref = R->r, have = true;
-                else if (R->sok) ref = R->s, have = true;
-                if (!have || i == rootidx) continue;
-                bool ok = (all[i].sok && chk_sig_equal(all[i].s, ref)) ||
-                          (all[i].rok && chk_sig_equal(all[i].r, ref)) ||
-                          (R->sok && R->rok && ((all[i].sok && chk_sig_equal(all[i].s, R->s)) ||
-                                                (all[i].rok && chk_sig_equal(all[i].r, R->s))));
-                if (!all[i].sok && !all[i].rok) ok = true;
-                if (!ok) {
-                    chk_sig_t mine = all[i].sok ? all[i].s : all[i].r;
-                    bad = mine.bytes != ref.bytes ? "SIZE" : "TYPE";
-                    DETAIL("rank %d's block is %lld bytes, the root's (rank %d) %lld bytes",
-                           all[i].rank, (long long)mine.bytes, all[rootidx].rank, (long long)ref.bytes);
+                chk_sig_t ref, mine;
+                bool have_ref, have_mine;
+                if (gather) {
+                    have_ref = R->rok, ref = R->r;
+                    have_mine = all[i].sok, mine = all[i].s;
+                } else if (scatter) {
+                    have_ref = R->sok, ref = R->s;
+                    have_mine = all[i].rok, mine = all[i].r;
+                } else {
+                    if (i == rootidx) continue;
+                    have_ref = R->sok || R->rok, ref = R->sok ? R->s : R->r;
+                    have_mine = all[i].sok || all[i].rok, mine = all[i].sok ? all[i].s : all[i].r;
                 }
+                if (!have_ref || !have_mine || chk_sig_equal(mine, ref)) continue;
+                bad = mine.bytes != ref.bytes ? "SIZE" : "TYPE";
+                if (i == rootidx)
+                    DETAIL("the root (rank %d) %s itself %lld bytes but %s %lld bytes per rank",
+                           all[i].rank, gather ? "sends" : "receives", (long long)mine.bytes,
+                           gather ? "receives" : "sends", (long long)ref.bytes);
+                else
+                    DETAIL("rank %d %s %lld bytes, the root (rank %d) %s %lld bytes per rank",
+                           all[i].rank, scatter ? "receives" : "passes", (long long)mine.bytes,
+                           all[rootidx].rank, gather ? "receives" : scatter ? "sends" : "passes",
+                           (long long)ref.bytes);
             } else {
                 for (int j = 0; j < n && !bad; j++) {
                     const chk_sig_t *a[2] = {all[i].sok ? &all[i].s : NULL, all[i].rok ? &all[i].r : NULL};
@@ -346,8 +361,10 @@ static void judge(const coll_t *all, int n, uint64_t key, msc_fn_t fn, void *sit
                         "datatypes must have matching type signatures, e.g. MPI_INT with "
                         "MPI_INT, not with MPI_FLOAT.",
                         detail);
+        found = bad != NULL;
     }
 #undef DETAIL
+    return found;
 }
 
 static uint64_t instance_key(const chk_comm_t *e, uint64_t seq)
@@ -357,9 +374,10 @@ static uint64_t instance_key(const chk_comm_t *e, uint64_t seq)
 
 /* Every member's descriptors of `k` instances (this member's in mine),
  * exchanged over the shadow and judged instance by instance. */
-static void exchange(MPI_Comm shadow, int n, const coll_t *mine, int k, const uint64_t *keys,
+static bool exchange(MPI_Comm shadow, int n, const coll_t *mine, int k, const uint64_t *keys,
                      void *const *sites)
 {
+    bool found = false;
     coll_t *all = malloc(sizeof *all * (size_t)n * (size_t)k);
     coll_t *one = malloc(sizeof *one * (size_t)n);
     if (all && one &&
@@ -367,10 +385,11 @@ static void exchange(MPI_Comm shadow, int n, const coll_t *mine, int k, const ui
                        shadow) == MPI_SUCCESS)
         for (int i = 0; i < k; i++) {
             for (int r = 0; r < n; r++) one[r] = all[(size_t)r * (size_t)k + (size_t)i];
-            if (mine[i].fn >= 0) judge(one, n, keys[i], (msc_fn_t)mine[i].fn, sites[i]);
+            if (mine[i].fn >= 0) found |= judge(one, n, keys[i], (msc_fn_t)mine[i].fn, sites[i]);
         }
     free(all);
     free(one);
+    return found;
 }
 
 /* The log's pending instances against the other members' (collective over
@@ -425,7 +444,10 @@ void chk_coll_enter(msc_call_t *c)
         if ((uint64_t)e->size * r[1] == r[0] * r[0] && !r[2] && !r[3]) return;
         uint64_t key = instance_key(e, seq);
         void *site = c->site;
-        exchange(e->coll_shadow, e->size, &me, 1, &key, &site);
+        /* A mismatched instance whose members then wait in it is no
+         * longer progress for the deadlock watchdog (MPI hangs on a root
+         * mismatch, for one). */
+        if (exchange(e->coll_shadow, e->size, &me, 1, &key, &site)) chk_wd_coll_mismatch();
         return;
     }
     if (e->nlog == e->caplog) {

@@ -85,6 +85,7 @@ typedef struct {
     MPI_Aint *du;       /* every rank's displacement unit */
     uint64_t key;       /* the same on every member */
     bool fence_open, lock_all, start_open, post_open;
+    bool astray;        /* the ranks disagreed on an exchange: no more of them */
     long ops;           /* RMA calls since the last fence */
     unsigned char *locks;
     pend_t *pend;
@@ -323,6 +324,35 @@ static void log_access(win_t *w, msc_call_t *c, int op, MPI_Count tcount, MPI_Da
     fill_entry(e, w, c, op, tcount, ti);
 }
 
+/* The data an RMA call moves is a message from the origin to the target
+ * (put, accumulate) or back (get, the result of get_accumulate), with the
+ * constraints of point-to-point (MPI-3.1 11.3, 11.3.4): it must fit the
+ * buffer it lands in, and the basic types must agree. */
+static void check_sig(msc_call_t *c, MPI_Count on, MPI_Datatype ot, MPI_Count tn,
+                      MPI_Datatype tt, bool to_target, const char *origin)
+{
+    if (on < 0 || tn < 0 || ot == MPI_DATATYPE_NULL || tt == MPI_DATATYPE_NULL || CHK_ZERO(ot) ||
+        CHK_ZERO(tt))
+        return;
+    chk_sig_t o = chk_sig(ot, on), t = chk_sig(tt, tn);
+    chk_sig_t m = to_target ? o : t, r = to_target ? t : o;
+    if (!m.unit || !r.unit || !m.bytes) return;
+    bool longer = m.bytes > r.bytes;
+    if (!longer && chk_sig_receivable(m, r)) return;
+    chk_report("LOCAL:RMA:TYPE_MISMATCH", c->fn, c->site,
+               "%s moves %lld bytes (%s: %lld element%s) into %lld bytes (%s: %lld element%s)%s. "
+               "An RMA call transfers data as a message from the origin to the target (or "
+               "back, for a get) and must meet the same rules (MPI-3.1 sections 11.3, "
+               "11.3.4): the data must fit where it lands, and the basic types of the origin "
+               "and target datatypes must agree. Make the counts and datatypes of both sides "
+               "describe the same data.",
+               msc_fn_name[c->fn], (long long)m.bytes, to_target ? origin : "target",
+               (long long)(to_target ? on : tn), (to_target ? on : tn) == 1 ? "" : "s",
+               (long long)r.bytes, to_target ? "target" : origin,
+               (long long)(to_target ? tn : on), (to_target ? tn : on) == 1 ? "" : "s",
+               longer ? ", more than that buffer holds" : ", with different basic types");
+}
+
 static void comm_call(msc_call_t *c, win_t *w)
 {
     int target = c->peer;
@@ -347,6 +377,14 @@ static void comm_call(msc_call_t *c, win_t *w)
                 c->fn != MSC_FN_MPI_Compare_and_swap && c->op == MPI_NO_OP;
     MPI_Count count = atomic1 ? 1 : c->count;
     MPI_Count rcount = atomic1 ? 1 : c->rcount;
+    if (!atomic1 && (msc_fn_roles[c->fn] & MSC_ROLE_TTYPE)) {
+        if (get)
+            check_sig(c, c->rcount, c->rtype, c->tcount, c->ttype, false, "origin");
+        else if (!noop)
+            check_sig(c, c->count, c->type, c->tcount, c->ttype, true, "origin");
+        if (!get && (msc_fn_roles[c->fn] & MSC_ROLE_RBUF))
+            check_sig(c, c->rcount, c->rtype, c->tcount, c->ttype, false, "result");
+    }
     bool result = get || ((msc_fn_roles[c->fn] & MSC_ROLE_RBUF) != 0);
     bool req = c->kind == MSC_KIND_RMA_RPUT || c->kind == MSC_KIND_RMA_RGET ||
                c->kind == MSC_KIND_RMA_RACC;
@@ -504,17 +542,32 @@ static bool conflict(const ent_t *a, const ent_t *b, const char **why)
     return true;
 }
 
-/* After a fence that ends an epoch: the logs of every rank, and the
- * conflicts this rank's calls are part of. */
-static void exchange(MPI_Comm side, int size, int rank, uint64_t key,
+/* After a fence that ends an epoch (epoch: the fence's number, the same
+ * on every rank) or at MPI_Win_free (UINT64_MAX): the logs of every rank,
+ * and the conflicts this rank's calls are part of. Every rank says first
+ * which exchange it is in: ranks that disagree on where an epoch ends (a
+ * fence assertion given by some ranks only, which the standard forbids,
+ * MPI-3.1 11.5.5) would otherwise pair one rank's fence exchange with
+ * another's next one and wait for each other for ever. On a disagreement
+ * no rank goes on (all saw the same headers) and false is returned: the
+ * window's logs are no longer exchanged. */
+static bool exchange(MPI_Comm side, int size, int rank, uint64_t key,
                      uint64_t epoch, ent_t *mine, int n)
 {
     int *counts = malloc(sizeof *counts * (size_t)size);
     int *displs = malloc(sizeof *displs * (size_t)size);
+    int64_t *hdr = malloc(sizeof *hdr * 2 * (size_t)size);
     ent_t *all = NULL;
-    if (!counts || !displs) goto out;
+    bool in_step = true;
+    if (!counts || !displs || !hdr) goto out;
     int nb = n * (int)sizeof(ent_t);
-    if (PMPI_Allgather(&nb, 1, MPI_INT, counts, 1, MPI_INT, side) != MPI_SUCCESS) goto out;
+    int64_t me[2] = {(int64_t)epoch, nb};
+    if (PMPI_Allgather(me, 2, MPI_INT64_T, hdr, 2, MPI_INT64_T, side) != MPI_SUCCESS) goto out;
+    for (int i = 0; i < size; i++) {
+        in_step &= hdr[2 * i] == (int64_t)epoch;
+        counts[i] = (int)hdr[2 * i + 1];
+    }
+    if (!in_step) goto out;
     long long total = 0;
     for (int i = 0; i < size; i++) displs[i] = (int)total, total += counts[i];
     if (total == 0) goto out;
@@ -576,6 +629,8 @@ out:
     free(all);
     free(counts);
     free(displs);
+    free(hdr);
+    return in_step;
 }
 
 /* MPI_Win_start (access) or MPI_Win_post (exposure) with `group`: the
@@ -657,7 +712,7 @@ void chk_rma_enter(msc_call_t *c)
     case MSC_KIND_HANDLE_FREE:
         open_check(c, w);
         /* MPI_Win_free is collective: the PSCW logs are compared now. */
-        if (w->side != MPI_COMM_NULL && w->du) {
+        if (w->side != MPI_COMM_NULL && w->du && !w->astray) {
             pn = w->nplog;
             pmine = pn ? malloc(sizeof *pmine * (size_t)pn) : NULL;
             if (pmine) memcpy(pmine, w->plog, sizeof *pmine * (size_t)pn);
@@ -667,6 +722,15 @@ void chk_rma_enter(msc_call_t *c)
         }
         break;
     case MSC_KIND_RMA_FENCE:
+        if ((c->tag & MPI_MODE_NOPRECEDE) && w->fence_open && w->ops)
+            chk_report("LOCAL:RMA:FENCE_ASSERT", c->fn, c->site,
+                       "MPI_Win_fence was called with MPI_MODE_NOPRECEDE, but this process made "
+                       "%ld RMA call%s on the window since its last fence, which this fence "
+                       "completes. The assertion says the fence completes no locally issued RMA "
+                       "calls (MPI-3.1 section 11.5.5), and it must be given by every process "
+                       "of the window's group or by none; with it the MPI may skip the "
+                       "synchronization those calls need. Drop MPI_MODE_NOPRECEDE here.",
+                       w->ops, w->ops == 1 ? "" : "s");
         complete(w, -1, c->fn);
         break;
     case MSC_KIND_RMA_LOCK:
@@ -762,7 +826,7 @@ void chk_rma_leave(msc_call_t *c)
         return;
     }
     bool ended = w->fence_open && !(c->tag & MPI_MODE_NOPRECEDE) && w->side != MPI_COMM_NULL &&
-                 w->du;
+                 w->du && !w->astray;
     int n = ended ? w->nlog : 0;
     ent_t *mine = n ? malloc(sizeof *mine * (size_t)n) : NULL;
     if (mine) memcpy(mine, w->log, sizeof *mine * (size_t)n);
@@ -774,7 +838,11 @@ void chk_rma_leave(msc_call_t *c)
     w->ops = 0;
     w->fence_open = !(c->tag & MPI_MODE_NOSUCCEED);
     pthread_mutex_unlock(&mu);
-    if (ended) exchange(side, size, rank, key, epoch, mine, n);
+    if (ended && !exchange(side, size, rank, key, epoch, mine, n)) {
+        pthread_mutex_lock(&mu);
+        if ((w = find(c->win))) w->astray = true;
+        pthread_mutex_unlock(&mu);
+    }
     free(mine);
 }
 

@@ -36,9 +36,10 @@ void msc_lifecycle_init_end(msc_fn_t fn, int rc, int provided)
     msc_gate_release();
 }
 
-void msc_lifecycle_finalize_begin(msc_fn_t fn)
+void msc_lifecycle_finalize_begin(msc_fn_t fn, void *site)
 {
     msc_thread_t *t = msc_thread_attach();
+    msc_tls.site = site; /* for the modules' finalize (check: a rank waiting in it) */
     if (t && msc_recording_on()) t->calls[fn]++;
     atomic_fetch_or(&msc_tls.gate, MSC_GATE_BUSY);
     if (atomic_load(&msc_g.phase) == MSC_PHASE_RUNNING) msc_runtime_finalize();
@@ -95,7 +96,7 @@ MSC_API int MPI_Init_thread(int *argc, char ***argv, int required, int *provided
 MSC_API int MPI_Finalize(void)
 {
     if (MSC_UNLIKELY(msc_lifecycle_misplaced(MSC_FN_MPI_Finalize, MSC_CALLER()))) return PMPI_Finalize();
-    msc_lifecycle_finalize_begin(MSC_FN_MPI_Finalize);
+    msc_lifecycle_finalize_begin(MSC_FN_MPI_Finalize, MSC_CALLER());
     int rc = PMPI_Finalize();
     msc_lifecycle_finalize_end();
     return rc;

@@ -14,7 +14,7 @@ void msc_lifecycle_init_begin(void) __attribute__((visibility("hidden")));
 /* After PMPI_Init* returned `rc`: the tool starts if it succeeded. */
 void msc_lifecycle_init_end(msc_fn_t fn, int rc, int provided) __attribute__((visibility("hidden")));
 /* Before PMPI_Finalize: results written, recording stopped. */
-void msc_lifecycle_finalize_begin(msc_fn_t fn) __attribute__((visibility("hidden")));
+void msc_lifecycle_finalize_begin(msc_fn_t fn, void *site) __attribute__((visibility("hidden")));
 /* After PMPI_Finalize. */
 void msc_lifecycle_finalize_end(void) __attribute__((visibility("hidden")));
 /* True if MPI_Init* (fn) comes when MPI was initialized already, or

@@ -524,7 +524,11 @@ static void record_site(void *site, uint64_t length)
 
 static void check_receive(msc_call_t *c)
 {
-    if (c->comm == MPI_COMM_NULL) return;
+    /* An all-zero handle (NULL in Open MPI, 0 in MPICH) names no
+     * communicator in either MPI: the application's call fails with
+     * MPI_ERR_COMM, and binding or probing it here would crash first. */
+    static const MPI_Comm zero;
+    if (c->comm == MPI_COMM_NULL || !memcmp(&c->comm, &zero, sizeof zero)) return;
     comm_slot_t *s = comm_slot(c->comm);
     if (!s) {
         receives_unchecked++;

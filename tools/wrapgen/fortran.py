@@ -91,7 +91,7 @@ LIFECYCLE = {
                          "msc_pmpi(required, provided, ierror);",
                          "msc_f_init_end(MSC_FN_MPI_Init_thread, *ierror, provided);"]),
     "MPI_Finalize": (["ierror"],
-                     ["msc_lifecycle_finalize_begin(MSC_FN_MPI_Finalize);",
+                     ["msc_lifecycle_finalize_begin(MSC_FN_MPI_Finalize, MSC_CALLER());",
                       "msc_pmpi(ierror);",
                       "msc_lifecycle_finalize_end();"]),
     "MPI_Pcontrol": (["level"],   # no ierror in either Fortran binding
