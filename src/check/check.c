@@ -666,7 +666,7 @@ static void chk_leave(msc_call_t *c)
         leave_requests(c);
         break;
     }
-    chk_p2p_progress();
+    chk_p2p_progress(c->t_leave);
     if (!never_waits(c->kind)) chk_wd_leave();
     chk_thr_leave(c);
 }

@@ -282,16 +282,21 @@ void chk_coll_finalize(chk_comm_t **list, int n) CHK_INTERNAL;
 void chk_p2p_send_enter(msc_call_t *c) CHK_INTERNAL;
 
 /* --- point to point (p2p.c) --------------------------------------------- */
-/* After a send: its sidecar (nonblocking). */
+/* After a send: its sidecar record (batched; nonblocking). */
 void chk_p2p_send_leave(msc_call_t *c) CHK_INTERNAL;
-/* A persistent send started: its sidecar. */
+/* A persistent send started: its sidecar record. */
 void chk_p2p_started(MPI_Request r) CHK_INTERNAL;
 /* A receive completed (probe: a matched probe took the message; its sidecar
  * is consumed unjudged). post_seq: when the receive was posted (0: now). */
 void chk_p2p_recv_done(MPI_Comm comm, MPI_Status *st, chk_sig_t rsig, msc_fn_t fn, void *site,
                        uint64_t post_seq, bool probe) CHK_INTERNAL;
-/* Judges the sidecars that have arrived since; one load when none is due. */
-void chk_p2p_progress(void) CHK_INTERNAL;
+/* As a call leaves (now: its time): records whose delay has passed are
+ * sent, arrived ones judged; one load and a comparison when nothing is due. */
+void chk_p2p_progress(uint64_t now) CHK_INTERNAL;
+/* The application frees the communicator whose p2p shadow this is: its
+ * records are sent; true if p2p.c keeps the shadow (records still awaited;
+ * it frees it itself), false if the caller frees it. */
+bool chk_p2p_comm_free(MPI_Comm p2p) CHK_INTERNAL;
 /* At MPI_Finalize (collective): the last sidecars, and messages never received. */
 void chk_p2p_unreceived(void) CHK_INTERNAL;
 
