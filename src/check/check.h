@@ -273,6 +273,26 @@ typedef struct {
     int32_t loose;
 } chk_pairsum_t;
 bool chk_pairs_more(const msc_call_t *c, chk_pairsum_t *ps) CHK_INTERNAL;
+/* What a collective function is, from its name (after "MPI_" and the "I" of
+ * nonblocking forms, without case; persistent *_init forms included): a
+ * table filled once, so that calls do not compare strings. */
+enum {
+    CHK_CF_GATHER = 1 << 0,      /* Gather, Gatherv */
+    CHK_CF_SCATTER = 1 << 1,     /* Scatter, Scatterv */
+    CHK_CF_BCAST = 1 << 2,
+    CHK_CF_NEIGHBOR = 1 << 3,    /* every neighbourhood collective */
+    CHK_CF_EXSCAN = 1 << 4,
+    CHK_CF_GATHERV = 1 << 5,
+    CHK_CF_SCATTERV = 1 << 6,
+    CHK_CF_ALLGATHERV = 1 << 7,
+    CHK_CF_ALLTOALLV = 1 << 8,
+    CHK_CF_ALLTOALLW = 1 << 9,
+    CHK_CF_RSCATTER = 1 << 10,   /* Reduce_scatter, not _block */
+    CHK_CF_NBR_AGV = 1 << 11,    /* Neighbor_allgatherv */
+    CHK_CF_NBR_A2AV = 1 << 12,   /* Neighbor_alltoallv */
+    CHK_CF_NBR_A2AW = 1 << 13,   /* Neighbor_alltoallw */
+};
+unsigned chk_coll_form(msc_fn_t fn) CHK_INTERNAL;
 void chk_coll_enter(msc_call_t *c) CHK_INTERNAL;
 /* Before MPI_Comm_free (collective): the logged collectives are compared. */
 void chk_coll_comm_free(MPI_Comm comm) CHK_INTERNAL;
