@@ -7,7 +7,12 @@ minus its call of PMPI_X, i.e. what the tool adds, its own MPI calls
 included, the application's MPI call excluded; then, per call of the listed
 functions (--fns, or the check module's main ones), their inclusive
 instructions summed over the files; --tree F,G: each one's own instructions
-and callees, per call. Several files (ranks) are averaged.
+and callees, per call. From files written with --separate-callers=6, the
+tool's own blocking collectives on its shadow communicators (global.c: one
+small MPI_Allreduce before each of a communicator's first 64 blocking
+collectives, then one per 64; mostly MPI waiting for the peer, which no
+instruction count makes deterministic) are left out of "added/call" and
+shown apart ("tool colls"). Several files (ranks) are averaged.
 Reads callgrind's format directly (names compressed or not; one event, Ir)."""
 import re, sys, collections
 
@@ -45,12 +50,32 @@ def parse(path):
             if line.startswith(("fl=", "fi=", "fe=", "ob=", "cob=", "cfi=", "cfl=")):
                 m = re.match(r"c?f[lie]=|c?ob=", line)
                 continue
+    # Names with caller contexts (valgrind --separate-callers=N: "f'g'h")
+    # are summed under the function's own name; the tool's own blocking
+    # collectives are attributed to the recording path in their context.
+    tool_colls = collections.Counter()
+    base = lambda f: f.split("'")[0]
+    if any("'" in f for f in list(self_) + [b for (a, b) in edges]):
+        for (a, b), (k, c) in edges.items():
+            if base(b) in TOOL_COLL and base(a) in TOOL_CALLERS:
+                rec = next((x for x in b.split("'")[1:] if x.startswith("msc_rec_MPI_")), None)
+                if rec: tool_colls[rec] += c
+        s2 = collections.Counter()
+        for f, c in self_.items(): s2[base(f)] += c
+        e2 = collections.defaultdict(lambda: [0, 0])
+        for (a, b), (k, c) in edges.items():
+            e = e2[(base(a), base(b))]; e[0] += k; e[1] += c
+        self_, edges = s2, e2
     incl = collections.Counter(self_)
     ncalls = collections.Counter()
     for (a, b), (n, c) in edges.items():
         if a != b: incl[a] += c
         ncalls[b] += n
-    return incl, edges, ncalls
+    return incl, edges, ncalls, tool_colls
+
+# The tool's own blocking collectives on its shadow communicators (global.c).
+TOOL_COLL = {"PMPI_Allreduce", "PMPI_Allgather", "PMPI_Allgatherv", "PMPI_Waitall"}
+TOOL_CALLERS = {"verify", "chk_coll_enter", "exchange", "chk_coll_finalize"}
 
 def main():
     args = sys.argv[1:]
@@ -63,13 +88,16 @@ def main():
     runs = [parse(p) for p in args]
     n = len(runs)
     rec = sorted({a for r in runs for (a, b) in r[1] if a.startswith("msc_rec_MPI_")})
-    print(f"{'call':<24} {'calls':>9} {'added/call':>11}")
+    sep = any(r[3] for r in runs)
+    print(f"{'call':<24} {'calls':>9} {'added/call':>11}" + (f" {'tool colls':>11}" if sep else ""))
     for f in rec:
         x = f[len("msc_rec_"):]
         calls = sum(r[1].get((f, "P" + x), [0, 0])[0] for r in runs)
         if not calls: continue
         added = sum(r[0][f] - r[1].get((f, "P" + x), [0, 0])[1] for r in runs)
-        print(f"{x:<24} {calls // n:>9} {added / calls:>11.0f}")
+        tc = sum(r[3][f] for r in runs)
+        print(f"{x:<24} {calls // n:>9} {(added - tc) / calls:>11.0f}" +
+              (f" {tc / calls:>11.0f}" if sep else ""))
     print(f"\n{'function':<24} {'calls':>9} {'incl/call':>11} {'total':>12}")
     for f in fns.split(","):
         calls = sum(r[2][f] for r in runs); tot = sum(r[0][f] for r in runs)

@@ -185,7 +185,7 @@ static void recv_sums(chk_req_t *q, const void *buf, MPI_Count count, MPI_Dataty
     q->rblock = b;
     q->rbytes = n;
     for (int64_t off = 0; off < n && q->nrsum < CHK_RSUM_MAX; off += b)
-        q->rsum[q->nrsum++] = chk_checksum_span(p + off, rsum_len(q, off));
+        q->rsum[q->nrsum++] = chk_checksum_block(p + off, rsum_len(q, off));
 }
 
 /* Per-thread: the receive-buffer checksums taken at enter, for the request
@@ -526,7 +526,7 @@ static void recv_tail(msc_call_t *c, const chk_req_t *q, MPI_Status *st)
         int64_t off = k * q->rblock;
         int64_t len = rsum_len(q, off);
         if (len <= 0) break;
-        if (chk_checksum_span(p + off, len) == q->rsum[k]) continue;
+        if (chk_checksum_block(p + off, len) == q->rsum[k]) continue;
         chk_report("LOCAL:BUFFER:RECV_MODIFIED", q->fn, q->site,
                    "The receive buffer of this %s was written while the receive was pending: "
                    "bytes %lld to %lld, which the message (%d bytes) did not reach, changed "

@@ -398,5 +398,7 @@ extern chk_config_t chk_cfg CHK_INTERNAL;
  * (sig.c). Never 0 when computed. */
 uint64_t chk_checksum(const void *buf, MPI_Count count, MPI_Datatype type) CHK_INTERNAL;
 uint64_t chk_checksum_span(const void *buf, int64_t len) CHK_INTERNAL;
+/* The same for a receive buffer's block (up to 4 KiB; cheaper when small). */
+uint64_t chk_checksum_block(const void *buf, int64_t len) CHK_INTERNAL;
 
 #endif
