@@ -16,7 +16,8 @@
  *       Reduce, Bcast, Allgather, Alltoall, Barrier) over sizes 0 B to 64 KiB,
  *       IMB's repetitions (1000 up to 4 KiB, then halved per doubling; at most 2000) times
  *       the scale: seconds (per step the median repetition times the
- *       repetitions, robust to a loaded machine)
+ *       repetitions, robust to a loaded machine); with BENCH_CHECK_STEPS=1
+ *       each step's seconds on stderr too, "step NAME BYTES SECONDS" (steps.sh)
  *   bench_check halo <iterations>
  *       a LULESH-like halo code on a ring: per iteration two 16 KiB faces
  *       with MPI_Irecv/MPI_Isend/MPI_Waitall, ~20 us of computation, an
@@ -121,18 +122,23 @@ static void window(int windows, int same)
 
 /* Runs `reps` repetitions of one IMB step and returns their median time
  * times reps (rank 0's view; robust to a loaded machine). */
-#define STEP(body)                                                            \
+#define STEP(name, body)                                                      \
     do {                                                                      \
         for (int i_ = 0; i_ < reps; i_++) {                                   \
             double t0_ = now();                                               \
             body;                                                             \
             tt[i_] = now() - t0_;                                             \
         }                                                                     \
-        total += median(tt, reps) * reps;                                     \
+        double s_ = median(tt, reps) * reps;                                  \
+        total += s_;                                                          \
+        if (steps && rank == 0) fprintf(stderr, "step %s %d %.6f\n", name, bytes, s_); \
     } while (0)
 
 static void imb(double scale)
 {
+    /* BENCH_CHECK_STEPS=1: each step's seconds on stderr ("step NAME BYTES S"; steps.sh) */
+    const char *se = getenv("BENCH_CHECK_STEPS");
+    int steps = se && *se == '1';
     double total = 0, *tt = malloc(sizeof *tt * 2000);
     int maxb = 65536;
     char *s = calloc((size_t)maxb * (size_t)size, 1), *r = calloc((size_t)maxb * (size_t)size, 1);
@@ -144,16 +150,16 @@ static void imb(double scale)
         if (reps < 1) reps = 1;
         if (reps > 2000) reps = 2000;
         if (size >= 2)
-            STEP(if (rank == 0) { /* PingPong */
+            STEP("PingPong", if (rank == 0) { /* PingPong */
                 MPI_Send(s, bytes, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
                 MPI_Recv(r, bytes, MPI_BYTE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             } else if (rank == 1) {
                 MPI_Recv(r, bytes, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
                 MPI_Send(s, bytes, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
             });
-        STEP(MPI_Sendrecv(s, bytes, MPI_BYTE, right, 1, r, bytes, MPI_BYTE, left, 1,
+        STEP("Sendrecv", MPI_Sendrecv(s, bytes, MPI_BYTE, right, 1, r, bytes, MPI_BYTE, left, 1,
                           MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-        STEP({ /* Exchange */
+        STEP("Exchange", { /* Exchange */
             MPI_Request q[4];
             MPI_Status st[4];
             MPI_Irecv(r, bytes, MPI_BYTE, left, 2, MPI_COMM_WORLD, &q[0]);
@@ -163,12 +169,12 @@ static void imb(double scale)
             MPI_Waitall(4, q, st);
         });
         int nf = bytes / (int)sizeof(float);
-        STEP(MPI_Allreduce(s, r, nf, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD));
-        STEP(MPI_Reduce(s, r, nf, MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD));
-        STEP(MPI_Bcast(s, bytes, MPI_BYTE, 0, MPI_COMM_WORLD));
-        STEP(MPI_Allgather(s, bytes, MPI_BYTE, r, bytes, MPI_BYTE, MPI_COMM_WORLD));
-        STEP(MPI_Alltoall(s, bytes, MPI_BYTE, r, bytes, MPI_BYTE, MPI_COMM_WORLD));
-        STEP(MPI_Barrier(MPI_COMM_WORLD));
+        STEP("Allreduce", MPI_Allreduce(s, r, nf, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD));
+        STEP("Reduce", MPI_Reduce(s, r, nf, MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD));
+        STEP("Bcast", MPI_Bcast(s, bytes, MPI_BYTE, 0, MPI_COMM_WORLD));
+        STEP("Allgather", MPI_Allgather(s, bytes, MPI_BYTE, r, bytes, MPI_BYTE, MPI_COMM_WORLD));
+        STEP("Alltoall", MPI_Alltoall(s, bytes, MPI_BYTE, r, bytes, MPI_BYTE, MPI_COMM_WORLD));
+        STEP("Barrier", MPI_Barrier(MPI_COMM_WORLD));
     }
     double t = total;
     free(tt);

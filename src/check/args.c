@@ -165,12 +165,6 @@ static void check_op(msc_call_t *c, bool accumulate)
 
 /* --- collectives ------------------------------------------------------------ */
 
-/* Name prefixes without case: "Igather" loses its "I" and keeps a small g. */
-static bool prefix(const char *s, const char *p)
-{
-    return strncasecmp(s, p, strlen(p)) == 0;
-}
-
 static void check_coll(msc_call_t *c)
 {
     if (!has(c, MSC_ROLE_COMM) || c->comm == MPI_COMM_NULL || CHK_ZERO(c->comm)) return;
@@ -178,10 +172,9 @@ static void check_coll(msc_call_t *c)
     if (ci->state == CHK_FREED || ci->inter) return;
     int me = ci->rank;
     if (me < 0) PMPI_Comm_rank(c->comm, &me);
-    const char *n = name(c) + 4; /* after "MPI_" */
-    if (*n == 'I') n++;          /* nonblocking forms: MPI_Igather -> "gather" */
-    bool gather = prefix(n, "Gather"), scatter = prefix(n, "Scatter");
-    bool bcast = prefix(n, "Bcast"), neighbor = prefix(n, "Neighbor");
+    unsigned form = chk_coll_form(c->fn); /* by name, nonblocking forms too */
+    bool gather = form & CHK_CF_GATHER, scatter = form & CHK_CF_SCATTER;
+    bool bcast = form & CHK_CF_BCAST, neighbor = form & CHK_CF_NEIGHBOR;
     bool rooted = has(c, MSC_ROLE_ROOT);
     if (rooted && (c->root < 0 || c->root >= ci->size)) return; /* check.c's finding */
     bool root_or_all = !rooted || c->root == me;
@@ -216,7 +209,7 @@ static void check_coll(msc_call_t *c)
     }
 
     /* The receive side, where significant. */
-    bool exscan0 = prefix(n, "Exscan") && me == 0; /* undefined there */
+    bool exscan0 = (form & CHK_CF_EXSCAN) && me == 0; /* undefined there */
     bool recv_sig = has(c, MSC_ROLE_RBUF) && c->rbuf != MPI_IN_PLACE &&
                     !((gather || reduce) && !root_or_all) && !exscan0;
     bool recv_counts_sig = has(c, MSC_ROLE_RCOUNTS) && !(gather && !root_or_all) && !neighbor;

@@ -201,7 +201,7 @@ static void recv_sums(chk_req_t *q, const void *buf, MPI_Count count, MPI_Dataty
     q->rblock = b;
     q->rbytes = n;
     for (int64_t off = 0; off < n && q->nrsum < CHK_RSUM_MAX; off += b)
-        q->rsum[q->nrsum++] = chk_checksum_span(p + off, rsum_len(q, off));
+        q->rsum[q->nrsum++] = chk_checksum_block(p + off, rsum_len(q, off));
 }
 
 /* Per-thread: the receive-buffer checksums taken at enter, for the request
@@ -288,11 +288,9 @@ static void check_p2p(msc_call_t *c)
 static void check_coll_args(msc_call_t *c)
 {
     if (!check_comm(c, c->comm)) return;
-    int n = comm_size_of(c->comm, false);
-    int inter = 0;
-    PMPI_Comm_test_inter(c->comm, &inter);
-    int me = -1;
-    PMPI_Comm_rank(c->comm, &me);
+    const chk_cinfo_t *ci = chk_cinfo(c->comm);
+    int n = ci->size, inter = ci->inter, me = ci->rank;
+    if (me < 0) PMPI_Comm_rank(c->comm, &me);
     if (has(c, MSC_ROLE_ROOT) && !inter && (c->root < 0 || c->root >= n)) {
         chk_report("LOCAL:ARG:ROOT_OUT_OF_RANGE", c->fn, c->site,
                    "%s was called with root %d, but the communicator has %d rank%s (0 to %d). "
@@ -306,10 +304,9 @@ static void check_coll_args(msc_call_t *c)
      * one count and type describe both); the receive arguments at a gather's
      * non-root ranks and at a scatter's root that passes MPI_IN_PLACE as its
      * receive buffer; the send arguments at a scatter's non-root ranks. */
-    const char *name = msc_fn_name[c->fn];
     bool root_or_all = !has(c, MSC_ROLE_ROOT) || c->root == me;
-    bool gather = !strncmp(name, "MPI_Gather", 10) || !strncmp(name, "MPI_Igather", 11);
-    bool scatter = !strncmp(name, "MPI_Scatter", 11) || !strncmp(name, "MPI_Iscatter", 12);
+    unsigned form = chk_coll_form(c->fn);
+    bool gather = form & CHK_CF_GATHER, scatter = form & CHK_CF_SCATTER;
     bool separate = has(c, MSC_ROLE_RCOUNT) || has(c, MSC_ROLE_RCOUNTS) || has(c, MSC_ROLE_RTYPE);
     bool send_sig = !(c->buf == MPI_IN_PLACE && separate && !has(c, MSC_ROLE_OP)) &&
                     !(scatter && !root_or_all);
@@ -551,7 +548,7 @@ static void recv_tail(msc_call_t *c, const chk_req_t *q, MPI_Status *st)
         int64_t off = k * q->rblock;
         int64_t len = rsum_len(q, off);
         if (len <= 0) break;
-        if (chk_checksum_span(p + off, len) == q->rsum[k]) continue;
+        if (chk_checksum_block(p + off, len) == q->rsum[k]) continue;
         chk_report("LOCAL:BUFFER:RECV_MODIFIED", q->fn, q->site,
                    "The receive buffer of this %s was written while the receive was pending: "
                    "bytes %lld to %lld, which the message (%d bytes) did not reach, changed "
@@ -688,7 +685,7 @@ static void chk_leave(msc_call_t *c)
         leave_requests(c);
         break;
     }
-    chk_p2p_progress();
+    chk_p2p_progress(c->t_leave);
     if (!never_waits(c->kind)) chk_wd_leave();
     chk_thr_leave(c);
 }

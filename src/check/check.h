@@ -285,6 +285,26 @@ typedef struct {
     int32_t loose;
 } chk_pairsum_t;
 bool chk_pairs_more(const msc_call_t *c, chk_pairsum_t *ps) CHK_INTERNAL;
+/* What a collective function is, from its name (after "MPI_" and the "I" of
+ * nonblocking forms, without case; persistent *_init forms included): a
+ * table filled once, so that calls do not compare strings. */
+enum {
+    CHK_CF_GATHER = 1 << 0,      /* Gather, Gatherv */
+    CHK_CF_SCATTER = 1 << 1,     /* Scatter, Scatterv */
+    CHK_CF_BCAST = 1 << 2,
+    CHK_CF_NEIGHBOR = 1 << 3,    /* every neighbourhood collective */
+    CHK_CF_EXSCAN = 1 << 4,
+    CHK_CF_GATHERV = 1 << 5,
+    CHK_CF_SCATTERV = 1 << 6,
+    CHK_CF_ALLGATHERV = 1 << 7,
+    CHK_CF_ALLTOALLV = 1 << 8,
+    CHK_CF_ALLTOALLW = 1 << 9,
+    CHK_CF_RSCATTER = 1 << 10,   /* Reduce_scatter, not _block */
+    CHK_CF_NBR_AGV = 1 << 11,    /* Neighbor_allgatherv */
+    CHK_CF_NBR_A2AV = 1 << 12,   /* Neighbor_alltoallv */
+    CHK_CF_NBR_A2AW = 1 << 13,   /* Neighbor_alltoallw */
+};
+unsigned chk_coll_form(msc_fn_t fn) CHK_INTERNAL;
 void chk_coll_enter(msc_call_t *c) CHK_INTERNAL;
 /* Before MPI_Comm_free (collective): the logged collectives are compared. */
 void chk_coll_comm_free(MPI_Comm comm) CHK_INTERNAL;
@@ -294,16 +314,21 @@ void chk_coll_finalize(chk_comm_t **list, int n) CHK_INTERNAL;
 void chk_p2p_send_enter(msc_call_t *c) CHK_INTERNAL;
 
 /* --- point to point (p2p.c) --------------------------------------------- */
-/* After a send: its sidecar (nonblocking). */
+/* After a send: its sidecar record (batched; nonblocking). */
 void chk_p2p_send_leave(msc_call_t *c) CHK_INTERNAL;
-/* A persistent send started: its sidecar. */
+/* A persistent send started: its sidecar record. */
 void chk_p2p_started(MPI_Request r) CHK_INTERNAL;
 /* A receive completed (probe: a matched probe took the message; its sidecar
  * is consumed unjudged). post_seq: when the receive was posted (0: now). */
 void chk_p2p_recv_done(MPI_Comm comm, MPI_Status *st, chk_sig_t rsig, msc_fn_t fn, void *site,
                        uint64_t post_seq, bool probe) CHK_INTERNAL;
-/* Judges the sidecars that have arrived since; one load when none is due. */
-void chk_p2p_progress(void) CHK_INTERNAL;
+/* As a call leaves (now: its time): records whose delay has passed are
+ * sent, arrived ones judged; one load and a comparison when nothing is due. */
+void chk_p2p_progress(uint64_t now) CHK_INTERNAL;
+/* The application frees the communicator whose p2p shadow this is: its
+ * records are sent; true if p2p.c keeps the shadow (records still awaited;
+ * it frees it itself), false if the caller frees it. */
+bool chk_p2p_comm_free(MPI_Comm p2p) CHK_INTERNAL;
 /* At MPI_Finalize (collective): the last sidecars, and messages never received. */
 void chk_p2p_unreceived(void) CHK_INTERNAL;
 
@@ -389,5 +414,7 @@ extern chk_config_t chk_cfg CHK_INTERNAL;
  * (sig.c). Never 0 when computed. */
 uint64_t chk_checksum(const void *buf, MPI_Count count, MPI_Datatype type) CHK_INTERNAL;
 uint64_t chk_checksum_span(const void *buf, int64_t len) CHK_INTERNAL;
+/* The same for a receive buffer's block (up to 4 KiB; cheaper when small). */
+uint64_t chk_checksum_block(const void *buf, int64_t len) CHK_INTERNAL;
 
 #endif

@@ -210,14 +210,13 @@ static void neighbourhood(const msc_call_t *c, int mine, int form, chk_pairsum_t
 
 bool chk_pairs_more(const msc_call_t *c, chk_pairsum_t *ps)
 {
-    const char *name = msc_fn_name[c->fn] + 4; /* after "MPI_"; "MPI_I..." is nonblocking */
-    if (*name == 'I') name++;
-    bool w = !strncasecmp(name, "Alltoallw", 9);
-    bool rs = !strncasecmp(name, "Reduce_scatter", 14) && strncasecmp(name, "Reduce_scatter_block", 20);
-    int form = !strncasecmp(name, "Neighbor_allgatherv", 19)  ? 'g'
-               : !strncasecmp(name, "Neighbor_alltoallv", 18) ? 'v'
-               : !strncasecmp(name, "Neighbor_alltoallw", 18) ? 'w'
-                                                               : 0;
+    unsigned cf = chk_coll_form(c->fn);
+    bool w = cf & CHK_CF_ALLTOALLW;
+    bool rs = cf & CHK_CF_RSCATTER;
+    int form = cf & CHK_CF_NBR_AGV    ? 'g'
+               : cf & CHK_CF_NBR_A2AV ? 'v'
+               : cf & CHK_CF_NBR_A2AW ? 'w'
+                                      : 0;
     if (!w && !rs && !form) return false;
     memset(ps, 0, sizeof *ps);
     const chk_cinfo_t *ci = chk_cinfo(c->comm);

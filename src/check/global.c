@@ -29,6 +29,7 @@
  * one that hangs, by the deadlock report). A nonblocking collective never
  * waits for the others: its descriptor is only logged.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -36,6 +37,42 @@
 #include "check.h"
 
 /* --- collectives --------------------------------------------------------- */
+
+static uint16_t form_table[MSC_FN_COUNT];
+static pthread_once_t form_once = PTHREAD_ONCE_INIT;
+
+static void form_fill(void)
+{
+    static const struct {
+        const char *prefix;
+        unsigned flag;
+    } forms[] = {
+        {"Gather", CHK_CF_GATHER},           {"Scatter", CHK_CF_SCATTER},
+        {"Bcast", CHK_CF_BCAST},             {"Neighbor", CHK_CF_NEIGHBOR},
+        {"Exscan", CHK_CF_EXSCAN},           {"Gatherv", CHK_CF_GATHERV},
+        {"Scatterv", CHK_CF_SCATTERV},       {"Allgatherv", CHK_CF_ALLGATHERV},
+        {"Alltoallv", CHK_CF_ALLTOALLV},     {"Alltoallw", CHK_CF_ALLTOALLW},
+        {"Reduce_scatter", CHK_CF_RSCATTER}, {"Neighbor_allgatherv", CHK_CF_NBR_AGV},
+        {"Neighbor_alltoallv", CHK_CF_NBR_A2AV}, {"Neighbor_alltoallw", CHK_CF_NBR_A2AW},
+    };
+    for (int fn = 0; fn < MSC_FN_COUNT; fn++) {
+        const char *name = msc_fn_name[fn];
+        if (strncmp(name, "MPI_", 4)) continue;
+        name += 4;
+        if (*name == 'I') name++; /* nonblocking: MPI_Igather -> "gather" */
+        unsigned f = 0;
+        for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++)
+            if (!strncasecmp(name, forms[i].prefix, strlen(forms[i].prefix))) f |= forms[i].flag;
+        if (!strncasecmp(name, "Reduce_scatter_block", 20)) f &= ~(unsigned)CHK_CF_RSCATTER;
+        form_table[fn] = (uint16_t)f;
+    }
+}
+
+unsigned chk_coll_form(msc_fn_t fn)
+{
+    pthread_once(&form_once, form_fill);
+    return (unsigned)fn < MSC_FN_COUNT ? form_table[fn] : 0;
+}
 
 typedef struct coll {
     int32_t fn, root, sok, rok;
@@ -94,8 +131,8 @@ static void coll_report(msc_fn_t fn, void *site, const char *cls, uint64_t key, 
 static void blocks(const msc_call_t *c, unsigned long long roles, coll_t *me)
 {
     if (roles & (MSC_ROLE_COUNTS | MSC_ROLE_RCOUNTS)) return;
-    const char *name = msc_fn_name[c->fn];
-    if (!strncmp(name, "MPI_Neighbor_", 13)) return;
+    unsigned form = chk_coll_form(c->fn);
+    if (form & CHK_CF_NEIGHBOR) return;
     bool rooted = roles & MSC_ROLE_ROOT;
     bool root = rooted && c->root == chk_cinfo(c->comm)->rank;
     if (roles & MSC_ROLE_OP) {
@@ -111,8 +148,7 @@ static void blocks(const msc_call_t *c, unsigned long long roles, coll_t *me)
         if (has_s) me->s = chk_sig(c->type, c->count), me->sok = 1;
         return;
     }
-    bool gather = !strncmp(name, "MPI_Gather", 10) || !strncmp(name, "MPI_Igather", 11);
-    bool scatter = !strncmp(name, "MPI_Scatter", 11) || !strncmp(name, "MPI_Iscatter", 12);
+    bool gather = form & CHK_CF_GATHER, scatter = form & CHK_CF_SCATTER;
     bool want_s = has_s && c->buf != MPI_IN_PLACE && !(scatter && !root);
     bool want_r = c->rbuf != MPI_IN_PLACE && !(gather && !root);
     if (want_s) me->s = chk_sig(c->type, c->count), me->sok = 1;
@@ -161,11 +197,10 @@ static void pairs(const msc_call_t *c, unsigned long long roles, coll_t *me)
         me->vform = 1, me->psig = more.psig, me->pbytes = more.pbytes, me->loose = more.loose;
         return;
     }
-    const char *name = msc_fn_name[c->fn] + 4; /* after "MPI_"; "MPI_I..." is nonblocking */
-    if (*name == 'I') name++;
-    bool gatherv = !strncasecmp(name, "Gatherv", 7), scatterv = !strncasecmp(name, "Scatterv", 8);
-    bool allgatherv = !strncasecmp(name, "Allgatherv", 10);
-    bool alltoallv = !strncasecmp(name, "Alltoallv", 9);
+    unsigned form = chk_coll_form(c->fn);
+    bool gatherv = form & CHK_CF_GATHERV, scatterv = form & CHK_CF_SCATTERV;
+    bool allgatherv = form & CHK_CF_ALLGATHERV;
+    bool alltoallv = form & CHK_CF_ALLTOALLV;
     if (!gatherv && !scatterv && !allgatherv && !alltoallv) return;
     const chk_cinfo_t *ci = chk_cinfo(c->comm);
     int n = ci->size, mine = ci->rank;
@@ -220,14 +255,19 @@ static void pairs(const msc_call_t *c, unsigned long long roles, coll_t *me)
 enum { SYNC_FIRST = 64, LOG_N = 64, LOG_MAX = 4096 };
 
 /* The descriptor's hash; *unsure when it cannot stand for the descriptor
- * in a comparison (a signature unknown or empty: a wildcard). */
+ * in a comparison: its send and receive blocks differ (only the receive
+ * block is hashed). A signature unknown or empty (unit 0) is a wildcard
+ * that judge() never reports (chk_sig_equal takes it for any): where all
+ * members pass one the hashes agree and nothing is to be judged, where
+ * some do not the hashes differ anyway; so it does not force an exchange
+ * (before, every logged zero-count collective made the members exchange
+ * and judge their logs at the next comparison, for no verdict). */
 static uint64_t desc_hash(const coll_t *me, unsigned long long roles, bool *unsure)
 {
     uint64_t h = mix64(mix64(mix64(0x1234, (uint64_t)me->fn), (uint64_t)(int64_t)me->root),
                        (uint64_t)me->op);
     *unsure = false;
     if (me->sok && me->rok && !chk_sig_equal(me->s, me->r)) *unsure = true;
-    if ((me->sok && !me->s.unit) || (me->rok && !me->r.unit)) *unsure = true;
     const chk_sig_t *b = me->rok ? &me->r : me->sok ? &me->s : NULL;
     if (b) h = mix64(mix64(h, b->unit), b->reps);
     (void)roles;

@@ -505,7 +505,9 @@ static void comm_release(chk_comm_t *e)
     free(e->log_site);
     free(e->log_seq);
     if (e->coll_shadow != MPI_COMM_NULL) PMPI_Comm_free(&e->coll_shadow);
-    if (e->p2p_shadow != MPI_COMM_NULL) PMPI_Comm_free(&e->p2p_shadow);
+    /* p2p.c keeps a shadow on which sidecar records are still awaited. */
+    if (e->p2p_shadow != MPI_COMM_NULL && !chk_p2p_comm_free(e->p2p_shadow))
+        PMPI_Comm_free(&e->p2p_shadow);
     if (e->ack_shadow != MPI_COMM_NULL) PMPI_Comm_free(&e->ack_shadow);
     free(e->world);
     free(e->rworld);

@@ -1,33 +1,47 @@
-/* Point-to-point type matching with sidecar messages, and messages never
+/* Point-to-point type matching with sidecar records, and messages never
  * received. All traffic goes over the communicator's p2p shadow (a PMPI
  * duplicate, objects.c), never over the application's communicator, and
  * none of it blocks: a nonblocking call stays nonblocking, and a blocking
  * one waits for nothing the application's call does not wait for.
  *
  * After a send (at its call, or at MPI_Start of a persistent one) the sender
- * posts a 64-byte sidecar with MPI_Isend on the shadow, to the same
- * destination with the same tag: the send's type signature, its call site
- * and its world rank. Sidecar buffers live in fixed chunks of 64 slots that
- * never move; a slot is reused once its MPI_Isend has completed (tested,
- * never waited for, when its chunk is full; a new chunk when none is free),
- * so a receiver that is slow, or the sender itself on MPICH (whose sends to
- * self complete only when received), holds no one up.
+ * appends a 56-byte record -- the send's type signature, tag, call site and
+ * world rank -- to its outbox for that (shadow, destination). An outbox
+ * travels as one message (an MPI_Isend of up to BATCH records on the shadow,
+ * tag BATCH_TAG) when it is full, when the record is of a new kind for that
+ * destination (a signature and call site not among the last KINDS sent
+ * there: the first message of a wrong type goes at once, as it did when
+ * every send had its own sidecar), when the oldest record has waited
+ * MPISCOPE_CHECK_SIDECAR_DELAY microseconds (looked at as every MPI call of
+ * the rank leaves; 0: every record at once), for MPISCOPE_CHECK_SYNC_SENDS'
+ * acknowledged sends, before the communicator is freed and at MPI_Finalize.
+ * Sent batches live until their MPI_Isend has completed (tested, never
+ * waited for), so a receiver that is slow, or the sender itself on MPICH
+ * (whose sends to self complete only when received), holds no one up.
  *
- * After a receive completes, the receiver posts MPI_Irecv for the sidecar
- * from the status's source and tag, and tests it at once; one not there yet
- * is tested again at this rank's later MPI calls, and waited for at
- * MPI_Finalize, when every sidecar has been sent. MPI's non-overtaking rule
- * orders both streams alike, so the k-th message from a source with a tag
- * pairs with the k-th sidecar -- as long as receives of one source and tag
- * complete in the order they were posted. When a receive completes while an
- * earlier, still pending receive could have matched the same source and tag,
- * the pairing is unknown: that (communicator, source, tag) is no longer
- * judged (sidecars are still consumed, so nothing leaks). Messages taken by
- * MPI_Mprobe/MPI_Improbe have their sidecar consumed unjudged.
+ * The receiver keeps one MPI_Irecv from any source posted on each shadow it
+ * receives application messages on (posted at the first, re-posted after
+ * each batch). A completed receive is a wait on its flow, (shadow, source,
+ * tag) from the status; a batch's records go to their flows. In each flow
+ * the k-th wait pairs with the k-th record and is judged: MPI's
+ * non-overtaking rule orders the messages of one (source, tag, communicator)
+ * and the batches of one sender alike, so the pairing is exact -- as long as
+ * receives of one source and tag complete in the order they were posted.
+ * When a receive completes while an earlier, still pending receive could have
+ * matched the same source and tag, the pairing is unknown: that
+ * (communicator, source, tag) is no longer judged (records are still
+ * consumed, so nothing leaks). Messages taken by MPI_Mprobe/MPI_Improbe
+ * consume their record unjudged. The posted batch receives are tested at
+ * most every RECV_POLL_DIV-th of the delay while waits are pending (every
+ * call with the delay 0), at MPI_Finalize until every wait is paired.
+ *
+ * MPI_Comm_free: the sender's outboxes of the shadow go at once; a receiver
+ * with waits still unpaired on it keeps the shadow (objects.c leaves it to
+ * chk_p2p_comm_free) until they are, or until MPI_Finalize.
  *
  * MPISCOPE_CHECK_SYNC_SENDS: after a standard-mode MPI_Send the sender waits
  * for the receiver's acknowledgement (on the ack shadow), sent when the
- * receiver has taken the sidecar: MPI_Send then behaves as MPI_Ssend, and a
+ * receiver has paired the record: MPI_Send then behaves as MPI_Ssend, and a
  * program that only completes thanks to buffering deadlocks visibly. That
  * wait is the setting's purpose, the one place where the checks block.
  */
@@ -46,12 +60,19 @@ typedef struct {
     int32_t rank;            /* sender's world rank */
     int32_t fn;
     int32_t want_ack;
-    int32_t pad;
+    int32_t tag;             /* the message's tag */
 } sidecar_t;
 
-enum { SLOTS = 64 };
+enum {
+    BATCH = 32,          /* records per message (1792 bytes: eager in both MPIs) */
+    BATCH_TAG = 1,       /* the batches' tag on the p2p shadow */
+    KINDS = 4,           /* kinds remembered per outbox (new kinds go at once) */
+    RECV_POLL_DIV = 4,   /* receiver: tests every delay / RECV_POLL_DIV */
+    OUT_HASH = 256,
+    FLOW_HASH = 1024,
+};
 
-/* A pending sidecar receive and what to judge it against. */
+/* What a receive that completed is judged against. */
 typedef struct {
     MPI_Comm comm, ack;   /* the application's communicator; ack shadow */
     chk_sig_t rsig;
@@ -62,78 +83,215 @@ typedef struct {
 } inctx_t;
 
 typedef struct {
-    sidecar_t buf[SLOTS];
-    MPI_Request req[SLOTS];
-    inctx_t ctx[SLOTS];   /* receiving chunks only */
-    int used;             /* slots with a request */
-    int nfree, free[SLOTS]; /* slots without */
-} chunk_t;
-
-typedef struct {
-    pthread_mutex_t lock;
-    chunk_t **c;
-    int n, cap, cur;
-    _Atomic int pending;  /* requests in flight */
-} pool_t;
-
-static pool_t out = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, 0, 0};
-static pool_t in = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, 0, 0};
-
-/* A free slot (under the pool's lock): the current chunk's, else a chunk
- * whose requests have completed since (tested, not waited for), else a new
- * chunk. Completed receive slots are copied to `done` for judging. */
-typedef struct {
     sidecar_t s;
     inctx_t ctx;
 } judged_t;
 
-static int reap(pool_t *p, chunk_t *k, judged_t *done, int *ndone, int maxdone)
+/* --- the sender's side --------------------------------------------------- */
+
+typedef struct batch {
+    struct batch *next; /* free list */
+    int n;
+    sidecar_t rec[BATCH];
+} batch_t;
+
+typedef struct outbox {
+    struct outbox *next;  /* hash chain */
+    struct outbox *dnext; /* list of outboxes holding records */
+    MPI_Comm shadow;
+    int dest;
+    bool dirty;           /* on the list */
+    batch_t *cur;         /* records not sent yet (NULL: none) */
+    uint64_t kinds[KINDS];
+    unsigned nk;
+} outbox_t;
+
+/* --- the receiver's side ------------------------------------------------- */
+
+typedef struct inbox {
+    struct inbox *next;
+    MPI_Comm shadow, app, ack;
+    MPI_Request req;      /* the posted batch receive (MPI_REQUEST_NULL: none) */
+    bool owned;           /* the application freed the communicator: the shadow is ours */
+    bool closing;         /* the receive is not posted again (once its waits are paired) */
+    long waits;           /* unpaired waits of its flows */
+    sidecar_t buf[BATCH];
+} inbox_t;
+
+typedef struct {
+    chk_sig_t rsig;
+    msc_fn_t fn;
+    void *site;
+    bool skip;
+} wait_t;
+
+/* A FIFO of fixed-size elements in a growing ring. */
+typedef struct {
+    void *a;
+    int head, n, cap;
+} fifo_t;
+
+typedef struct flow {
+    struct flow *next;
+    inbox_t *box;
+    int src, tag;
+    fifo_t recs;          /* sidecar_t: records not yet paired */
+    fifo_t waits;         /* wait_t: receives not yet paired */
+} flow_t;
+
+static pthread_mutex_t sc_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The earliest time at which chk_p2p_progress has work: the outboxes'
+ * delay (send_due) or the receiver's next test (recv_due). */
+static _Atomic uint64_t sc_due = UINT64_MAX;
+static uint64_t send_due = UINT64_MAX, recv_due = UINT64_MAX;
+static uint64_t delay_ns;          /* MPISCOPE_CHECK_SIDECAR_DELAY */
+static outbox_t *outs[OUT_HASH], *dirty;
+static batch_t *free_batches;
+static batch_t **inflight;         /* sent batches and their requests */
+static MPI_Request *inflight_req;
+static int ninflight, capinflight;
+static inbox_t *boxes;
+static flow_t *flows[FLOW_HASH], *free_flows;
+static int nflows;                 /* in the hash */
+static long nwaits;                /* unpaired waits, every inbox */
+
+static bool fifo_push(fifo_t *f, const void *e, size_t es)
 {
-    if (k->used == 0) return 0;
-    int outcount = 0, idx[SLOTS];
-    MPI_Status st[SLOTS];
-    if (PMPI_Testsome(SLOTS, k->req, &outcount, idx, st) != MPI_SUCCESS ||
-        outcount == MPI_UNDEFINED)
-        return 0;
-    for (int i = 0; i < outcount; i++) {
-        if (done && *ndone < maxdone) {
-            done[*ndone].s = k->buf[idx[i]];
-            done[*ndone].ctx = k->ctx[idx[i]];
-            (*ndone)++;
-        }
-        k->used--;
-        k->free[k->nfree++] = idx[i];
+    if (f->n == f->cap) {
+        int cap = f->cap ? 2 * f->cap : 4;
+        char *a = malloc(es * (size_t)cap);
+        if (!a) return false;
+        for (int i = 0; i < f->n; i++)
+            memcpy(a + es * (size_t)i, (char *)f->a + es * (size_t)((f->head + i) % f->cap), es);
+        free(f->a);
+        f->a = a, f->head = 0, f->cap = cap;
     }
-    atomic_fetch_sub_explicit(&p->pending, outcount, memory_order_relaxed);
-    return outcount;
+    memcpy((char *)f->a + es * (size_t)((f->head + f->n) % f->cap), e, es);
+    f->n++;
+    return true;
 }
 
-static bool slot(pool_t *p, chunk_t **kk, int *ii, judged_t *done, int *ndone, int maxdone)
+static void fifo_pop(fifo_t *f, void *e, size_t es)
 {
-    for (int tries = 0; tries <= p->n; tries++) {
-        if (p->n == 0) break;
-        chunk_t *k = p->c[p->cur];
-        if (!k->nfree) reap(p, k, done, ndone, maxdone);
-        if (k->nfree) {
-            *kk = k, *ii = k->free[--k->nfree];
-            return true;
+    memcpy(e, (char *)f->a + es * (size_t)f->head, es);
+    f->head = (f->head + 1) % f->cap;
+    f->n--;
+}
+
+static void set_due(void)
+{
+    atomic_store_explicit(&sc_due, send_due < recv_due ? send_due : recv_due,
+                          memory_order_relaxed);
+}
+
+/* The receiver's interval between two tests of its batch receives while
+ * waits are pending (every call with acknowledged sends). */
+static uint64_t poll_ns(void)
+{
+    return chk_cfg.sync_sends ? 0 : delay_ns / RECV_POLL_DIV;
+}
+
+static void delay_init(void)
+{
+    static bool done;
+    if (done) return;
+    done = true;
+    delay_ns = (uint64_t)msc_g.settings.v[MSC_SET_CHECK_SIDECAR_DELAY].num * 1000u;
+}
+
+/* A sent batch's MPI_Isend: kept until it has completed. */
+static void inflight_add(batch_t *b, MPI_Request r)
+{
+    if (ninflight == capinflight) {
+        int cap = capinflight ? 2 * capinflight : 16;
+        batch_t **a = realloc(inflight, sizeof *a * (size_t)cap);
+        if (a) inflight = a;
+        MPI_Request *q = realloc(inflight_req, sizeof *q * (size_t)cap);
+        if (q) inflight_req = q;
+        if (!a || !q) { /* no memory: the batch is leaked rather than reused early */
+            PMPI_Request_free(&r);
+            return;
         }
-        p->cur = (p->cur + 1) % p->n;
+        capinflight = cap;
     }
-    if (p->n == p->cap) {
-        int cap = p->cap ? p->cap * 2 : 4;
-        chunk_t **m = realloc(p->c, sizeof *m * (size_t)cap);
-        if (!m) return false;
-        p->c = m, p->cap = cap;
+    inflight[ninflight] = b;
+    inflight_req[ninflight++] = r;
+}
+
+/* Sent batches whose MPI_Isend has completed go back to the free list. */
+static void reap_inflight(void)
+{
+    if (!ninflight) return;
+    int outcount = 0, *idx = malloc(sizeof *idx * (size_t)ninflight);
+    MPI_Status *st = malloc(sizeof *st * (size_t)ninflight);
+    if (!idx || !st) {
+        free(idx), free(st);
+        return;
     }
-    chunk_t *k = calloc(1, sizeof *k);
-    if (!k) return false;
-    for (int i = 0; i < SLOTS; i++) k->req[i] = MPI_REQUEST_NULL, k->free[i] = SLOTS - 1 - i;
-    k->nfree = SLOTS;
-    p->cur = p->n;
-    p->c[p->n++] = k;
-    *kk = k, *ii = k->free[--k->nfree];
-    return true;
+    if (PMPI_Testsome(ninflight, inflight_req, &outcount, idx, st) ==
+            MPI_SUCCESS &&
+        outcount != MPI_UNDEFINED && outcount > 0) {
+        for (int i = 0; i < outcount; i++) {
+            inflight[idx[i]]->next = free_batches;
+            free_batches = inflight[idx[i]];
+            inflight[idx[i]] = NULL;
+        }
+        int k = 0;
+        for (int i = 0; i < ninflight; i++)
+            if (inflight[i]) inflight[k] = inflight[i], inflight_req[k++] = inflight_req[i];
+        ninflight = k;
+    }
+    free(idx), free(st);
+}
+
+static batch_t *batch_new(void)
+{
+    if (!free_batches) reap_inflight();
+    batch_t *b = free_batches;
+    if (b) free_batches = b->next;
+    else b = malloc(sizeof *b);
+    if (b) b->n = 0;
+    return b;
+}
+
+/* An outbox's records go (under sc_lock). */
+static void flush(outbox_t *o)
+{
+    batch_t *b = o->cur;
+    if (!b) return;
+    o->cur = NULL;
+    MPI_Request r;
+    if (PMPI_Isend(b->rec, b->n * (int)sizeof(sidecar_t), MPI_BYTE, o->dest, BATCH_TAG, o->shadow,
+                   &r) == MPI_SUCCESS)
+        inflight_add(b, r);
+    else {
+        b->next = free_batches;
+        free_batches = b;
+    }
+}
+
+static void flush_all(void)
+{
+    for (outbox_t *o = dirty; o; o = o->dnext) {
+        flush(o);
+        o->dirty = false;
+    }
+    dirty = NULL;
+    send_due = UINT64_MAX;
+}
+
+static outbox_t *outbox(MPI_Comm shadow, int dest)
+{
+    size_t h = ((uintptr_t)shadow * 31u + (unsigned)dest) % OUT_HASH;
+    for (outbox_t *o = outs[h]; o; o = o->next)
+        if (o->shadow == shadow && o->dest == dest) return o;
+    outbox_t *o = calloc(1, sizeof *o);
+    if (!o) return NULL;
+    o->shadow = shadow;
+    o->dest = dest;
+    o->next = outs[h];
+    outs[h] = o;
+    return o;
 }
 
 static void shadows(MPI_Comm comm, MPI_Comm *p2p, MPI_Comm *ack)
@@ -143,53 +301,84 @@ static void shadows(MPI_Comm comm, MPI_Comm *p2p, MPI_Comm *ack)
     *ack = ci->ack;
 }
 
+static void poll_now(void);
+
+/* MPISCOPE_CHECK_SYNC_SENDS: the receiver's acknowledgement of the record
+ * just sent. Records that arrive meanwhile are paired, so that the
+ * acknowledgements this rank owes go out (two ranks sending to each other
+ * in turn would otherwise wait for each other). */
+static void wait_ack(int peer, int tag, MPI_Comm ack)
+{
+    MPI_Request r;
+    if (PMPI_Irecv(NULL, 0, MPI_BYTE, peer, tag, ack, &r) != MPI_SUCCESS) return;
+    chk_wd_sync_wait(true);
+    for (int flag = 0; !flag;) {
+        if (PMPI_Test(&r, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) break;
+        if (!flag) poll_now();
+    }
+    chk_wd_sync_wait(false);
+}
+
+/* A kind of record: its signature and call site. */
+static uint64_t kind_of(const sidecar_t *s)
+{
+    uint64_t h = (s->unit ^ (s->reps * 0x9e3779b97f4a7c15ull) ^ (uint64_t)s->bytes) *
+                 0xff51afd7ed558ccdull;
+    return (h ^ (h >> 29) ^ s->objoff ^ (s->objkey << 1)) * 0xc4ceb9fe1a85ec53ull;
+}
+
 static void send_sidecar(MPI_Comm comm, int peer, int tag, chk_sig_t sig, void *site, msc_fn_t fn,
-                         bool want_ack)
+                         bool want_ack, uint64_t now)
 {
     if (peer == MPI_PROC_NULL || peer < 0) return;
     MPI_Comm p2p, ack;
     shadows(comm, &p2p, &ack);
     if (p2p == MPI_COMM_NULL) return;
     sidecar_t s = {sig.unit, sig.reps, sig.bytes, 0, 0, msc_g.world_rank,
-                   (int32_t)fn, want_ack && ack != MPI_COMM_NULL, 0};
+                   (int32_t)fn, want_ack && ack != MPI_COMM_NULL, tag};
     chk_site_key(site, &s.objkey, &s.objoff);
-    chunk_t *k;
-    int i;
-    pthread_mutex_lock(&out.lock);
-    if (!slot(&out, &k, &i, NULL, NULL, 0)) {
-        pthread_mutex_unlock(&out.lock);
+    uint64_t kind = kind_of(&s);
+    pthread_mutex_lock(&sc_lock);
+    delay_init();
+    outbox_t *o = outbox(p2p, peer);
+    if (o && !o->cur) o->cur = batch_new();
+    if (!o || !o->cur) {
+        pthread_mutex_unlock(&sc_lock);
         msc_warn_once("check-sidecar", "check: out of memory for sidecar messages; some "
                                        "point-to-point type checks are skipped");
         return;
     }
-    k->buf[i] = s;
-    if (PMPI_Isend(&k->buf[i], sizeof s, MPI_BYTE, peer, tag, p2p, &k->req[i]) == MPI_SUCCESS) {
-        k->used++;
-        atomic_fetch_add_explicit(&out.pending, 1, memory_order_relaxed);
-    } else {
-        k->req[i] = MPI_REQUEST_NULL;
-        k->free[k->nfree++] = i;
+    o->cur->rec[o->cur->n++] = s;
+    bool known = false;
+    for (unsigned i = 0; i < KINDS && !known; i++) known = o->kinds[i] == kind;
+    if (!known) o->kinds[o->nk++ % KINDS] = kind;
+    if (!known || s.want_ack || o->cur->n == BATCH || !delay_ns) {
+        flush(o);
+    } else if (!o->dirty) {
+        o->dirty = true;
+        o->dnext = dirty;
+        dirty = o;
+        if (send_due == UINT64_MAX) {
+            send_due = now + delay_ns;
+            set_due();
+        }
     }
-    pthread_mutex_unlock(&out.lock);
-    if (s.want_ack) {
-        chk_wd_sync_wait(true);
-        PMPI_Recv(NULL, 0, MPI_BYTE, peer, tag, ack, MPI_STATUS_IGNORE);
-        chk_wd_sync_wait(false);
-    }
+    pthread_mutex_unlock(&sc_lock);
+    if (s.want_ack) wait_ack(peer, tag, ack);
 }
 
 void chk_p2p_send_leave(msc_call_t *c)
 {
     bool standard = c->fn == MSC_FN_MPI_Send;
     send_sidecar(c->comm, c->peer, c->tag, chk_sig(c->type, c->count), c->site, c->fn,
-                 standard && chk_cfg.sync_sends);
+                 standard && chk_cfg.sync_sends, c->t_leave);
 }
 
 void chk_p2p_started(MPI_Request r)
 {
     chk_req_t q;
     if (!chk_req_get(r, &q) || q.kind != MSC_KIND_SEND_INIT) return;
-    send_sidecar(q.comm, q.peer, q.tag, q.sig, q.site, q.fn, false);
+    send_sidecar(q.comm, q.peer, q.tag, q.sig, q.site, q.fn, false, msc_now_ns());
 }
 
 /* (communicator, source, tag) whose pairing became unknown. */
@@ -250,18 +439,229 @@ static void judge(const sidecar_t *s, const inctx_t *x)
     chk_report_full(&f);
 }
 
-enum { DONE_MAX = 2 * SLOTS };
+/* Pairs made under sc_lock, judged after it is released (judging may
+ * report, or send an acknowledgement). */
+typedef struct {
+    judged_t *d, in[BATCH];
+    int n, cap;
+} done_t;
 
-/* Sidecars that have arrived since: judged. Cheap when none is pending. */
-void chk_p2p_progress(void)
+static void done_init(done_t *d)
 {
-    if (!atomic_load_explicit(&in.pending, memory_order_relaxed)) return;
-    judged_t done[DONE_MAX];
-    int n = 0;
-    pthread_mutex_lock(&in.lock);
-    for (int j = 0; j < in.n && n + SLOTS <= DONE_MAX; j++) reap(&in, in.c[j], done, &n, DONE_MAX);
-    pthread_mutex_unlock(&in.lock);
-    for (int i = 0; i < n; i++) judge(&done[i].s, &done[i].ctx);
+    d->d = d->in, d->n = 0, d->cap = BATCH;
+}
+
+static void pair(done_t *d, const flow_t *f, const sidecar_t *s, const wait_t *w)
+{
+    if (d->n == d->cap) {
+        judged_t *m = malloc(sizeof *m * (size_t)d->cap * 2);
+        if (!m) return; /* no memory: not judged */
+        memcpy(m, d->d, sizeof *m * (size_t)d->n);
+        if (d->d != d->in) free(d->d);
+        d->d = m, d->cap *= 2;
+    }
+    judged_t *j = &d->d[d->n++];
+    j->s = *s;
+    j->ctx = (inctx_t){f->box->app, f->box->ack, w->rsig, w->fn, w->site, w->skip, f->src, f->tag};
+}
+
+static size_t flow_hash(const inbox_t *box, int src, int tag)
+{
+    uint64_t h = ((uintptr_t)box >> 4) * 0x9e3779b97f4a7c15ull ^ (uint64_t)(uint32_t)src * 31u ^
+                 (uint64_t)(uint32_t)tag * 0xff51afd7ed558ccdull;
+    return (size_t)((h ^ (h >> 32)) % FLOW_HASH);
+}
+
+/* The flow (box, src, tag), created if `create`. */
+static flow_t *flow(inbox_t *box, int src, int tag, bool create)
+{
+    size_t h = flow_hash(box, src, tag);
+    for (flow_t *f = flows[h]; f; f = f->next)
+        if (f->box == box && f->src == src && f->tag == tag) return f;
+    if (!create) return NULL;
+    flow_t *f = free_flows;
+    if (f) {
+        free_flows = f->next;
+        f->recs.head = f->recs.n = f->waits.head = f->waits.n = 0; /* rings kept */
+    } else if ((f = malloc(sizeof *f))) {
+        memset(f, 0, sizeof *f);
+    } else {
+        return NULL;
+    }
+    f->box = box, f->src = src, f->tag = tag;
+    f->next = flows[h];
+    flows[h] = f;
+    nflows++;
+    return f;
+}
+
+/* A flow with nothing queued stays in the hash for the next message of its
+ * (source, tag), unless the hash holds many (tags that change all the time):
+ * then it goes to the free list, with its rings. */
+enum { FLOWS_KEPT = 2 * FLOW_HASH };
+static void flow_idle(flow_t *f)
+{
+    if (f->recs.n || f->waits.n || nflows <= FLOWS_KEPT) return;
+    for (flow_t **p = &flows[flow_hash(f->box, f->src, f->tag)]; *p; p = &(*p)->next)
+        if (*p == f) {
+            *p = f->next;
+            break;
+        }
+    nflows--;
+    f->next = free_flows;
+    free_flows = f;
+}
+
+/* Every flow of a box (its records and waits dropped). */
+static void box_forget_flows(inbox_t *box)
+{
+    for (int h = 0; h < FLOW_HASH; h++)
+        for (flow_t **p = &flows[h]; *p;) {
+            flow_t *f = *p;
+            if (f->box != box) {
+                p = &f->next;
+                continue;
+            }
+            nwaits -= f->waits.n;
+            *p = f->next;
+            nflows--;
+            f->recs.n = f->waits.n = 0;
+            f->next = free_flows;
+            free_flows = f;
+        }
+    box->waits = 0;
+}
+
+static void post(inbox_t *box)
+{
+    if (box->req != MPI_REQUEST_NULL || (box->closing && !box->waits)) return;
+    if (PMPI_Irecv(box->buf, (int)sizeof box->buf, MPI_BYTE, MPI_ANY_SOURCE, BATCH_TAG,
+                   box->shadow, &box->req) != MPI_SUCCESS)
+        box->req = MPI_REQUEST_NULL;
+}
+
+static inbox_t *inbox_find(MPI_Comm shadow)
+{
+    for (inbox_t *b = boxes; b; b = b->next)
+        if (b->shadow == shadow && !b->owned) return b;
+    return NULL;
+}
+
+static inbox_t *inbox(MPI_Comm shadow, MPI_Comm app, MPI_Comm ack)
+{
+    inbox_t *b = inbox_find(shadow);
+    if (b) return b;
+    b = calloc(1, sizeof *b);
+    if (!b) return NULL;
+    b->shadow = shadow, b->app = app, b->ack = ack;
+    b->req = MPI_REQUEST_NULL;
+    b->next = boxes;
+    boxes = b;
+    return b;
+}
+
+/* A batch of `bytes` from `src` on box's shadow: its records to their flows. */
+static void take_batch(inbox_t *box, const sidecar_t *rec, int bytes, int src, done_t *d)
+{
+    int n = bytes / (int)sizeof(sidecar_t);
+    for (int i = 0; i < n; i++) {
+        flow_t *f = flow(box, src, rec[i].tag, true);
+        if (!f) continue;
+        if (f->waits.n) {
+            wait_t w;
+            fifo_pop(&f->waits, &w, sizeof w);
+            box->waits--, nwaits--;
+            pair(d, f, &rec[i], &w);
+            flow_idle(f);
+        } else if (!fifo_push(&f->recs, &rec[i], sizeof rec[i])) {
+            flow_idle(f);
+        }
+    }
+}
+
+/* Batches that have arrived on a box's posted receive: taken, the receive
+ * posted again. */
+static void poll_box(inbox_t *box, done_t *d)
+{
+    while (box->req != MPI_REQUEST_NULL) {
+        int flag = 0, bytes = 0;
+        MPI_Status st;
+        if (PMPI_Test(&box->req, &flag, &st) != MPI_SUCCESS || !flag) return;
+        box->req = MPI_REQUEST_NULL;
+        PMPI_Get_count(&st, MPI_BYTE, &bytes);
+        take_batch(box, box->buf, bytes, st.MPI_SOURCE, d);
+        post(box);
+    }
+}
+
+/* A box without waits whose communicator the application freed: its
+ * receive cancelled, its shadow freed (if owned). */
+static void box_close(inbox_t *box, done_t *d)
+{
+    if (box->req != MPI_REQUEST_NULL) {
+        MPI_Status st;
+        int cancelled = 0, bytes = 0;
+        PMPI_Cancel(&box->req);
+        PMPI_Wait(&box->req, &st);
+        PMPI_Test_cancelled(&st, &cancelled);
+        if (!cancelled && PMPI_Get_count(&st, MPI_BYTE, &bytes) == MPI_SUCCESS)
+            take_batch(box, box->buf, bytes, st.MPI_SOURCE, d);
+    }
+    box_forget_flows(box);
+    for (inbox_t **p = &boxes; *p; p = &(*p)->next)
+        if (*p == box) {
+            *p = box->next;
+            break;
+        }
+    if (box->owned) PMPI_Comm_free(&box->shadow);
+    free(box);
+}
+
+/* Tests every posted batch receive (under sc_lock). */
+static void poll_all(done_t *d)
+{
+    for (inbox_t *b = boxes, *next; b; b = next) {
+        next = b->next;
+        if (b->waits) poll_box(b, d);
+        if (b->owned && !b->waits) box_close(b, d);
+    }
+}
+
+static void judge_all(done_t *d)
+{
+    for (int i = 0; i < d->n; i++) judge(&d->d[i].s, &d->d[i].ctx);
+    if (d->d != d->in) free(d->d);
+    done_init(d);
+}
+
+/* Due work: the outboxes whose delay has passed go, the batch receives are
+ * tested while waits are pending. One load and a comparison when nothing
+ * is due. */
+void chk_p2p_progress(uint64_t now)
+{
+    if (MSC_LIKELY(now < atomic_load_explicit(&sc_due, memory_order_relaxed))) return;
+    done_t d;
+    done_init(&d);
+    pthread_mutex_lock(&sc_lock);
+    if (now >= send_due) flush_all();
+    if (now >= recv_due) {
+        poll_all(&d);
+        recv_due = nwaits ? now + poll_ns() : UINT64_MAX;
+    }
+    set_due();
+    pthread_mutex_unlock(&sc_lock);
+    judge_all(&d);
+}
+
+/* Every posted batch receive tested now. */
+static void poll_now(void)
+{
+    done_t d;
+    done_init(&d);
+    pthread_mutex_lock(&sc_lock);
+    poll_all(&d);
+    pthread_mutex_unlock(&sc_lock);
+    judge_all(&d);
 }
 
 void chk_p2p_recv_done(MPI_Comm comm, MPI_Status *st, chk_sig_t rsig, msc_fn_t fn, void *site,
@@ -274,136 +674,225 @@ void chk_p2p_recv_done(MPI_Comm comm, MPI_Status *st, chk_sig_t rsig, msc_fn_t f
     MPI_Comm p2p, ack;
     shadows(comm, &p2p, &ack);
     if (p2p == MPI_COMM_NULL) return;
-    inctx_t x = {comm, ack, rsig, fn, site, probe, st->MPI_SOURCE, st->MPI_TAG};
     /* Receives completing out of their posting order: pairing unknown. */
-    int src = st->MPI_SOURCE;
-    bool skip = is_unordered(comm, src, st->MPI_TAG);
+    int src = st->MPI_SOURCE, tag = st->MPI_TAG;
+    bool skip = is_unordered(comm, src, tag);
     if (!skip && !probe &&
-        chk_req_earlier_recv(comm, src, st->MPI_TAG, post_seq ? post_seq : UINT64_MAX)) {
+        chk_req_earlier_recv(comm, src, tag, post_seq ? post_seq : UINT64_MAX)) {
         chk_lock();
-        if (nunordered < 256 && !was_unordered(comm, src, st->MPI_TAG))
-            unordered[atomic_fetch_add(&nunordered, 1)] = (unordered_t){comm, src, st->MPI_TAG};
+        if (nunordered < 256 && !was_unordered(comm, src, tag))
+            unordered[atomic_fetch_add(&nunordered, 1)] = (unordered_t){comm, src, tag};
         chk_unlock();
         skip = true;
     }
-    x.skip = skip || probe;
-    chunk_t *k;
-    int i, flag = 0;
-    judged_t done[SLOTS + 1]; /* one chunk reaped, and this one */
-    int n = 0;
-    pthread_mutex_lock(&in.lock);
-    if (!slot(&in, &k, &i, done, &n, SLOTS)) {
-        pthread_mutex_unlock(&in.lock);
+    wait_t w = {rsig, fn, site, skip || probe};
+    done_t d;
+    done_init(&d);
+    pthread_mutex_lock(&sc_lock);
+    delay_init();
+    inbox_t *box = inbox(p2p, comm, ack);
+    flow_t *f = box ? flow(box, src, tag, true) : NULL;
+    if (!f) {
+        pthread_mutex_unlock(&sc_lock);
         msc_warn_once("check-sidecar", "check: out of memory for sidecar messages; some "
                                        "point-to-point type checks are skipped");
         return;
     }
-    k->ctx[i] = x;
-    if (PMPI_Irecv(&k->buf[i], sizeof(sidecar_t), MPI_BYTE, st->MPI_SOURCE, st->MPI_TAG, p2p,
-                   &k->req[i]) != MPI_SUCCESS) {
-        k->req[i] = MPI_REQUEST_NULL;
-        k->free[k->nfree++] = i;
-    } else if (PMPI_Test(&k->req[i], &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && flag) {
-        done[n].s = k->buf[i];
-        done[n++].ctx = x;
-        k->free[k->nfree++] = i;
-    } else {
-        k->used++;
-        atomic_fetch_add_explicit(&in.pending, 1, memory_order_relaxed);
-    }
-    pthread_mutex_unlock(&in.lock);
-    for (int j = 0; j < n; j++) judge(&done[j].s, &done[j].ctx);
-}
-
-/* Waits for every request of a pool for at most `seconds` (the sidecars
- * were all sent before the barrier that precedes this); what is left after
- * that is cancelled. */
-static void drain(pool_t *p, bool judging, double seconds)
-{
-    uint64_t t0 = msc_now_ns();
-    for (;;) {
-        judged_t done[DONE_MAX];
-        int n = 0, left = 0;
-        pthread_mutex_lock(&p->lock);
-        for (int j = 0; j < p->n; j++) {
-            if (n + SLOTS <= DONE_MAX) reap(p, p->c[j], judging ? done : NULL, &n, DONE_MAX);
-            left += p->c[j]->used;
+    post(box);
+    if (f->recs.n) {
+        sidecar_t s;
+        fifo_pop(&f->recs, &s, sizeof s);
+        pair(&d, f, &s, &w);
+        flow_idle(f);
+    } else if (fifo_push(&f->waits, &w, sizeof w)) {
+        box->waits++, nwaits++;
+        /* No delay (or acknowledged sends): the record may be here already. */
+        if (!delay_ns || chk_cfg.sync_sends) poll_box(box, &d);
+        if (nwaits && recv_due == UINT64_MAX) {
+            recv_due = msc_now_ns() + poll_ns();
+            set_due();
         }
-        pthread_mutex_unlock(&p->lock);
-        for (int i = 0; i < n; i++) judge(&done[i].s, &done[i].ctx);
-        if (!left) return;
-        if ((double)(msc_now_ns() - t0) > seconds * 1e9) break;
+    } else {
+        flow_idle(f);
     }
-    pthread_mutex_lock(&p->lock);
-    for (int j = 0; j < p->n; j++)
-        for (int i = 0; i < SLOTS; i++)
-            if (p->c[j]->req[i] != MPI_REQUEST_NULL) {
-                PMPI_Cancel(&p->c[j]->req[i]);
-                PMPI_Request_free(&p->c[j]->req[i]);
-                p->c[j]->used--;
-                atomic_fetch_sub_explicit(&p->pending, 1, memory_order_relaxed);
-            }
-    pthread_mutex_unlock(&p->lock);
+    pthread_mutex_unlock(&sc_lock);
+    judge_all(&d);
 }
 
-static void pool_free(pool_t *p)
+bool chk_p2p_comm_free(MPI_Comm p2p)
 {
-    for (int j = 0; j < p->n; j++) free(p->c[j]);
-    free(p->c);
-    p->c = NULL;
-    p->n = p->cap = p->cur = 0;
-    atomic_store(&p->pending, 0);
+    if (p2p == MPI_COMM_NULL) return false;
+    done_t d;
+    done_init(&d);
+    bool kept = false;
+    pthread_mutex_lock(&sc_lock);
+    /* Its outboxes go now (MPI completes pending sends of a freed
+     * communicator) and are forgotten. */
+    for (int h = 0; h < OUT_HASH; h++)
+        for (outbox_t **p = &outs[h]; *p;) {
+            outbox_t *o = *p;
+            if (o->shadow != p2p) {
+                p = &o->next;
+                continue;
+            }
+            flush(o);
+            if (o->dirty)
+                for (outbox_t **q = &dirty; *q; q = &(*q)->dnext)
+                    if (*q == o) {
+                        *q = o->dnext;
+                        break;
+                    }
+            *p = o->next;
+            free(o);
+        }
+    inbox_t *box = inbox_find(p2p);
+    if (box) {
+        poll_box(box, &d);
+        box->closing = true;
+        if (box->waits) {
+            kept = box->owned = true; /* freed once its waits are paired (poll_all), or at finalize */
+            if (recv_due == UINT64_MAX) recv_due = msc_now_ns();
+            set_due();
+        } else {
+            box_close(box, &d); /* objects.c frees the shadow */
+        }
+    }
+    pthread_mutex_unlock(&sc_lock);
+    judge_all(&d);
+    return kept;
+}
+
+static void report_unreceived(const sidecar_t *s, int tag)
+{
+    chk_finding_t f;
+    memset(&f, 0, sizeof f);
+    snprintf(f.cls, sizeof f.cls, "LOCAL:FINALIZE:UNRECEIVED_MESSAGE");
+    snprintf(f.text, sizeof f.text,
+             "A message of %lld bytes with tag %d, sent by rank %d to rank %d, was never "
+             "received: rank %d called MPI_Finalize with it still waiting. Every message "
+             "must be received (or its send cancelled) before MPI_Finalize; post the "
+             "missing receive, or do not send.",
+             (long long)s->bytes, tag, s->rank, msc_g.world_rank, msc_g.world_rank);
+    f.nparts = 1;
+    f.parts[0].rank = s->rank;
+    f.parts[0].objkey = s->objkey;
+    f.parts[0].objoff = s->objoff;
+    f.parts[0].site = (void *)(uintptr_t)s->objoff; /* folds repeats of one site */
+    if (s->fn >= 0 && s->fn < MSC_FN_COUNT)
+        snprintf(f.parts[0].call, sizeof f.parts[0].call, "%s", msc_fn_name[s->fn]);
+    chk_report_full(&f);
 }
 
 void chk_p2p_unreceived(void)
 {
-    /* Every rank has posted all its sidecars once all are here. */
+    /* Every record goes before the barrier, so that every batch has been
+     * sent once all are past it. */
+    pthread_mutex_lock(&sc_lock);
+    delay_init();
+    flush_all();
+    pthread_mutex_unlock(&sc_lock);
     PMPI_Barrier(msc_g.comm);
-    drain(&in, true, 30);
+    /* The waits are paired as their batches arrive (30 s at most). */
+    uint64_t t0 = msc_now_ns();
+    for (;;) {
+        done_t d;
+        done_init(&d);
+        pthread_mutex_lock(&sc_lock);
+        poll_all(&d);
+        long left = nwaits;
+        pthread_mutex_unlock(&sc_lock);
+        judge_all(&d);
+        if (!left || msc_now_ns() - t0 > 30000000000ull) break;
+    }
+    /* What else has arrived: the posted receives are cancelled (or
+     * completed), then every shadow is emptied by probing. */
     MPI_Comm list[1024], apps[1024];
     int n = chk_comm_shadows(list, apps, 1024);
+    pthread_mutex_lock(&sc_lock);
+    for (inbox_t *b = boxes; b; b = b->next) {
+        if (b->req == MPI_REQUEST_NULL) continue;
+        done_t d;
+        done_init(&d);
+        MPI_Status st;
+        int cancelled = 0, bytes = 0;
+        PMPI_Cancel(&b->req);
+        PMPI_Wait(&b->req, &st);
+        PMPI_Test_cancelled(&st, &cancelled);
+        if (!cancelled && PMPI_Get_count(&st, MPI_BYTE, &bytes) == MPI_SUCCESS)
+            take_batch(b, b->buf, bytes, st.MPI_SOURCE, &d);
+        pthread_mutex_unlock(&sc_lock);
+        judge_all(&d);
+        pthread_mutex_lock(&sc_lock);
+    }
+    for (inbox_t *b = boxes; b; b = b->next) b->closing = true; /* nothing is posted again */
+    pthread_mutex_unlock(&sc_lock);
+    static sidecar_t buf[BATCH];
     for (int i = 0; i < n; i++) {
         for (int guard = 0; guard < 1000; guard++) {
-            int flag = 0;
+            int flag = 0, bytes = 0;
             MPI_Status st;
-            if (PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, list[i], &flag, &st) != MPI_SUCCESS || !flag)
+            if (PMPI_Iprobe(MPI_ANY_SOURCE, BATCH_TAG, list[i], &flag, &st) != MPI_SUCCESS || !flag)
                 break;
-            sidecar_t s;
-            PMPI_Recv(&s, sizeof s, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, list[i], MPI_STATUS_IGNORE);
-            if (s.fn < 0) continue;
-            /* A sidecar left over is only a hint: the message itself must
-             * still be waiting on the application's communicator (a local
-             * probe: nothing is sent, matching is not changed). A message
-             * that was received, by a path whose sidecar went unconsumed,
-             * is no finding. */
-            int pending = 0;
-            MPI_Status ps;
-            if (apps[i] != MPI_COMM_NULL &&
-                (PMPI_Iprobe(st.MPI_SOURCE, st.MPI_TAG, apps[i], &pending, &ps) != MPI_SUCCESS ||
-                 !pending))
-                continue;
-            chk_finding_t f;
-            memset(&f, 0, sizeof f);
-            snprintf(f.cls, sizeof f.cls, "LOCAL:FINALIZE:UNRECEIVED_MESSAGE");
-            snprintf(f.text, sizeof f.text,
-                     "A message of %lld bytes with tag %d, sent by rank %d to rank %d, was never "
-                     "received: rank %d called MPI_Finalize with it still waiting. Every message "
-                     "must be received (or its send cancelled) before MPI_Finalize; post the "
-                     "missing receive, or do not send.",
-                     (long long)s.bytes, st.MPI_TAG, s.rank, msc_g.world_rank, msc_g.world_rank);
-            f.nparts = 1;
-            f.parts[0].rank = s.rank;
-            f.parts[0].objkey = s.objkey;
-            f.parts[0].objoff = s.objoff;
-            f.parts[0].site = (void *)(uintptr_t)s.objoff; /* folds repeats of one site */
-            if (s.fn < MSC_FN_COUNT)
-                snprintf(f.parts[0].call, sizeof f.parts[0].call, "%s", msc_fn_name[s.fn]);
-            chk_report_full(&f);
+            PMPI_Recv(buf, (int)sizeof buf, MPI_BYTE, st.MPI_SOURCE, BATCH_TAG, list[i], &st);
+            PMPI_Get_count(&st, MPI_BYTE, &bytes);
+            done_t d;
+            done_init(&d);
+            pthread_mutex_lock(&sc_lock);
+            inbox_t *box = inbox(list[i], apps[i], MPI_COMM_NULL);
+            if (box) box->closing = true;
+            if (box) take_batch(box, buf, bytes, st.MPI_SOURCE, &d);
+            pthread_mutex_unlock(&sc_lock);
+            judge_all(&d);
         }
     }
-    /* Every leftover sidecar has been taken: the sends are complete. */
+    /* Records left over are only a hint: the message itself must still be
+     * waiting on the application's communicator (a local probe: nothing is
+     * sent, matching is not changed). A message that was received, by a path
+     * whose record went unconsumed, is no finding. Communicators the
+     * application freed are not probed. */
+    for (int i = 0; i < n; i++) {
+        inbox_t *box = inbox_find(list[i]);
+        if (!box || apps[i] == MPI_COMM_NULL) continue;
+        for (int h = 0; h < FLOW_HASH; h++)
+            for (flow_t *f = flows[h]; f; f = f->next) {
+                if (f->box != box) continue;
+                for (int k = 0; k < f->recs.n && k < 1000; k++) {
+                    const sidecar_t *s = (const sidecar_t *)f->recs.a + (f->recs.head + k) % f->recs.cap;
+                    if (s->fn < 0) continue;
+                    int pending = 0;
+                    MPI_Status ps;
+                    if (PMPI_Iprobe(f->src, f->tag, apps[i], &pending, &ps) != MPI_SUCCESS ||
+                        !pending)
+                        break;
+                    report_unreceived(s, f->tag);
+                }
+            }
+    }
+    /* Every leftover batch has been taken: the sends are complete. */
     PMPI_Barrier(msc_g.comm);
-    drain(&out, false, 10);
-    pool_free(&in);
-    pool_free(&out);
+    t0 = msc_now_ns();
+    pthread_mutex_lock(&sc_lock);
+    while (ninflight && msc_now_ns() - t0 < 10000000000ull) reap_inflight();
+    for (int i = 0; i < ninflight; i++) {
+        PMPI_Cancel(&inflight_req[i]);
+        PMPI_Request_free(&inflight_req[i]);
+    }
+    ninflight = 0;
+    free(inflight), free(inflight_req);
+    inflight = NULL, inflight_req = NULL, capinflight = 0;
+    for (batch_t *b; (b = free_batches);) free_batches = b->next, free(b);
+    for (int h = 0; h < OUT_HASH; h++)
+        for (outbox_t *o; (o = outs[h]);) outs[h] = o->next, free(o->cur), free(o);
+    dirty = NULL;
+    for (inbox_t *b; (b = boxes);) {
+        boxes = b->next;
+        box_forget_flows(b);
+        if (b->owned) PMPI_Comm_free(&b->shadow); /* kept after the application freed it */
+        free(b);
+    }
+    for (flow_t *f; (f = free_flows);) free_flows = f->next, free(f->recs.a), free(f->waits.a), free(f);
+    nwaits = 0;
+    send_due = recv_due = UINT64_MAX;
+    set_due();
+    pthread_mutex_unlock(&sc_lock);
 }

@@ -34,8 +34,16 @@
  * communicator tells whether the message had already arrived; the length is
  * the number of receives in a row on that communicator that found their
  * message waiting (a sender running ahead makes it grow by one per receive).
- * The probe neither receives nor sends anything. Active with MPISCOPE_MODE
- * check; the threshold 0 turns it off.
+ * The probe neither receives nor sends anything. Every receive is probed
+ * while the run lasts; after a receive that did not find its message (the
+ * queue was empty), only every probe_stride-th receive on that communicator
+ * is (threshold / 4, at most 16, at least 1: with the default threshold 64,
+ * a sixteenth of the probes of a program whose receives wait for their
+ * messages). A run that begins between two probes is counted from the probe
+ * that finds it, fewer than probe_stride receives late: a growing queue is
+ * still reported, its lengths by at most that much short. The first receive
+ * on a communicator is probed. Active with MPISCOPE_MODE check; the
+ * threshold 0 turns it off.
  *
  * At finalize each rank's results are gathered on rank 0 over mpiscope's
  * private communicator and written there.
@@ -107,6 +115,7 @@ typedef struct {
     int count;
     bool have_handle;
     uint64_t run;        /* own measure: receives in a row that found their message */
+    uint64_t skip;       /* own measure: receives left unprobed (after a miss) */
 } comm_slot_t;
 
 static sampled_t vars[MAX_VARS];
@@ -125,6 +134,7 @@ static bool bind_var(sampled_t *v);
 static bool check_on;
 static _Atomic int enter_wanted; /* the check (a hook on MPI calls); sampling is due at next_due */
 static uint64_t threshold;
+static uint64_t probe_stride = 1; /* own measure, between misses (threshold / 4, 1 to 16) */
 static int queue_index = -1; /* pml_ob1_unexpected_msgq_length, or -1: own measure */
 static bool queue_direct;     /* ... read without MPI_T: queue_lp describes it */
 static msc_libpvar_t queue_lp;
@@ -426,6 +436,7 @@ static int pv_init(int slot)
     (void)slot;
     interval_ns = (uint64_t)msc_g.settings.v[MSC_SET_PVAR_INTERVAL].num * 1000000u;
     threshold = (uint64_t)msc_g.settings.v[MSC_SET_CHECK_UNEXPECTED].num;
+    probe_stride = threshold / 4 > 16 ? 16 : threshold / 4 ? threshold / 4 : 1;
     check_on = mode_has_check() && threshold > 0;
     const char *globs = pvar_globs();
     bool sampling_on = globs[0] && strcmp(globs, "none") != 0;
@@ -547,10 +558,15 @@ static void check_receive(msc_call_t *c)
         bool sendrecv = c->kind == MSC_KIND_SENDRECV; /* its receive side is rpeer, rtag */
         int source = sendrecv ? c->rpeer : c->peer, tag = sendrecv ? c->rtag : c->tag;
         if (source == MPI_PROC_NULL) return;
+        if (s->skip) { /* no run: this one is not probed */
+            s->skip--;
+            return;
+        }
         int flag = 0;
         MPI_Status st;
         if (PMPI_Iprobe(source, tag, c->comm, &flag, &st) != MPI_SUCCESS) return;
         s->run = flag ? s->run + 1 : 0;
+        if (!flag) s->skip = probe_stride - 1;
         length = s->run;
     }
     if (length > threshold) record_site(c->site, length);

@@ -100,6 +100,24 @@ foreach(f IN LISTS MSC_FLAVORS)
     CHECK "grep -q '\"count\": 0' $MPISCOPE_OUTPUT/checks.json")
   chk_test(rma_state_bug rma_state NP ${np} ARGS bug TIMEOUT 60
     ENV MPISCOPE_MODE=check OMPI_MCA_osc=pt2pt)
+  # Batched sidecar records (p2p.c): many tags, wildcards, matched probes,
+  # persistent sends, a cancelled receive, a communicator freed before its
+  # records arrive, 4 threads on one communicator; every flow alternates
+  # datatypes, so a record paired with the wrong message is a finding. No
+  # finding when correct; with "bug", one per part at its lines. With the
+  # default delay, each record at once (0), and one second (records travel
+  # only when a batch is full, of a new kind, at MPI_Comm_free or at
+  # MPI_Finalize).
+  msc_mpi_program(${f} check_sidecars SOURCES sidecars.c)
+  foreach(d default 0 1000000)
+    set(env MPISCOPE_MODE=check)
+    if(NOT d STREQUAL "default")
+      list(APPEND env MPISCOPE_CHECK_SIDECAR_DELAY=${d})
+    endif()
+    msc_mpi_test(${f} check/sidecars_${d} NP 2 PROGRAM check_sidecars TIMEOUT 120 ENV ${env}
+      CHECK "grep -q '\"count\": 0' $MPISCOPE_OUTPUT/checks.json")
+    chk_test(sidecars_bug_${d} sidecars NP 2 ARGS bug TIMEOUT 120 ENV ${env})
+  endforeach()
   # No false positives.
   chk_test(clean clean NP ${np} TIMEOUT 120 ENV MPISCOPE_MODE=check)
   msc_mpi_test(${f} check/demo NP ${np} PROGRAM ../../examples/${f}/demo ARGS 300 TIMEOUT 120

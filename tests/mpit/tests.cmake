@@ -50,7 +50,7 @@ endif()
 # floods its receiver, and a clean run.
 foreach(f IN LISTS MSC_FLAVORS)
   msc_mpi_program(${f} mpit_unexpected SOURCES unexpected.c)
-  foreach(case flood flood-sendrecv clean)
+  foreach(case flood flood-sendrecv flood-late clean)
     msc_mpi_test(${f} mpit/unexpected-${case} NP 2 PROGRAM mpit_unexpected ARGS ${case} 200
       ENV MPISCOPE_MODE=profile,trace,check MPISCOPE_PVAR_INTERVAL=0 MPISCOPE_CHECK_UNEXPECTED=64
           "MPISCOPE_PVARS=pml_ob1_*_length,mpiscope_pending_requests"

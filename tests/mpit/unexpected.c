@@ -8,11 +8,16 @@
  * on MPI_COMM_WORLD (whose queues are sampled) are exactly the N.
  * "flood-sendrecv": the same, received by MPI_Sendrecv (sending nothing to
  * MPI_PROC_NULL).
- * Usage: mpit_unexpected flood|flood-sendrecv|clean [N] */
+ * "flood-late": the flood after one receive that waits for its message
+ * (rank 0 sends it half a second later): MPICH's own measure probes only
+ * every probe_stride-th receive after one that found nothing, so the run is
+ * counted from the flood's probe_stride-th receive.
+ * Usage: mpit_unexpected flood|flood-sendrecv|flood-late|clean [N] */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 int main(int argc, char **argv)
 {
@@ -21,7 +26,8 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int sendrecv = argc > 1 && strcmp(argv[1], "flood-sendrecv") == 0;
-    int flood = sendrecv || (argc > 1 && strcmp(argv[1], "flood") == 0);
+    int late = argc > 1 && strcmp(argv[1], "flood-late") == 0;
+    int flood = sendrecv || late || (argc > 1 && strcmp(argv[1], "flood") == 0);
     int n = argc > 2 ? atoi(argv[2]) : 200;
     if (size != 2 || n < 1 || n > 4096) {
         if (rank == 0) fprintf(stderr, "needs 2 ranks and 1 <= N <= 4096\n");
@@ -32,6 +38,16 @@ int main(int argc, char **argv)
     long *buf = calloc((size_t)n, sizeof *buf);
     MPI_Request *reqs = calloc((size_t)n, sizeof *reqs);
     long sum = 0;
+    if (late) { /* one receive whose message is not there yet */
+        long one = 0;
+        MPI_Barrier(sync);
+        if (rank == 0) {
+            nanosleep(&(struct timespec){0, 500000000}, NULL);
+            MPI_Send(&one, 1, MPI_LONG, 1, n, MPI_COMM_WORLD);
+        } else {
+            MPI_Recv(&one, 1, MPI_LONG, 0, n, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
+    }
     if (flood) {
         if (rank == 0)
             for (int i = 0; i < n; i++) {
