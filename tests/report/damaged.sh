@@ -5,7 +5,9 @@
 # --chrome` name that location (rank 1), print no raw OTF2 lines, mark the
 # result partial and exit 3; 0 with --allow-partial. The intact copy exits 0
 # and is not marked. A profile.json of a future schema version is refused
-# (exit 1, one message naming the version).
+# (exit 1, one message naming the version). An anchor file that declares
+# 268 million properties (OTF2 would allocate 4 GB for them before reading
+# one) is refused before OTF2 reads it: exit 1, one message.
 #   damaged.sh <run directory with a trace> <mpiscope>
 set -uo pipefail
 src=$1 cli=$2
@@ -50,6 +52,24 @@ for how in empty missing cut; do
   /usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert 'rank 1' in d['otherData']['partial']" \
     "$work/$how/trace.json" || bad "$how: trace.json is not marked partial"
 done
+
+copy anchor
+/usr/bin/python3 - "$work/anchor/trace/traces.otf2" <<'PY' || bad "anchor: could not patch"
+import struct, sys
+p = sys.argv[1]
+b = bytearray(open(p, "rb").read())
+assert b[1] == 0x42 and b[2:7] == b"OTF2\0" and b[7] >= 2, "unexpected anchor layout"
+at = 46
+for _ in range(3):
+    at = b.index(0, at) + 1
+b[at:at + 4] = struct.pack("<I", (1 << 28) + 2)
+open(p, "wb").write(b)
+PY
+"$cli" report "$work/anchor" > "$work/anchor.out" 2> "$work/anchor.err"
+rc=$?
+[ $rc = 1 ] || bad "anchor: report exit $rc, expected 1"
+grep -q "the OTF2 archive .*traces.otf2 is damaged: its anchor file declares more properties than it holds" \
+  "$work/anchor.out" "$work/anchor.err" || bad "anchor: no clear message: $(cat "$work/anchor.err")"
 
 copy future
 sed -i '0,/"schema_version": 1/s//"schema_version": 99/' "$work/future/profile.json"

@@ -29,6 +29,7 @@
  * and a -1 or NULL, never an abort (allocation failures included).
  */
 #include "trace_reader.h"
+#include "trace_anchor.h"
 #include "trace_check.h"
 
 #include <otf2/otf2.h>
@@ -302,6 +303,7 @@ static OTF2_ErrorCode quiet_error(void *ud, const char *file, uint64_t line, con
 msc_trace_t *msc_trace_open(const char *anchor, char *err, size_t errlen)
 {
     OTF2_Error_RegisterCallback(quiet_error, NULL);
+    if (!msc_anchor_plausible(anchor, err, errlen)) return NULL;
     OTF2_Reader *rd = OTF2_Reader_Open(anchor);
     if (!rd) {
         snprintf(err, errlen, "cannot open the OTF2 archive %s", anchor);

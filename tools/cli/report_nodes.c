@@ -19,6 +19,7 @@
 
 #include "../../src/profile/pjson.h"
 #include "report_cli.h"
+#include "trace_anchor.h"
 
 enum { MAX_DEFS = 1 << 20 };
 
@@ -94,6 +95,8 @@ static bool hosts_from_trace(const char *dir, char **hosts, int nranks)
 {
     char anchor[4200];
     snprintf(anchor, sizeof anchor, "%s/trace/traces.otf2", dir);
+    char err[64 + sizeof anchor];
+    if (!msc_anchor_plausible(anchor, err, sizeof err)) return false;
     OTF2_Reader *rd = OTF2_Reader_Open(anchor);
     if (!rd) return false;
     tree_t t = {0};
