@@ -285,6 +285,47 @@ static void check_p2p(msc_call_t *c)
     }
 }
 
+/* A collective's send and receive buffers may share memory only through
+ * MPI_IN_PLACE (MPI-3.1 2.3: an OUT argument cannot be aliased with any
+ * other argument; 5.2.1). Checked before the call: MPICH's copy of the
+ * root's own block aborts the job on overlapping buffers. Only where both
+ * buffers are significant at this rank (not at a rooted collective's other
+ * ranks, not rank 0 of MPI_Exscan), for the forms whose buffers' lengths
+ * follow from the counts alone (not the v- and w-forms, neighbourhood
+ * collectives or MPI_Bcast), and for contiguous types only (the spans of
+ * other layouts may interleave legally). The lengths are never overstated:
+ * an all-to-all's send buffer is taken as one block. */
+static void check_coll_overlap(msc_call_t *c, unsigned form, int n, int me)
+{
+    enum { SKIP = CHK_CF_BCAST | CHK_CF_NEIGHBOR | CHK_CF_GATHERV | CHK_CF_SCATTERV |
+                  CHK_CF_ALLGATHERV | CHK_CF_ALLTOALLV | CHK_CF_ALLTOALLW | CHK_CF_RSCATTER };
+    if ((form & SKIP) || !has(c, MSC_ROLE_BUF) || !has(c, MSC_ROLE_RBUF)) return;
+    if (c->buf == MPI_IN_PLACE || c->rbuf == MPI_IN_PLACE) return;
+    if (has(c, MSC_ROLE_ROOT) && c->root != me) return;
+    if ((form & CHK_CF_EXSCAN) && me == 0) return;
+    MPI_Datatype st = c->type, rt = has(c, MSC_ROLE_RTYPE) ? c->rtype : c->type;
+    MPI_Count sc, rc;
+    if (has(c, MSC_ROLE_OP)) { /* one count for both, or MPI_Reduce_scatter_block's */
+        sc = has(c, MSC_ROLE_COUNT) ? c->count : c->rcount * n;
+        rc = has(c, MSC_ROLE_COUNT) ? c->count : c->rcount;
+    } else {
+        sc = c->count * ((form & CHK_CF_SCATTER) ? n : 1);
+        rc = c->rcount * ((form & CHK_CF_SCATTER) ? 1 : n); /* gather, allgather, alltoall */
+    }
+    if (sc <= 0 || rc <= 0 || sc > ((MPI_Count)1 << 40) || rc > ((MPI_Count)1 << 40)) return;
+    uintptr_t a0, a1, b0, b1;
+    if (!cspan(c->buf, sc, st, &a0, &a1) || !cspan(c->rbuf, rc, rt, &b0, &b1)) return;
+    if (a0 < b1 && b0 < a1) {
+        uintptr_t lo = a0 > b0 ? a0 : b0, hi = a1 < b1 ? a1 : b1;
+        chk_report("LOCAL:BUFFER:OVERLAP", c->fn, c->site,
+                   "%s was given send and receive buffers that overlap in memory (%llu bytes "
+                   "in common). A collective's buffers may not share memory (MPI-3.1 2.3): "
+                   "pass MPI_IN_PLACE as the send buffer to work in one buffer, or use "
+                   "separate buffers.",
+                   msc_fn_name[c->fn], (unsigned long long)(hi - lo));
+    }
+}
+
 static void check_coll_args(msc_call_t *c)
 {
     if (!check_comm(c, c->comm)) return;
@@ -334,6 +375,7 @@ static void check_coll_args(msc_call_t *c)
      * have one buffer or none). */
     if (has(c, MSC_ROLE_RBUF) && c->rbuf == MPI_IN_PLACE && !(scatter && root_or_all))
         check_not_in_place(c, c->rbuf);
+    if (!inter) check_coll_overlap(c, form, n, me);
 }
 
 /* Handles differ in size (MPICH: an int for most, a pointer for files). */
