@@ -54,7 +54,7 @@ echo "not an OTF2 anchor" > "$scratch/bad/trace/traces.otf2"
 "$cli" report --np 2 --mpi "$mpi" "$scratch/bad" > /dev/null 2> "$scratch/bad.err"
 rc=$?
 [ $rc = 1 ] || fail "bad trace: exit code $rc, expected 1"
-grep -q "mpiscope-analyze: process 0: cannot open the OTF2 archive $scratch/bad/trace/traces.otf2" "$scratch/bad.err" ||
+grep -q "mpiscope-analyze: process 0: the OTF2 archive $scratch/bad/trace/traces.otf2 is damaged: its anchor file has no OTF2 header" "$scratch/bad.err" ||
   fail "bad trace: no message naming it: $(cat "$scratch/bad.err")"
 [ ! -e "$scratch/bad/waitstates.json" ] || fail "bad trace: waitstates.json written"
 
