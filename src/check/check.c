@@ -305,6 +305,10 @@ static void check_coll_overlap(msc_call_t *c, unsigned form, int n, int me)
     if (c->buf == MPI_IN_PLACE || c->rbuf == MPI_IN_PLACE) return;
     if (has(c, MSC_ROLE_ROOT) && c->root != me) return;
     if ((form & CHK_CF_EXSCAN) && me == 0) return;
+    /* Bounds under which no product here or in cspan (bytes) can overflow. */
+    const MPI_Count lim = (MPI_Count)1 << 32;
+    if (c->count < 0 || c->count > lim || c->rcount < 0 || c->rcount > lim || n > (1 << 24))
+        return;
     MPI_Datatype st = c->type, rt = has(c, MSC_ROLE_RTYPE) ? c->rtype : c->type;
     MPI_Count sc, rc;
     if (has(c, MSC_ROLE_OP)) { /* one count for both, or MPI_Reduce_scatter_block's */
@@ -314,7 +318,7 @@ static void check_coll_overlap(msc_call_t *c, unsigned form, int n, int me)
         sc = c->count * ((form & CHK_CF_SCATTER) ? n : 1);
         rc = c->rcount * ((form & CHK_CF_SCATTER) ? 1 : n); /* gather, allgather, alltoall */
     }
-    if (sc <= 0 || rc <= 0 || sc > ((MPI_Count)1 << 40) || rc > ((MPI_Count)1 << 40)) return;
+    if (sc <= 0 || rc <= 0 || sc > lim || rc > lim) return;
     uintptr_t a0, a1, b0, b1;
     if (!cspan(c->buf, sc, st, &a0, &a1) || !cspan(c->rbuf, rc, rt, &b0, &b1)) return;
     if (a0 < b1 && b0 < a1) {
