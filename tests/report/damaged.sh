@@ -53,6 +53,25 @@ for how in empty missing cut; do
     "$work/$how/trace.json" || bad "$how: trace.json is not marked partial"
 done
 
+# Cut just after a "02 01" inside rank 1's event file: the file then ends
+# as a whole one does, so only the count of events read against the
+# location's definition shows the cut (OTF2's reader may also loop on such
+# a file: a disk filled during a run left one that gave events without end).
+copy cut-lucky
+f=$work/cut-lucky/trace/traces/1.evt
+at=$(/usr/bin/python3 -c "import sys; b=open(sys.argv[1],'rb').read(); p=[i for i in range(8, len(b) - 8) if b[i] == 2 and b[i + 1] == 1]; print(p[len(p) // 2] + 2 if p else 0)" "$f")
+if [ "${at:-0}" -gt 0 ]; then
+  truncate -s "$at" "$f"
+  timeout 60 "$cli" report "$work/cut-lucky" > "$work/cut-lucky.out" 2> "$work/cut-lucky.err"
+  rc=$?
+  [ $rc = 3 ] || bad "cut-lucky: report exit $rc, expected 3: $(cat "$work/cut-lucky.err")"
+  grep -q "^mpiscope report: the trace is partial: 1 location gave more or fewer events than its definition counts" \
+    "$work/cut-lucky.err" || bad "cut-lucky: not reported as partial: $(cat "$work/cut-lucky.err")"
+  grep -q "^PARTIAL TRACE: 1 location" "$work/cut-lucky.out" || bad "cut-lucky: report text not marked partial"
+else
+  bad "cut-lucky: no 02 01 pair inside rank 1's event file"
+fi
+
 copy anchor
 /usr/bin/python3 - "$work/anchor/trace/traces.otf2" <<'PY' || bad "anchor: could not patch"
 import struct, sys

@@ -611,11 +611,24 @@ int msc_trace_read(msc_trace_t *t, const bool *want, const msc_trace_cbs_t *cb, 
             if (t->loc[i].events) t->unreadable++;
             continue;
         }
-        uint64_t n = 0;
-        if (OTF2_EvtReader_ApplyMappingTables(er, false) != OTF2_SUCCESS ||
-            OTF2_Reader_RegisterEvtCallbacks(rd, er, ecb, &r) != OTF2_SUCCESS ||
-            OTF2_Reader_ReadAllLocalEvents(rd, er, &n) != OTF2_SUCCESS)
-            t->unreadable++;
+        /* The location's definition says how many events were written: a
+         * file that gives fewer was cut, one that gives more loops. */
+        uint64_t n = 0, most = msc_trace_location_max_events(t, i), want_n = t->loc[i].events;
+        if (want_n && want_n < most) most = want_n;
+        bool bad = OTF2_EvtReader_ApplyMappingTables(er, false) != OTF2_SUCCESS ||
+                   OTF2_Reader_RegisterEvtCallbacks(rd, er, ecb, &r) != OTF2_SUCCESS;
+        /* In batches, so that a file on which OTF2's reader loops (see
+         * trace_check.c) is left once it has given more events than it can
+         * hold. */
+        while (!bad) {
+            uint64_t got = 0;
+            enum { BATCH = 1 << 16 };
+            bad = OTF2_Reader_ReadLocalEvents(rd, er, BATCH, &got) != OTF2_SUCCESS;
+            n += got;
+            if (n > most) bad = true;
+            if (got < BATCH) break;
+        }
+        if (bad || (want_n && n != want_n)) t->unreadable++;
         *events += n;
         OTF2_Reader_CloseEvtReader(rd, er);
     }

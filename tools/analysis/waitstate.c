@@ -437,6 +437,7 @@ ws_ctx_t *ws_read(const char *anchor, int part, int nparts, bool progress, char 
                                         .leave = ev_leave, .msg = ev_msg,
                                         .coll_end = ev_coll_end};
     int rc = msc_trace_read(t, want, &cbs, c, &c->events, err, errlen);
+    c->unreadable = t->unreadable;
     ws_mfree(want);
     if (c->cur) done_location(c->cur);
     if (rc == 0 && c->oom) {
@@ -527,6 +528,8 @@ int ws_write_json(FILE *f, const ws_result_t *r, const char *trace_rel)
     msc_json_put_string(f, trace_rel);
     fprintf(f, ",\n  \"ranks\": %d,\n  \"locations\": %llu,\n  \"events\": %llu,\n", r->ranks,
             (unsigned long long)r->locations, (unsigned long long)r->events);
+    if (r->unreadable)
+        fprintf(f, "  \"unreadable_locations\": %llu,\n", (unsigned long long)r->unreadable);
     fprintf(f, "  \"messages\": %llu,\n  \"unmatched\": %llu,\n  \"collectives\": %llu,\n",
             (unsigned long long)r->messages, (unsigned long long)r->unmatched,
             (unsigned long long)r->collectives);

@@ -59,6 +59,8 @@ typedef struct ws_result {
     int ranks;
     uint64_t locations;
     uint64_t events;         /* events read */
+    uint64_t unreadable;     /* locations whose events could not be read whole
+                              * (more or fewer than their definitions count) */
     uint64_t messages;       /* matched point-to-point messages */
     uint64_t unmatched;      /* sends or receives without a partner */
     uint64_t collectives;    /* collective operations (instances) */

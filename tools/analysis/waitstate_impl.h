@@ -131,6 +131,7 @@ struct ws_ctx {
     size_t node_hash_cap;
     ws_loc_t *cur;
     uint64_t events;
+    uint64_t unreadable; /* locations msc_trace_read could not read whole */
     double t0, read_s;
     bool oom, progress;
     size_t done, todo;

@@ -567,9 +567,10 @@ static void match_collectives(ws_ctx_t *c, const ws_net_t *net, ws_pass_t *p)
 static void sum_totals(const ws_net_t *net, ws_result_t *r)
 {
     if (alone(net)) return;
-    size_t nr = (size_t)r->ranks, n = 4 + 2 * WS_NPATTERNS + nr * (WS_NPATTERNS + 1);
+    size_t nr = (size_t)r->ranks, n = 5 + 2 * WS_NPATTERNS + nr * (WS_NPATTERNS + 1);
     uint64_t *v = xmalloc(n * sizeof *v), *p = v;
     *p++ = r->messages, *p++ = r->unmatched, *p++ = r->events, *p++ = r->mpi_ns;
+    *p++ = r->unreadable;
     memcpy(p, r->ns, sizeof r->ns), p += WS_NPATTERNS;
     memcpy(p, r->instances, sizeof r->instances), p += WS_NPATTERNS;
     memcpy(p, r->rank_ns, nr * WS_NPATTERNS * sizeof *p), p += nr * WS_NPATTERNS;
@@ -577,6 +578,7 @@ static void sum_totals(const ws_net_t *net, ws_result_t *r)
     reduce(net, v, n, WS_SUM);
     p = v;
     r->messages = *p++, r->unmatched = *p++, r->events = *p++, r->mpi_ns = *p++;
+    r->unreadable = *p++;
     memcpy(r->ns, p, sizeof r->ns), p += WS_NPATTERNS;
     memcpy(r->instances, p, sizeof r->instances), p += WS_NPATTERNS;
     memcpy(r->rank_ns, p, nr * WS_NPATTERNS * sizeof *p), p += nr * WS_NPATTERNS;
@@ -669,6 +671,7 @@ ws_result_t *ws_finish(ws_ctx_t *c, const ws_net_t *net)
     r->ranks = c->ranks;
     r->locations = c->nlocs;
     r->events = c->events;
+    r->unreadable = c->unreadable;
     r->read_s = c->read_s;
     ws_pass_t ps = {.np = r->processes, .me = alone(net) ? 0 : net->part};
     ws_pass_t *pp = &ps;

@@ -412,6 +412,21 @@ int msc_cmd_report_all(int argc, char **argv)
     msc_json_doc_t *ws = NULL;
     wso.timeline = html;
     if (has_trace && !no_ws) ws = msc_report_waitstates(target, reanalyze || damage, &wso);
+    /* Locations the analysis could not read whole, which the check above
+     * cannot see (an event file cut where its last two bytes happen to end
+     * a file: OTF2's reader gives fewer events than the definition counts,
+     * or loops), make the result partial too. */
+    double unread = ws ? msc_json_num(msc_json_root(ws), "unreadable_locations") : 0;
+    if (unread > 0 && !damage) {
+        char why[200];
+        snprintf(why, sizeof why,
+                 "%.0f location%s gave more or fewer events than %s definition%s count%s (an "
+                 "event file cut short)",
+                 unread, unread == 1 ? "" : "s", unread == 1 ? "its" : "their",
+                 unread == 1 ? "" : "s", unread == 1 ? "s" : "");
+        damage = strdup(why);
+        if (damage) fprintf(stderr, "mpiscope report: the trace is partial: %s\n", damage);
+    }
     int rc = 0;
     if (html) {
         char out[4096];
