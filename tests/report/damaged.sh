@@ -68,6 +68,11 @@ if [ "${at:-0}" -gt 0 ]; then
   grep -q "^mpiscope report: the trace is partial: 1 location gave more or fewer events than its definition counts" \
     "$work/cut-lucky.err" || bad "cut-lucky: not reported as partial: $(cat "$work/cut-lucky.err")"
   grep -q "^PARTIAL TRACE: 1 location" "$work/cut-lucky.out" || bad "cut-lucky: report text not marked partial"
+  timeout 60 "$cli" export --chrome "$work/cut-lucky" > /dev/null 2> "$work/cut-lucky.xerr"
+  rc=$?
+  [ $rc = 3 ] || bad "cut-lucky: export exit $rc, expected 3"
+  grep -q "^mpiscope export: the trace is partial: 1 location gave more or fewer events" \
+    "$work/cut-lucky.xerr" || bad "cut-lucky: export does not say partial: $(cat "$work/cut-lucky.xerr")"
 else
   bad "cut-lucky: no 02 01 pair inside rank 1's event file"
 fi

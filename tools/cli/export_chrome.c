@@ -558,6 +558,18 @@ int msc_cmd_export(int argc, char **argv)
                (unsigned long long)c->slices, (unsigned long long)c->flows,
                (unsigned long long)c->counters);
     }
+    /* A location the reader could not read whole (its file gave more or
+     * fewer events than its definition counts): partial too, found only
+     * now (the file's header is written; stderr and the exit status say it). */
+    if (!damage && c->t->unreadable) {
+        fprintf(stderr, "mpiscope export: the trace is partial: %zu location%s gave more or fewer "
+                        "events than %s definition%s count%s (an event file cut short)\n",
+                c->t->unreadable, c->t->unreadable == 1 ? "" : "s",
+                c->t->unreadable == 1 ? "its" : "their", c->t->unreadable == 1 ? "" : "s",
+                c->t->unreadable == 1 ? "s" : "");
+        rc = allow_partial ? 0 : 3;
+        goto done;
+    }
     rc = damage && !allow_partial ? 3 : 0;
 done:
     free(damage);
