@@ -408,6 +408,17 @@ static bool was_unordered(MPI_Comm comm, int src, int tag)
     return false;
 }
 
+/* A finding's part for the sender of a message: its rank, its call site
+ * (as the sender's object key and offset) and its function. */
+static void sender_part(chk_part_t *p, const sidecar_t *s)
+{
+    p->rank = s->rank;
+    p->objkey = s->objkey;
+    p->objoff = s->objoff;
+    if (s->fn >= 0 && s->fn < MSC_FN_COUNT)
+        snprintf(p->call, sizeof p->call, "%s", msc_fn_name[s->fn]);
+}
+
 static void judge(const sidecar_t *s, const inctx_t *x)
 {
     if (s->want_ack && x->ack != MPI_COMM_NULL)
@@ -431,11 +442,7 @@ static void judge(const sidecar_t *s, const inctx_t *x)
     f.parts[0].rank = msc_g.world_rank;
     f.parts[0].site = x->site;
     snprintf(f.parts[0].call, sizeof f.parts[0].call, "%s", msc_fn_name[x->fn]);
-    f.parts[1].rank = s->rank;
-    f.parts[1].objkey = s->objkey;
-    f.parts[1].objoff = s->objoff;
-    if (s->fn >= 0 && s->fn < MSC_FN_COUNT)
-        snprintf(f.parts[1].call, sizeof f.parts[1].call, "%s", msc_fn_name[s->fn]);
+    sender_part(&f.parts[1], s);
     chk_report_full(&f);
 }
 
@@ -774,12 +781,8 @@ static void report_unreceived(const sidecar_t *s, int tag)
              "missing receive, or do not send.",
              (long long)s->bytes, tag, s->rank, msc_g.world_rank, msc_g.world_rank);
     f.nparts = 1;
-    f.parts[0].rank = s->rank;
-    f.parts[0].objkey = s->objkey;
-    f.parts[0].objoff = s->objoff;
+    sender_part(&f.parts[0], s);
     f.parts[0].site = (void *)(uintptr_t)s->objoff; /* folds repeats of one site */
-    if (s->fn >= 0 && s->fn < MSC_FN_COUNT)
-        snprintf(f.parts[0].call, sizeof f.parts[0].call, "%s", msc_fn_name[s->fn]);
     chk_report_full(&f);
 }
 
