@@ -249,6 +249,10 @@ static void check_pointers(msc_call_t *c)
     default:
         break;
     }
+    /* A Fortran argument is never a NULL pointer: the record's pointers of a
+     * Fortran call are ours, some filled only after the call (the indices of
+     * Waitsome/Testsome, statuses and requests when memory ran out). */
+    if (c->lang != MSC_LANG_C) return;
     unsigned long long r = msc_fn_roles[c->fn];
     if ((r & (MSC_ROLE_REQUEST | MSC_ROLE_REQIO)) && !c->request)
         null_pointer(c, "request pointer", "Pass the address of an MPI_Request variable.");
