@@ -633,6 +633,14 @@ static void completed(msc_call_t *c, MPI_Request r, MPI_Status *st)
         recv_tail(c, &q, st);
 }
 
+/* MPI_ERR_IN_STATUS from MPI_Waitall/Testall: a request whose status says
+ * MPI_ERR_PENDING neither completed nor failed, and is still the
+ * application's to complete. */
+static bool still_pending(const msc_call_t *c, int i)
+{
+    return c->rc == MPI_ERR_IN_STATUS && c->statuses && c->statuses[i].MPI_ERROR == MPI_ERR_PENDING;
+}
+
 static void leave_requests(msc_call_t *c)
 {
     switch (c->kind) {
@@ -643,8 +651,10 @@ static void leave_requests(msc_call_t *c)
         break;
     case MSC_KIND_WAITANY:
     case MSC_KIND_TESTANY:
+        /* Indices are checked, not trusted (core/requests.c: MPICH's f08
+         * layer hands one back out of range before mapping it). */
         if (c->rc == MPI_SUCCESS && (c->kind == MSC_KIND_WAITANY || *c->flag) && c->reqs_in &&
-            *c->index != MPI_UNDEFINED)
+            *c->index >= 0 && *c->index < c->nreq)
             completed(c, c->reqs_in[*c->index], c->status);
         break;
     case MSC_KIND_WAITALL:
@@ -652,14 +662,16 @@ static void leave_requests(msc_call_t *c)
         if ((c->rc == MPI_SUCCESS || c->rc == MPI_ERR_IN_STATUS) &&
             (c->kind == MSC_KIND_WAITALL || *c->flag) && c->reqs_in)
             for (int i = 0; i < c->nreq; i++)
-                completed(c, c->reqs_in[i], c->statuses ? &c->statuses[i] : NULL);
+                if (!still_pending(c, i))
+                    completed(c, c->reqs_in[i], c->statuses ? &c->statuses[i] : NULL);
         break;
     case MSC_KIND_WAITSOME:
     case MSC_KIND_TESTSOME:
         if ((c->rc == MPI_SUCCESS || c->rc == MPI_ERR_IN_STATUS) && c->reqs_in &&
-            *c->outcount != MPI_UNDEFINED)
+            *c->outcount != MPI_UNDEFINED && *c->outcount <= c->nreq)
             for (int i = 0; i < *c->outcount; i++)
-                completed(c, c->reqs_in[c->indices[i]], c->statuses ? &c->statuses[i] : NULL);
+                if (c->indices[i] >= 0 && c->indices[i] < c->nreq)
+                    completed(c, c->reqs_in[c->indices[i]], c->statuses ? &c->statuses[i] : NULL);
         break;
     case MSC_KIND_START:
         if (c->rc == MPI_SUCCESS) {

@@ -377,8 +377,13 @@ void msc_requests_leave(msc_call_t *c)
     case MSC_KIND_WAITALL:
     case MSC_KIND_TESTALL:
         if ((c->kind == MSC_KIND_WAITALL || *c->flag) && c->reqs_in)
-            for (int i = 0; i < c->nreq; i++)
+            for (int i = 0; i < c->nreq; i++) {
+                /* MPI_ERR_IN_STATUS: MPI_ERR_PENDING marks one still pending. */
+                if (c->rc == MPI_ERR_IN_STATUS && c->statuses &&
+                    c->statuses[i].MPI_ERROR == MPI_ERR_PENDING)
+                    continue;
                 complete(c, c->reqs_in[i], c->statuses ? &c->statuses[i] : NULL);
+            }
         break;
     case MSC_KIND_WAITSOME:
     case MSC_KIND_TESTSOME:
