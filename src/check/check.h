@@ -7,6 +7,8 @@
 #ifndef MSC_CHECK_CHECK_H
 #define MSC_CHECK_CHECK_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -244,6 +246,12 @@ typedef struct {
     MPI_Comm app;          /* the application's communicator these shadow */
     bool inter;
     uint64_t coll_seq;     /* collectives seen on it */
+    /* Threads inside a collective call on it now (two at once: the
+     * application's error, LOCAL:THREAD:CONCURRENT_COLLECTIVE), and the lock
+     * that keeps global.c's numbering, log and exchanges in one order per
+     * rank even then, so that the tool's own traffic always matches. */
+    _Atomic int coll_in;
+    pthread_mutex_t coll_mu;
     uint64_t key;          /* hash of the members' world ranks (groups of findings) */
     /* Collectives logged since the last comparison (global.c). */
     struct coll *log;
@@ -256,6 +264,11 @@ typedef struct {
 /* Registers a communicator the application got (creating its shadows:
  * collective over its members). */
 void chk_comm_add(MPI_Comm c, msc_fn_t fn, void *site) CHK_INTERNAL;
+/* A communicator of our own with c's group (and remote group): made by
+ * MPI_Comm_create, which, unlike MPI_Comm_dup, copies none of the
+ * application's attributes, so none of its copy or delete callbacks runs
+ * for our communicators. Collective over c; MPI_COMM_NULL on failure. */
+MPI_Comm chk_shadow_of(MPI_Comm c) CHK_INTERNAL;
 void chk_comm_remove(MPI_Comm c) CHK_INTERNAL;
 /* The p2p shadows of the live communicators (at most max), and in `apps`
  * (may be NULL) the application communicator of each. */
@@ -306,6 +319,8 @@ enum {
 };
 unsigned chk_coll_form(msc_fn_t fn) CHK_INTERNAL;
 void chk_coll_enter(msc_call_t *c) CHK_INTERNAL;
+/* After the collective (blocking or not, or its init) returned. */
+void chk_coll_leave(msc_call_t *c) CHK_INTERNAL;
 /* Before MPI_Comm_free (collective): the logged collectives are compared. */
 void chk_coll_comm_free(MPI_Comm comm) CHK_INTERNAL;
 /* At MPI_Finalize: the same for every communicator still alive; `list`

@@ -124,8 +124,8 @@ static void on_error(int kind, int origin, void *obj, int *code)
          * MPI_File_call_errhandler is itself an error: the same predefined
          * handler is called through a communicator instead. */
         if (f != MPI_FILE_NULL) PMPI_File_call_errhandler(f, *code);
-        MPI_Comm c = MPI_COMM_NULL;
-        if (PMPI_Comm_dup(MPI_COMM_SELF, &c) == MPI_SUCCESS) {
+        MPI_Comm c = chk_shadow_of(MPI_COMM_SELF);
+        if (c != MPI_COMM_NULL) {
             PMPI_Comm_set_errhandler(c, orig);
             PMPI_Comm_call_errhandler(c, *code);
         }
@@ -182,7 +182,7 @@ void chk_eh_init(void)
 #else
     (void)comm_abort, (void)win_abort, (void)file_abort;
 #endif
-    if (ok && PMPI_Comm_dup(MPI_COMM_SELF, &fatal_holder) == MPI_SUCCESS)
+    if (ok && (fatal_holder = chk_shadow_of(MPI_COMM_SELF)) != MPI_COMM_NULL)
         ok = PMPI_Comm_set_errhandler(fatal_holder, MPI_ERRORS_ARE_FATAL) == MPI_SUCCESS;
     if (!ok) {
         msc_warn_once("check-errhandler", "check: cannot create error handlers; errors that MPI "

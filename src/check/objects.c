@@ -456,6 +456,16 @@ static int *translate(MPI_Group g, int n)
     return out;
 }
 
+MPI_Comm chk_shadow_of(MPI_Comm c)
+{
+    MPI_Group g;
+    MPI_Comm s = MPI_COMM_NULL;
+    if (PMPI_Comm_group(c, &g) != MPI_SUCCESS) return MPI_COMM_NULL;
+    if (PMPI_Comm_create(c, g, &s) != MPI_SUCCESS) s = MPI_COMM_NULL;
+    PMPI_Group_free(&g);
+    return s;
+}
+
 void chk_comm_add(MPI_Comm c, msc_fn_t fn, void *site)
 {
     if (c == MPI_COMM_NULL) return;
@@ -463,6 +473,7 @@ void chk_comm_add(MPI_Comm c, msc_fn_t fn, void *site)
     if (!e) return;
     e->coll_shadow = e->p2p_shadow = e->ack_shadow = MPI_COMM_NULL;
     e->app = c;
+    pthread_mutex_init(&e->coll_mu, NULL);
     int inter = 0;
     PMPI_Comm_test_inter(c, &inter);
     e->inter = inter;
@@ -481,10 +492,12 @@ void chk_comm_add(MPI_Comm c, msc_fn_t fn, void *site)
     }
     e->key = 0xcbf29ce484222325ull;
     for (int i = 0; e->world && i < e->size; i++) e->key = (e->key ^ (uint64_t)e->world[i]) * 0x100000001b3ull;
-    /* Collective over the members, like the constructor that made c. */
-    if (!inter && PMPI_Comm_dup(c, &e->coll_shadow) != MPI_SUCCESS) e->coll_shadow = MPI_COMM_NULL;
-    if (PMPI_Comm_dup(c, &e->p2p_shadow) != MPI_SUCCESS) e->p2p_shadow = MPI_COMM_NULL;
-    if (PMPI_Comm_dup(c, &e->ack_shadow) != MPI_SUCCESS) e->ack_shadow = MPI_COMM_NULL;
+    /* Collective over the members, like the constructor that made c; never
+     * MPI_Comm_dup of c, which would run the application's attribute copy
+     * callbacks (and their delete callbacks when the shadows are freed). */
+    if (!inter) e->coll_shadow = chk_shadow_of(c);
+    e->p2p_shadow = chk_shadow_of(c);
+    e->ack_shadow = chk_shadow_of(c);
     chk_lock();
     obj_t *o = get(MSC_OBJ_COMM, key_of(&c, sizeof c));
     if (o) {
@@ -511,6 +524,7 @@ static void comm_release(chk_comm_t *e)
     if (e->ack_shadow != MPI_COMM_NULL) PMPI_Comm_free(&e->ack_shadow);
     free(e->world);
     free(e->rworld);
+    pthread_mutex_destroy(&e->coll_mu);
     free(e);
 }
 

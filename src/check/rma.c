@@ -469,7 +469,7 @@ static void win_new(msc_call_t *c)
     mine.ctr = ++created;
     pthread_mutex_unlock(&mu);
     if (w->size > 0 && c->comm != MPI_COMM_NULL &&
-        PMPI_Comm_dup(c->comm, &w->side) == MPI_SUCCESS &&
+        (w->side = chk_shadow_of(c->comm)) != MPI_COMM_NULL &&
         (all = malloc(sizeof *all * (size_t)w->size)) &&
         (w->du = malloc(sizeof *w->du * (size_t)w->size)) &&
         PMPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE,

@@ -56,6 +56,11 @@ foreach(f IN LISTS MSC_FLAVORS)
       ENV MPISCOPE_MODE=profile,trace,check
       CHECK "/usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/check_nested.py $MSC_OUT ${c} 2")
   endforeach()
+  # Check mode's own communicators (shadows of every communicator the
+  # application gets) run none of the application's attribute callbacks:
+  # exactly one copy and two deletes, as without the tool.
+  msc_intercept_case(${f} reentrancy attr_callbacks NP 2 SUFFIX -check ENV MPISCOPE_MODE=check
+    CHECK "grep -q '\"count\": 0' $MPISCOPE_OUTPUT/checks.json")
   msc_intercept_case(${f} reentrancy errhandler NP 1)
   msc_intercept_case(${f} reentrancy grequest NP 1)
 
