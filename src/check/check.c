@@ -697,6 +697,9 @@ static void leave_requests(msc_call_t *c)
 static void chk_leave(msc_call_t *c)
 {
     chk_eh_leave(c);
+    if ((c->kind == MSC_KIND_COLL || c->kind == MSC_KIND_ICOLL || c->kind == MSC_KIND_COLL_INIT) &&
+        c->comm != MPI_COMM_NULL && !CHK_ZERO(c->comm))
+        chk_coll_leave(c);
     if (chk_state_wants(c, false)) chk_state_leave(c);
     if (c->rc != MPI_SUCCESS && c->rc != MPI_ERR_IN_STATUS) {
         char msg[MPI_MAX_ERROR_STRING] = "";

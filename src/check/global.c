@@ -451,18 +451,59 @@ static void verify(chk_comm_t *e, bool force)
     e->psum = 0;
 }
 
+static void coll_enter_locked(msc_call_t *c, chk_comm_t *e);
+
+/* MPI matches the collectives on a communicator in the order each process
+ * issues them; calls that two threads make at the same time have no order
+ * (MPI-3.1 section 12.4.2: the user must order them), so the ranks may match them
+ * differently -- a mismatch, a hang or wrong data depending on timing. The
+ * count of threads inside a collective call on the communicator tells. The
+ * tool's own numbering, log and exchanges then stay under the
+ * communicator's lock, so that its traffic matches whatever the
+ * application does. */
+static CHK_TLS int coll_depth;       /* this thread's collective calls, nested */
+static CHK_TLS MPI_Comm coll_counted; /* the communicator its outermost one counted on */
+
 void chk_coll_enter(msc_call_t *c)
 {
     chk_lock();
     chk_comm_t *e = chk_comm_find(c->comm);
-    if (!e || e->inter || e->coll_shadow == MPI_COMM_NULL || e->size <= 1) {
-        chk_unlock();
-        return;
+    int inside = 0;
+    if (coll_depth++ == 0) {
+        coll_counted = e ? c->comm : MPI_COMM_NULL;
+        if (e) inside = atomic_fetch_add_explicit(&e->coll_in, 1, memory_order_acq_rel);
     }
-    uint64_t seq = ++e->coll_seq;
     chk_unlock();
-    /* One thread at a time calls collectives on a communicator (MPI's
-     * rule), so its log needs no lock. */
+    if (!e) return;
+    if (inside > 0 && msc_g.thread_provided == MPI_THREAD_MULTIPLE)
+        chk_report("LOCAL:THREAD:CONCURRENT_COLLECTIVE", c->fn, c->site,
+                   "%s was called on a communicator on which another thread of this rank is "
+                   "inside a collective call at the same time. MPI matches collectives in the "
+                   "order each process issues them; concurrent calls have none, so the ranks "
+                   "can match them differently (a mismatch, a hang or wrong data, depending on "
+                   "timing). Order the threads' collectives on one communicator (a lock, or "
+                   "one communicator per thread: MPI_Comm_dup).",
+                   msc_fn_name[c->fn]);
+    if (e->inter || e->coll_shadow == MPI_COMM_NULL || e->size <= 1) return;
+    pthread_mutex_lock(&e->coll_mu);
+    coll_enter_locked(c, e);
+    pthread_mutex_unlock(&e->coll_mu);
+}
+
+void chk_coll_leave(msc_call_t *c)
+{
+    (void)c;
+    if (coll_depth == 0 || --coll_depth > 0 || coll_counted == MPI_COMM_NULL) return;
+    chk_lock();
+    chk_comm_t *e = chk_comm_find(coll_counted);
+    if (e && atomic_load_explicit(&e->coll_in, memory_order_relaxed) > 0)
+        atomic_fetch_sub_explicit(&e->coll_in, 1, memory_order_acq_rel);
+    chk_unlock();
+}
+
+static void coll_enter_locked(msc_call_t *c, chk_comm_t *e)
+{
+    uint64_t seq = ++e->coll_seq;
     unsigned long long roles = msc_fn_roles[c->fn];
     coll_t me;
     memset(&me, 0, sizeof me);
@@ -520,7 +561,10 @@ void chk_coll_comm_free(MPI_Comm comm)
     chk_lock();
     chk_comm_t *e = chk_comm_find(comm);
     chk_unlock();
-    if (e) verify(e, false);
+    if (!e) return;
+    pthread_mutex_lock(&e->coll_mu);
+    verify(e, false);
+    pthread_mutex_unlock(&e->coll_mu);
 }
 
 void chk_coll_finalize(chk_comm_t **list, int n)
