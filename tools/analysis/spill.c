@@ -267,7 +267,7 @@ void *ws_mrealloc(void *p, size_t n)
     return q;
 }
 
-size_t ws_spill_count;
+_Thread_local size_t ws_spill_count; /* per thread: the parts test runs analyses in threads */
 
 size_t ws_spill_file_bytes(void) { return S.base ? S.bump : 0; }
 

@@ -32,7 +32,7 @@ void ws_spill_trim(void);
 /* Trims when the file's resident pages exceed WS_SPILL_BUDGET. */
 void ws_spill_check(void);
 /* Counts a record a pass touched; checks every WS_SPILL_EVERY of them. */
-extern size_t ws_spill_count;
+extern _Thread_local size_t ws_spill_count;
 static inline void ws_spill_step(void)
 {
     if (++ws_spill_count >= WS_SPILL_EVERY) ws_spill_check();
