@@ -10,8 +10,10 @@ ranks do (see planted.c):
               implies (trace_replay.py); Transfer above 0.85 when no message
               was taken more than 2 ms after it was sent (else the machine's
               load made the real network cost something);
-  slowlink    Transfer Efficiency below 0.7, Serialization Efficiency above
-              0.9, the report saying what the real network costs;
+  slowlink    Transfer Efficiency as the independent replay of the recorded
+              times implies (trace_replay.py) and below 0.95 (the planted
+              copies cost time), Serialization Efficiency above 0.9, the
+              report saying what the real network costs;
   latesender  rank 0's Late Sender at least 6 T (8 T planted); the delay
               analysis names rank 1 and the computation before the MPI_Send at
               the line marked site:heavy-send as the first cause, for at least
@@ -77,7 +79,17 @@ elif mode == "pipeline":
               % (pop_t["transfer_efficiency"], want_r["late_deliveries"]))
     check("load balance near 1", pop_t["load_balance"] > 0.9, "%.3f" % pop_t["load_balance"])
 elif mode == "slowlink":
-    check("transfer efficiency low", pop_t["transfer_efficiency"] < 0.7,
+    # What the recorded times imply (the independent replay), exactly; and
+    # the planted copies visible: below 0.95 would need each 128 MiB copy in
+    # under 4 ms. (A fixed 0.7 failed once on Open MPI at 0.712: how long the
+    # copies take against the sleeps depends on the machine and its load.)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import trace_replay
+    want_r = trace_replay.replay(os.path.join(out, "trace", "traces.otf2"))
+    te = want_r["ideal_ns"] / want_r["runtime_ns"]
+    check("transfer efficiency = ideal / real runtime", abs(pop_t["transfer_efficiency"] - te) <= 1e-3,
+          "%.4f, want %.4f" % (pop_t["transfer_efficiency"], te))
+    check("transfer efficiency low", pop_t["transfer_efficiency"] < 0.95,
           "%.3f" % pop_t["transfer_efficiency"])
     check("serialization efficiency near 1", pop_t["serialization_efficiency"] > 0.9,
           "%.3f" % pop_t["serialization_efficiency"])
