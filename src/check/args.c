@@ -285,6 +285,7 @@ static void check_handles(msc_call_t *c)
     switch (c->kind) {
     case MSC_KIND_OTHER:
     case MSC_KIND_COMM:
+    case MSC_KIND_ICOMM:
     case MSC_KIND_COMM_FREE:
     case MSC_KIND_HANDLE_NEW:
         /* Point-to-point and collective calls: check.c's check_comm. */

@@ -413,7 +413,7 @@ static void track_new_objects(msc_call_t *c)
             memcpy(&t, c->obj, sizeof t);
             chk_type_commit(t);
         }
-    } else if (c->kind == MSC_KIND_COMM && c->newcomm && c->fn != MSC_FN_MPI_Comm_idup) {
+    } else if (c->kind == MSC_KIND_COMM && c->newcomm) {
         chk_comm_add(*c->newcomm, c->fn, c->site);
     }
 }
@@ -461,7 +461,7 @@ static bool never_waits(msc_kind_t k)
     case MSC_KIND_REQUEST_FREE: case MSC_KIND_CANCEL: case MSC_KIND_ICOLL:
     case MSC_KIND_TYPE_COMMIT: case MSC_KIND_RMA_PUT: case MSC_KIND_RMA_GET: case MSC_KIND_RMA_ACC:
     case MSC_KIND_RMA_RPUT: case MSC_KIND_RMA_RGET: case MSC_KIND_RMA_RACC:
-    case MSC_KIND_IO_IREAD: case MSC_KIND_IO_IWRITE:
+    case MSC_KIND_IO_IREAD: case MSC_KIND_IO_IWRITE: case MSC_KIND_ICOMM:
         return true;
     default:
         return false;
@@ -643,6 +643,9 @@ static bool still_pending(const msc_call_t *c, int i)
 
 static void leave_requests(msc_call_t *c)
 {
+    /* Communicators of nonblocking constructors exist from now on. */
+    for (int i = 0; i < c->ndone; i++)
+        if (c->done[i].info.kind == MSC_KIND_ICOMM) chk_icomm_completed(&c->done[i]);
     switch (c->kind) {
     case MSC_KIND_WAIT:
     case MSC_KIND_TEST:
@@ -720,6 +723,10 @@ static void chk_leave(msc_call_t *c)
     case MSC_KIND_ICOLL:
         post_request(c);
         if (c->kind == MSC_KIND_ISEND && c->rc == MPI_SUCCESS) chk_p2p_send_leave(c);
+        break;
+    case MSC_KIND_ICOMM:
+        post_request(c);
+        chk_icomm_posted(c);
         break;
     case MSC_KIND_SEND:
     case MSC_KIND_SENDRECV:

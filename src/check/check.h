@@ -264,6 +264,13 @@ typedef struct {
 /* Registers a communicator the application got (creating its shadows:
  * collective over its members). */
 void chk_comm_add(MPI_Comm c, msc_fn_t fn, void *site) CHK_INTERNAL;
+/* The same with shadows already made (`made`: coll, p2p, ack; MPI_COMM_NULL
+ * for none), or made here when `made` is NULL. */
+void chk_comm_add_shadowed(MPI_Comm c, msc_fn_t fn, void *site, const MPI_Comm *made) CHK_INTERNAL;
+/* Nonblocking constructors (icomm.c): the application's MPI_Comm_idup* call
+ * returned (its request posted), and one of its requests completed. */
+void chk_icomm_posted(const msc_call_t *c) CHK_INTERNAL;
+void chk_icomm_completed(const msc_done_t *d) CHK_INTERNAL;
 /* A communicator of our own with c's group (and remote group): made by
  * MPI_Comm_create, which, unlike MPI_Comm_dup, copies none of the
  * application's attributes, so none of its copy or delete callbacks runs

@@ -468,6 +468,11 @@ MPI_Comm chk_shadow_of(MPI_Comm c)
 
 void chk_comm_add(MPI_Comm c, msc_fn_t fn, void *site)
 {
+    chk_comm_add_shadowed(c, fn, site, NULL);
+}
+
+void chk_comm_add_shadowed(MPI_Comm c, msc_fn_t fn, void *site, const MPI_Comm *made)
+{
     if (c == MPI_COMM_NULL) return;
     chk_comm_t *e = calloc(1, sizeof *e);
     if (!e) return;
@@ -495,9 +500,15 @@ void chk_comm_add(MPI_Comm c, msc_fn_t fn, void *site)
     /* Collective over the members, like the constructor that made c; never
      * MPI_Comm_dup of c, which would run the application's attribute copy
      * callbacks (and their delete callbacks when the shadows are freed). */
-    if (!inter) e->coll_shadow = chk_shadow_of(c);
-    e->p2p_shadow = chk_shadow_of(c);
-    e->ack_shadow = chk_shadow_of(c);
+    if (made) {
+        e->coll_shadow = inter ? MPI_COMM_NULL : made[0];
+        e->p2p_shadow = made[1];
+        e->ack_shadow = made[2];
+    } else {
+        if (!inter) e->coll_shadow = chk_shadow_of(c);
+        e->p2p_shadow = chk_shadow_of(c);
+        e->ack_shadow = chk_shadow_of(c);
+    }
     chk_lock();
     obj_t *o = get(MSC_OBJ_COMM, key_of(&c, sizeof c));
     if (o) {

@@ -26,6 +26,10 @@
  *   COLL_INIT     as ICOLL: a persistent collective (MPI_*_init); each
  *                 MPI_Start of its request posts one instance
  *   COMM          comm, newcomm (communicator constructors and destructors)
+ *   ICOMM         comm newcomm request: a nonblocking constructor (MPI_Comm_idup,
+ *                 MPI_Comm_idup_with_info). The new communicator does not exist
+ *                 until the request completes: modules must not read *newcomm in
+ *                 this call; the completion hands it over (msc_done_t.newcomm)
  *   ABORT         comm (MPI_Abort: the modules' emergency hooks have run)
  *   HANDLE_NEW    obj obj_class: the address of the new handle (valid after the call)
  *   HANDLE_FREE   obj obj_class: the handle to free (read it before the call)
@@ -55,7 +59,7 @@
  * Every binding fills C handles: a Fortran wrapper converts handles with the
  * PMPI_*_f2c functions, and for posting kinds makes `request` point to the C
  * handle of the new request after the call.
- * Posting kinds (ISEND, IRECV, *_INIT, IMRECV, ICOLL, COLL_INIT) get req_id, the id the
+ * Posting kinds (ISEND, IRECV, *_INIT, IMRECV, ICOLL, COLL_INIT, ICOMM) get req_id, the id the
  * request table gave the new request, before the leave hooks run.
  */
 #ifndef MSC_CORE_CALL_H
@@ -115,6 +119,8 @@ typedef struct msc_call {
     MPI_Status *statuses;
     int *flag, *index, *outcount, *indices;
     MPI_Comm *newcomm;
+    const void *newcomm_f;    /* Fortran bindings (lang != C), COMM and ICOMM: the
+                               * application's own handle of newcomm (an INTEGER) */
     void *obj;                /* HANDLE_NEW/HANDLE_FREE/TYPE_COMMIT: address of the handle */
     msc_obj_class_t obj_class;
     MPI_Win win;              /* RMA kinds: the window */

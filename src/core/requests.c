@@ -259,6 +259,12 @@ static void post(msc_call_t *c)
         info.comm = MPI_COMM_NULL;
         info.peer = MPI_UNDEFINED;
         break;
+    case MSC_KIND_ICOMM: /* the new communicator is read at completion */
+        info.root = MPI_UNDEFINED;
+        info.peer = MPI_UNDEFINED;
+        info.newcomm_fortran = c->lang != MSC_LANG_C;
+        info.newcomm_at = info.newcomm_fortran ? c->newcomm_f : (const void *)c->newcomm;
+        break;
     case MSC_KIND_ICOLL:
     case MSC_KIND_COLL_INIT: /* a persistent collective is known only from this */
         info.root = c->root;
@@ -303,6 +309,11 @@ static void complete(msc_call_t *c, MPI_Request r, MPI_Status *status)
     if (!lookup(r, LOOKUP_COMPLETE, c->thread ? c->thread->index : -1, &d->info)) d->info.id = 0;
     d->status = status;
     d->bytes = d->info.bytes;
+    d->newcomm = MPI_COMM_NULL;
+    if (d->info.kind == MSC_KIND_ICOMM && d->info.newcomm_at)
+        d->newcomm = d->info.newcomm_fortran
+                         ? PMPI_Comm_f2c(*(const MPI_Fint *)d->info.newcomm_at)
+                         : *(const MPI_Comm *)d->info.newcomm_at;
     if (status) {
         /* Open MPI 4.1's OMPIO leaves the cancelled field of a nonblocking
          * file operation's status unset: file operations are never taken
@@ -338,6 +349,7 @@ void msc_requests_leave(msc_call_t *c)
     case MSC_KIND_RMA_RPUT:
     case MSC_KIND_RMA_RGET:
     case MSC_KIND_RMA_RACC:
+    case MSC_KIND_ICOMM:
         post(c);
         return;
     case MSC_KIND_START:

@@ -3,7 +3,7 @@
  *
  * MPI tells a completion call only which request finished; the peer, tag,
  * datatype and size were known when it was posted. The core records them at
- * post time (ISEND, IRECV, *_INIT, IMRECV, ICOLL, COLL_INIT, IO_IREAD, IO_IWRITE, RMA_R* calls) and, in every
+ * post time (ISEND, IRECV, *_INIT, IMRECV, ICOLL, COLL_INIT, IO_IREAD, IO_IWRITE, RMA_R*, ICOMM calls) and, in every
  * completion call (Wait/Test and their any/some/all forms), hands the modules
  * the list of operations that completed, with the status and the bytes
  * actually transferred. Persistent requests stay in the table until freed and
@@ -28,7 +28,7 @@ typedef struct {
     uint64_t id;            /* unique in this process, never 0: names the request in traces */
     msc_fn_t fn;            /* the call that created it */
     msc_kind_t kind;        /* ISEND, IRECV, SEND_INIT, RECV_INIT, IMRECV, ICOLL, COLL_INIT, IO_IREAD, IO_IWRITE,
-                             * RMA_RPUT, RMA_RGET, RMA_RACC */
+                             * RMA_RPUT, RMA_RGET, RMA_RACC, ICOMM */
     MPI_Comm comm;
     int peer, tag, root;    /* peer: rank in comm, or MPI_ANY_SOURCE / MPI_PROC_NULL */
     MPI_Count count;        /* elements */
@@ -53,6 +53,11 @@ typedef struct {
     MPI_Datatype rtype;
     const void *counts, *rcounts;
     MPI_File file;          /* IO_IREAD, IO_IWRITE: the file */
+    /* ICOMM: where the application's handle of the new communicator is
+     * written (a C MPI_Comm, or a Fortran INTEGER when newcomm_fortran). MPI
+     * fills it by the time the request completes; comm above is the parent. */
+    const void *newcomm_at;
+    uint8_t newcomm_fortran;
 } msc_req_info_t;
 
 typedef struct msc_done {
@@ -61,6 +66,8 @@ typedef struct msc_done {
     int64_t bytes;          /* receive, file read or write: bytes done (from the status);
                              * send: info.bytes */
     bool cancelled;         /* MPI_Test_cancelled said so */
+    MPI_Comm newcomm;       /* ICOMM: the communicator the completed request made
+                             * (MPI_COMM_NULL otherwise, or if unknown) */
 } msc_done_t;
 
 struct msc_call;

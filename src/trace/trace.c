@@ -676,6 +676,10 @@ static uint32_t tag_ref(uint32_t tag)
 static void completed(trc_thread_t *t, const msc_done_t *d, uint64_t tl)
 {
     const msc_req_info_t *in = &d->info;
+    if (in->kind == MSC_KIND_ICOMM) { /* a nonblocking constructor's communicator exists now */
+        if (in->id) trc_comm_created(d->newcomm);
+        return;
+    }
     if (!traced(in)) return;
     if (is_rma(in->kind)) {
         uint32_t w = rma_request_win(in->id, true);

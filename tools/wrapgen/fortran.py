@@ -316,6 +316,9 @@ def role_code(fn, sig, gen_error):
             if role == "commio":
                 before.append(f"msc_c.comm = msc_f_comm({param});")
             before.append("msc_c.newcomm = &msc_newcomm;")
+            # The application's own handle: a nonblocking constructor's is
+            # read when its request completes (kind ICOMM), not now.
+            before.append(f"msc_c.newcomm_f = {param};")
             after[role] = f"if (msc_rc == MPI_SUCCESS) msc_newcomm = msc_f_comm({param});"
         elif role == "flag":
             decl.append("int msc_flag = 0;")

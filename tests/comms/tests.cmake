@@ -1,0 +1,44 @@
+# Communicators that come into being later: the nonblocking constructors
+# (MPI_Comm_idup, MPI_Comm_idup_with_info), whose communicator exists only
+# when the request completes. idup.c completes them in every way a program
+# can, one while its peer waits for a message; each mode must record the new
+# communicators exactly (profile: the matrix and counts, check_comms.py;
+# trace: every Enter counted and every message matched per communicator,
+# check_trace.py; check: no finding, and with "bug" the two errors made on
+# them, expect.py). Open MPI 4 ranks, MPICH 2 (it busy-polls past the cores).
+set(comms_profile "${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_comms.py $MSC_OUT")
+set(comms_trace "/usr/bin/python3 ${CMAKE_SOURCE_DIR}/tests/trace/check_trace.py $MSC_OUT")
+set(comms_expect "${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/tests/check/expect.py $MSC_OUT/checks.json")
+foreach(f IN LISTS MSC_FLAVORS)
+  set(np 2)
+  if(f STREQUAL "openmpi")
+    set(np 4)
+  endif()
+  msc_mpi_program(${f} comms_idup SOURCES idup.c)
+  msc_mpi_test(${f} comms/idup-profile-trace NP ${np} PROGRAM comms_idup TIMEOUT 120
+    ENV MPISCOPE_MODE=profile,trace MPISCOPE_QUIET=1
+    CHECK "${comms_profile} ${np} 3 c && ${comms_trace}")
+  msc_mpi_test(${f} comms/idup-check NP ${np} PROGRAM comms_idup TIMEOUT 120
+    ENV MPISCOPE_MODE=check MPISCOPE_QUIET=1
+    CHECK "grep -q '\"count\": 0' $MPISCOPE_OUTPUT/checks.json")
+  msc_mpi_test(${f} comms/idup-check-bug NP ${np} PROGRAM comms_idup ARGS bug TIMEOUT 120
+    ENV MPISCOPE_MODE=check MPISCOPE_QUIET=1
+    CHECK "${comms_expect} ${CMAKE_CURRENT_LIST_DIR}/idup.c")
+  if(MSC_${f}_MPIFC)
+    foreach(b mpif usempi f08)
+      set(flags)
+      if(b STREQUAL "usempi")
+        set(flags -DMSC_USE_MPI)
+      elseif(b STREQUAL "f08")
+        set(flags -DMSC_USE_F08)
+      endif()
+      msc_mpi_program(${f} comms_idup_${b} LANG Fortran SOURCES idup_f.F90 FLAGS ${flags})
+      msc_mpi_test(${f} comms/idup-fortran-${b} NP 2 PROGRAM comms_idup_${b} TIMEOUT 120
+        ENV MPISCOPE_MODE=profile,trace MPISCOPE_QUIET=1
+        CHECK "${comms_profile} 2 3 fortran && ${comms_trace}")
+      msc_mpi_test(${f} comms/idup-fortran-${b}-check NP 2 PROGRAM comms_idup_${b} TIMEOUT 120
+        ENV MPISCOPE_MODE=check MPISCOPE_QUIET=1
+        CHECK "grep -q '\"count\": 0' $MPISCOPE_OUTPUT/checks.json")
+    endforeach()
+  endif()
+endforeach()
