@@ -49,5 +49,26 @@ run -o "$work/c" -- "$MSC_MPIRUN" -np 2 "$work/no-such-program"
 grep -q "results in" "$work/err" && bad "missing program: says 'results in'"
 grep -q "^mpiscope: nothing was written to $work/c: " "$work/err" \
   || bad "missing program: does not say that nothing was written: $(tail -2 "$work/err")"
+# A job that dies (rank 1 by SIGSEGV, rank 0 then stopped by the launcher)
+# under --check: what each rank left (issue 24), never "nothing was written".
+run --check -o "$work/d" -- "$MSC_MPIRUN" -np 2 "$prog" segv calls
+cat "$work/err"
+grep -q "nothing was written" "$work/err" && bad "dead job: says 'nothing was written'"
+grep -q "^mpiscope: the command ended with exit code $(cat "$work/rc"); what each rank left in $work/d:" \
+  "$work/err" || bad "dead job: no account of what the ranks left"
+grep -q "^  rank 1: stopped by signal 11 (SEGV); 0 findings written; a partial profile" "$work/err" \
+  || bad "dead job: rank 1's line is missing"
+# (Rank 0 is stopped by the launcher: SIGTERM under Open MPI, which leaves a
+# partial profile; Hydra's SIGKILL leaves nothing but its findings file.)
+grep -q "^  rank 0: " "$work/err" || bad "dead job: rank 0's line is missing"
+grep -q "mpiscope report $work/d\` assembles" "$work/err" || bad "dead job: does not say how to read it"
+
+# A deadlock check mode reports and ends: the finding is on file, and said.
+run --check --set MPISCOPE_CHECK_TIMEOUT=2 -o "$work/e" -- "$MSC_MPIRUN" -np 2 "$(dirname "$prog")/check_deadlock"
+cat "$work/err"
+[ "$(cat "$work/rc")" = 3 ] || bad "deadlock: exit $(cat "$work/rc"), expected 3"
+grep -q "^  rank [01]: 1 finding written" "$work/err" || bad "deadlock: the finding's rank is not named"
+grep -q "^mpiscope: results in $work/e (.*checks.json" "$work/err" || bad "deadlock: checks.json not named"
+
 [ $status = 0 ] && echo "outdir ($flavor): reuse refused, what was written (or why nothing was) said"
 exit $status

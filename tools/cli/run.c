@@ -751,9 +751,10 @@ static int run(run_request_t *r)
     if (!quiet && !nothing) {
         msc_banner_print(stderr, r->value[MSC_SET_OUTPUT], shown_dir);
         size_t n = msc_outdir_results(r->value[MSC_SET_OUTPUT], held, sizeof held);
-        if (n)
-            fprintf(stderr, "mpiscope: results in %s (%s)\n", shown_dir, held);
-        else if (rc == 126 || rc == 127)
+        if (n) {
+            if (msc_outdir_leftovers(r->value[MSC_SET_OUTPUT], shown_dir, rc, stderr) < 2)
+                fprintf(stderr, "mpiscope: results in %s (%s)\n", shown_dir, held);
+        } else if (rc == 126 || rc == 127)
             fprintf(stderr, "mpiscope: nothing was written to %s: the command could not be "
                             "started (exit code %d)\n", shown_dir, rc);
         else
