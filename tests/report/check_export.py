@@ -14,9 +14,15 @@
   and rank 1 one;
 - every flow start (s) has exactly one finish (f) with the same id, bytes
   and tag, on the receiver, not earlier, and each lies inside a slice of
-  its thread; there are 4 messages (the program sends 4).
+  its thread; there are 4 messages (the program sends 4);
+- against the OTF2 archive itself (python3-otf2): per rank, the slices of
+  each function equal the trace's Enter events of that region, and the flows
+  equal the trace's sends (MpiSend, MpiIsend), per sender and receiver, with
+  their bytes (the Trace Event Format's view holds all of the trace's calls
+  and messages, not a sample).
 """
 import collections
+import glob
 import json
 import os
 import subprocess
@@ -103,8 +109,40 @@ def main():
                 fail(f"rank {r} has no {fn} slice")
     if calls[0]["MPI_Recv"] != 3 or calls[1]["MPI_Recv"] != 1:
         fail(f"MPI_Recv slices: rank 0 {calls[0]['MPI_Recv']} (3), rank 1 {calls[1]['MPI_Recv']} (1)")
+    fin = {e["id"]: e for e in finishes}
+    compare_with_trace(out, calls, [(st["pid"], fin[i]["pid"], st["args"].get("bytes"))
+                                    for i, st in flows.items() if i in fin])
     print(f"check_export: {len(ev)} events, {sum(sum(c.values()) for c in calls.values())} slices, "
           f"{len(flows)} flows")
+
+
+def compare_with_trace(out, calls, messages):
+    """Slices per rank and function, and messages per (sender, receiver,
+    bytes), against what the OTF2 archive holds."""
+    import otf2
+    anchor = glob.glob(os.path.join(out, "trace", "*.otf2"))
+    if len(anchor) != 1:
+        fail(f"no single OTF2 anchor in {out}/trace")
+        return
+    enters = collections.defaultdict(collections.Counter)
+    sends = collections.Counter()
+    with otf2.reader.open(anchor[0]) as trace:
+        groups = list(trace.definitions.location_groups)
+        for loc, event in trace.events:
+            rank = groups.index(loc.group)
+            if isinstance(event, otf2.events.Enter):
+                enters[rank][event.region.name] += 1
+            elif isinstance(event, (otf2.events.MpiSend, otf2.events.MpiIsend)):
+                comm = event.communicator
+                members = [m if isinstance(m, int) else int(m._ref) & 0xffffffff for m in comm.group.members]
+                sends[(rank, members[event.receiver], event.msg_length)] += 1
+    for r in set(enters) | set(calls):
+        traced = {k: v for k, v in enters[r].items() if k in calls[r] or k.startswith("MPI_")}
+        if dict(calls[r]) != traced:
+            fail(f"rank {r}: slices {dict(calls[r])}, the trace's Enter events {traced}")
+    got = collections.Counter(messages)
+    if got != sends:
+        fail(f"flows (sender, receiver, bytes) {dict(got)}, the trace's sends {dict(sends)}")
 
 
 if __name__ == "__main__":
