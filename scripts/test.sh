@@ -7,12 +7,21 @@
 # Last, the fuzz pass: the libFuzzer targets of tests/fuzz/ built with clang
 # into build-fuzz/, each run for MPISCOPE_FUZZ_SECONDS (default 20) over its
 # corpus; any crash fails. MPISCOPE_TEST_FUZZ=0 skips it (docs/fuzzing.md).
+# Tests run MPISCOPE_TEST_JOBS at a time (default: the number of cores);
+# tests/CMakeLists.txt says which take both cores or a lock of their own.
+# Each pass's duration is printed at the end (the budget: docs/testing.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+jobs=${MPISCOPE_TEST_JOBS:-$(nproc)}
+durations=()   # "<seconds> <pass>" of each pass, in order
+pass_start=$SECONDS
+pass_end() { durations+=("$((SECONDS - pass_start)) $1"); pass_start=$SECONDS; }
 scripts/build.sh build
+pass_end "build"
 status=0
 failed_passes=() # "<build dir>:<pass name>" of each ctest pass with a failure
-(cd build && ctest --output-on-failure --timeout 300) || { status=1; failed_passes+=(build:normal); }
+(cd build && ctest --output-on-failure --timeout 300 -j "$jobs") || { status=1; failed_passes+=(build:normal); }
+pass_end "tests (normal build)"
 
 # Every build type must build (warnings as errors); the suite runs on
 # RelWithDebInfo, and a compile-only Release build (libraries, program,
@@ -26,10 +35,13 @@ if cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release -DMPISCOPE_WERROR=ON -
 else
   cat build-release.configure.log; status=1
 fi
+pass_end "Release build"
 
 if [ "${MPISCOPE_TEST_SANITIZERS:-1}" != 0 ]; then
   echo "== the suite again under AddressSanitizer and UndefinedBehaviorSanitizer"
-  scripts/build.sh build-asan -DMPISCOPE_SANITIZE=address,undefined
+  # The check corpus's programs are not instrumented: the normal tree's serve.
+  scripts/build.sh build-asan -DMPISCOPE_SANITIZE=address,undefined -DMPISCOPE_CORPUS_FROM="$PWD/build"
+  pass_end "ASan+UBSan build"
   # The ASan runtime must come first in the list of preloaded libraries,
   # before the tool library. The MPI libraries keep memory until exit by
   # design, so leak checking is off; every other ASan and UBSan error fails.
@@ -40,12 +52,14 @@ if [ "${MPISCOPE_TEST_SANITIZERS:-1}" != 0 ]; then
   # with the sanitizers (only the tool library is), and under ASan their
   # four runs each would add about as much time again as the whole normal
   # pass gives them (docs/apps.md); the normal pass runs them.
-  (cd build-asan && ctest --output-on-failure --timeout 600 -LE 'no-sanitizer|apps') ||
+  (cd build-asan && ctest --output-on-failure --timeout 600 -j "$jobs" -LE 'no-sanitizer|apps') ||
     { status=1; failed_passes+=(build-asan:asan+ubsan); }
+  pass_end "tests (ASan+UBSan)"
   unset MSC_PRELOAD_EXTRA ASAN_OPTIONS UBSAN_OPTIONS
 
   echo "== the threaded tests under ThreadSanitizer"
-  scripts/build.sh build-tsan -DMPISCOPE_SANITIZE=thread
+  scripts/build.sh build-tsan -DMPISCOPE_SANITIZE=thread -DMPISCOPE_TEST_CORPUS=OFF
+  pass_end "TSan build"
   # tests/tsan.supp suppresses reports inside the MPI libraries only, each
   # with its reason. UCX_MEM_EVENTS=no: MPICH's UCX transport hooks madvise()
   # at thread exit (libucm), which crashes TSan's runtime; the hooks only
@@ -54,20 +68,26 @@ if [ "${MPISCOPE_TEST_SANITIZERS:-1}" != 0 ]; then
   export TSAN_OPTIONS="halt_on_error=1 report_signal_unsafe=0 suppressions=$PWD/tests/tsan.supp"
   # The check corpus's "threads" category is erroneous programs run in the
   # normal pass (their races are the point), not threaded tests of the tool.
-  (cd build-tsan && ctest --output-on-failure --timeout 600 -R threads -E check/corpus/) ||
+  (cd build-tsan && ctest --output-on-failure --timeout 600 -j "$jobs" -R threads -E check/corpus/) ||
     { status=1; failed_passes+=(build-tsan:tsan); }
+  pass_end "tests (TSan)"
 fi
 
 if [ "${MPISCOPE_TEST_FUZZ:-1}" != 0 ]; then
   echo "== fuzz targets (libFuzzer, clang) for ${MPISCOPE_FUZZ_SECONDS:-20} s each"
   if cmake -S tests/fuzz -B build-fuzz -DCMAKE_C_COMPILER=clang -DMPISCOPE_FUZZ=ON >/dev/null &&
      cmake --build build-fuzz -j2; then
-    tests/fuzz/run.sh build-fuzz "${MPISCOPE_FUZZ_SECONDS:-20}" || status=1
+    MSC_FUZZ_JOBS=$jobs tests/fuzz/run.sh build-fuzz "${MPISCOPE_FUZZ_SECONDS:-20}" || status=1
   else
     echo "fuzz: the targets did not build"
     status=1
   fi
+  pass_end "fuzz (build and run)"
 fi
+echo "== durations (seconds)"
+total=0
+for d in "${durations[@]}"; do printf '  %6s  %s\n' "${d%% *}" "${d#* }"; total=$((total + ${d%% *})); done
+printf '  %6s  %s\n' "$total" "total"
 # A CI log is often read from its end: repeat what failed there, with the
 # last lines of each failed test's output.
 for p in "${failed_passes[@]}"; do scripts/ctest-failures.sh "${p%%:*}" "${p#*:}"; done

@@ -149,7 +149,16 @@ endforeach()
 # build a quarter of the programs run (the library's code paths at a quarter
 # of the time) and only the correct twins and exit codes are judged.
 # Fortran sources (*.F90: preprocessed, so -DBUG works the same) are built
-# with the flavor's mpifort.
+# with the flavor's mpifort. The programs are built without the sanitizers
+# (only the tool library is instrumented), so a sanitizer tree can take a
+# plain tree's with -DMPISCOPE_CORPUS_FROM=<that tree> (scripts/test.sh), and
+# -DMPISCOPE_TEST_CORPUS=OFF leaves the corpus out (the TSan pass, which
+# runs the threaded tests only).
+option(MPISCOPE_TEST_CORPUS "Build and run the check corpus" ON)
+set(MPISCOPE_CORPUS_FROM "" CACHE PATH "A build tree whose corpus programs to run instead of building them")
+if(NOT MPISCOPE_TEST_CORPUS)
+  return()
+endif()
 file(GLOB chk_corpus CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/corpus/*/*.c
      ${CMAKE_CURRENT_LIST_DIR}/corpus/*/*.F90)
 set(chk_corpus_cats)
@@ -161,8 +170,14 @@ endforeach()
 list(REMOVE_DUPLICATES chk_corpus_cats)
 foreach(f IN LISTS MSC_FLAVORS)
   set(bin ${MSC_TEST_BIN}/${f}/corpus)
+  if(MPISCOPE_CORPUS_FROM)
+    set(bin ${MPISCOPE_CORPUS_FROM}/tests/${f}/corpus)
+    set(chk_corpus_build)
+  else()
+    set(chk_corpus_build ${chk_corpus})
+  endif()
   set(outs)
-  foreach(src IN LISTS chk_corpus)
+  foreach(src IN LISTS chk_corpus_build)
     # /* ONLY: <flavor> */: built (and run, corpus.py) for that MPI only.
     file(STRINGS ${src} only REGEX "ONLY: *[a-z]+")
     if(only AND NOT only MATCHES "ONLY: *${f}")
@@ -190,8 +205,10 @@ foreach(f IN LISTS MSC_FLAVORS)
       list(APPEND outs ${out})
     endforeach()
   endforeach()
-  file(MAKE_DIRECTORY ${bin})
-  add_custom_target(chk_corpus_${f} ALL DEPENDS ${outs})
+  if(NOT MPISCOPE_CORPUS_FROM)
+    file(MAKE_DIRECTORY ${bin})
+    add_custom_target(chk_corpus_${f} ALL DEPENDS ${outs})
+  endif()
   set(mode --targets ${CMAKE_CURRENT_LIST_DIR}/corpus/targets.txt)
   if(MPISCOPE_SANITIZE)
     set(mode --sample 4 --no-recall)

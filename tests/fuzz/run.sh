@@ -5,12 +5,15 @@
 # New inputs go to a scratch copy of the corpus, never into tests/fuzz/corpus/.
 # A crash, a sanitizer report, a leak or a timeout fails the run; the input
 # that did it is left in BUILD_DIR/fuzz-out/<target>/ and its path printed.
+# Targets run MSC_FUZZ_JOBS at a time (default 1; each libFuzzer run is one
+# process on one core); their lines are printed in the targets' order.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "${1:?usage: run.sh BUILD_DIR [SECONDS]}" && pwd)
 seconds=${2:-20}
-status=0
-for t in ${MSC_FUZZ_TARGETS:-settings run report trace vars}; do
+# One target: runs it and prints its verdict; non-zero on a failure.
+fuzz_one() {
+  local t=$1
   maxlen=8192
   supp=
   # The seed's global definitions are 27 kB; the OTF2 library's own leaks
@@ -32,7 +35,22 @@ for t in ${MSC_FUZZ_TARGETS:-settings run report trace vars}; do
   else
     echo "fuzz $t: FAILED; the input is in $out/ (crash-*, leak-*, timeout-*); log: $out/log"
     grep -E 'ERROR|runtime error|SUMMARY|==[0-9]+==' "$out/log" | head -20
-    status=1
+    return 1
   fi
+}
+
+status=0
+targets=(${MSC_FUZZ_TARGETS:-settings run report trace vars})
+jobs=${MSC_FUZZ_JOBS:-1}
+mkdir -p "$build/fuzz-out"
+for t in "${targets[@]}"; do
+  rm -f "$build/fuzz-out/$t.rc"
+  (fuzz_one "$t" > "$build/fuzz-out/$t.result" 2>&1; echo $? > "$build/fuzz-out/$t.rc") &
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+done
+wait
+for t in "${targets[@]}"; do
+  cat "$build/fuzz-out/$t.result"
+  [ "$(cat "$build/fuzz-out/$t.rc" 2>/dev/null)" = 0 ] || status=1
 done
 exit $status
