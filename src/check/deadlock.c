@@ -257,12 +257,22 @@ static void pick(msc_thread_t *t, void *arg)
 #undef PUT
 #undef GET
 
-static void add(int *t, int *n, int r)
+/* A rank never waits for itself in a collective (its own part is done), so
+ * add() leaves it out; add_peer() keeps it: a receive whose source is the
+ * rank itself (or a send to itself) waits for a call this rank has not made,
+ * and while it is blocked nobody else can make it (docs/checks.md: the
+ * watchdog describes one blocked thread per rank). */
+static void add_rank(int *t, int *n, int r, bool self)
 {
-    if (r < 0 || r >= msc_g.world_size || r == msc_g.world_rank) return;
+    if (r < 0 || r >= msc_g.world_size || (r == msc_g.world_rank && !self)) return;
     for (int i = 0; i < *n; i++)
         if (t[i] == r) return;
     t[(*n)++] = r;
+}
+
+static void add(int *t, int *n, int r)
+{
+    add_rank(t, n, r, false);
 }
 
 static void add_comm(int *t, int *n, MPI_Comm comm)
@@ -284,7 +294,7 @@ static void add_peer(int *t, int *n, MPI_Comm comm, int peer, bool *any)
         add_comm(t, n, comm);
         return;
     }
-    add(t, n, chk_world_rank_locked(comm, peer));
+    add_rank(t, n, chk_world_rank_locked(comm, peer), true);
 }
 
 /* What the snapshot waits for, as world ranks. Under chk_lock. */
@@ -495,8 +505,13 @@ static void report(wait_t *w, const bool *dead)
         int r = order[i];
         int nx = i + 1 < len ? order[i + 1] : order[from];
         if (used < sizeof cyc)
-            used += (size_t)snprintf(cyc + used, sizeof cyc - used, "rank %d in %s at %s:%d waits for rank %d; ",
-                                     r, w[r].call, w[r].file, w[r].line, nx);
+            used += nx == r ? (size_t)snprintf(cyc + used, sizeof cyc - used,
+                                               "rank %d in %s at %s:%d waits for itself (for a call "
+                                               "only it could make); ",
+                                               r, w[r].call, w[r].file, w[r].line)
+                            : (size_t)snprintf(cyc + used, sizeof cyc - used,
+                                               "rank %d in %s at %s:%d waits for rank %d; ", r,
+                                               w[r].call, w[r].file, w[r].line, nx);
         if (d.nparts < CHK_PARTS_MAX) {
             chk_part_t *p = &d.parts[d.nparts++];
             p->rank = r;

@@ -5,7 +5,7 @@
 # most (it busy-polls when ranks outnumber the cores).
 set(chk_expect ${CMAKE_CURRENT_LIST_DIR}/expect.py)
 set(chk_progs neg_count args leaks send_modified coll_mismatch coll_root p2p_type unreceived
-    deadlock potential clean pending bounds deadlock_links rma_state)
+    deadlock potential clean pending bounds deadlock_links rma_state deadlock_self)
 foreach(f IN LISTS MSC_FLAVORS)
   foreach(p IN LISTS chk_progs)
     msc_mpi_program(${f} check_${p} SOURCES ${p}.c)
@@ -33,6 +33,14 @@ foreach(f IN LISTS MSC_FLAVORS)
   # timeout: blocked 2 s, confirmed 1 s later.
   chk_test(deadlock deadlock NP 2 TIMEOUT 60 EXPECT_RC 3
     ENV MPISCOPE_MODE=check MPISCOPE_CHECK_TIMEOUT=2)
+  # A receive that names the rank itself (on a split with the ranks
+  # reversed) while the other rank has gone on to MPI_Comm_free and
+  # MPI_Finalize: reported within the timeout, and its twin ends normally.
+  chk_test(deadlock_self deadlock_self NP 2 TIMEOUT 60 EXPECT_RC 3
+    ENV MPISCOPE_MODE=check MPISCOPE_CHECK_TIMEOUT=2)
+  msc_mpi_test(${f} check/deadlock_self_ok NP 2 PROGRAM check_deadlock_self ARGS ok TIMEOUT 60
+    ENV MPISCOPE_MODE=check MPISCOPE_CHECK_TIMEOUT=2
+    CHECK "grep -q '\"count\": 0' $MPISCOPE_OUTPUT/checks.json")
   # Links planted at the watchdog's temporary names are never followed.
   msc_mpi_test(${f} check/deadlock_links NP 2 PROGRAM check_deadlock_links TIMEOUT 60 EXPECT_RC 3
     ENV MPISCOPE_MODE=check MPISCOPE_CHECK_TIMEOUT=2
