@@ -27,18 +27,16 @@ skip() { echo "SKIP: $*"; exit 77; }
 # Processes whose network namespace is one of the nodes' (the holders'
 # children hold them): what the cluster started, and nothing else.
 ns_pids() {
-  local d=$1 inodes=() name pid child p
+  local d=$1 inodes=" " name pid child p ns
   [ -f "$d/nodes/pids" ] || return 0
   while read -r name pid child; do
     [ "$name" = switch ] && continue
-    inodes+=("$(readlink "/proc/$child/ns/net" 2> /dev/null)")
+    ns=$(readlink "/proc/$child/ns/net" 2> /dev/null) && inodes+="$ns "
   done < "$d/nodes/pids"
+  [ "$inodes" = " " ] && return 0
   for p in /proc/[0-9]*; do
-    local ns
     ns=$(readlink "$p/ns/net" 2> /dev/null) || continue
-    for i in "${inodes[@]}"; do
-      [ -n "$i" ] && [ "$ns" = "$i" ] && echo "${p#/proc/}"
-    done
+    case $inodes in *" $ns "*) echo "${p#/proc/}" ;; esac
   done
 }
 
@@ -120,9 +118,11 @@ case "${1:-}" in
     echo "export SLURM_CONF=$SLURM_CONF" > "$dir/env"
     # In the foreground (-D), in the background of a node's namespaces; their
     # pids are found through the namespaces when the cluster goes down.
-    "$nodes" exec "$dir/nodes" msn1 $sbin/slurmctld -D -i > "$dir/log/slurmctld.out" 2>&1 &
+    "$nodes" exec "$dir/nodes" msn1 sh -c "mkdir -p /tmp/slurmctld && exec $sbin/slurmctld -D -i" \
+      > "$dir/log/slurmctld.out" 2>&1 &
     for i in $(seq 1 "$n"); do
-      "$nodes" exec "$dir/nodes" "msn$i" $sbin/slurmd -D > "$dir/log/slurmd-msn$i.out" 2>&1 &
+      "$nodes" exec "$dir/nodes" "msn$i" sh -c "mkdir -p /tmp/slurmd && exec $sbin/slurmd -D" \
+        > "$dir/log/slurmd-msn$i.out" 2>&1 &
     done
     # Every node idle, or the logs.
     for t in $(seq 1 150); do
