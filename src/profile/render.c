@@ -222,21 +222,19 @@ static void node_seen(const char *node, void *arg)
     }
 }
 
-/* The Slurm job the run was part of (run.slurm), and the job's nodes
- * against the hosts the ranks ran on. */
-static void render_slurm(FILE *o, const msc_json_t *run)
+bool msc_render_slurm(FILE *o, const msc_json_t *run)
 {
     const msc_json_t *slurm = msc_json_get(run, "slurm");
-    if (!slurm) return;
-    fprintf(o, "  slurm     job %s", msc_json_str(slurm, "job_id", "?"));
+    if (!slurm) return false;
+    fprintf(o, "job %s", msc_json_str(slurm, "job_id", "?"));
     const char *step = msc_json_str(slurm, "step_id", NULL);
     const char *cluster = msc_json_str(slurm, "cluster", NULL);
     const char *list = msc_json_str(slurm, "nodelist", NULL);
     if (step) fprintf(o, ", step %s", step);
     if (cluster) fprintf(o, ", cluster %s", cluster);
     if (!list) {
-        fprintf(o, " (no node list)\n");
-        return;
+        fprintf(o, " (no node list)");
+        return true;
     }
     const msc_json_t *hosts = msc_json_get(run, "hosts");
     size_t nh = hosts && hosts->type == MSC_JARR ? hosts->n : 0;
@@ -248,7 +246,7 @@ static void render_slurm(FILE *o, const msc_json_t *run)
     if (s.idle) fclose(s.idle);
     fprintf(o, ": nodes %s", list);
     if (n < 0) {
-        fprintf(o, " (a node list this report cannot read)\n");
+        fprintf(o, " (a node list this report cannot read)");
     } else {
         fprintf(o, " (%ld), ranks on %s%ld", n, s.with_ranks == n ? "all " : "", s.with_ranks);
         if (s.nidle) fprintf(o, "; none on %s%s", idle, s.nidle > 8 ? ", ..." : "");
@@ -258,10 +256,10 @@ static void render_slurm(FILE *o, const msc_json_t *run)
             fprintf(o, "%s%s", outside++ ? ", " : "; ranks on hosts outside the job: ",
                     msc_json_str(h, "name", "?"));
         }
-        fputc('\n', o);
     }
     free(idle);
     free(s.host_in_list);
+    return true;
 }
 
 /* The run's metadata (profile.json "run"; absent in older profiles). */
@@ -280,7 +278,11 @@ static void render_run(FILE *o, const msc_json_t *root)
                 msc_json_str(h, "ranks", "?"));
     if (nh > 8) fprintf(o, ", ... %zu more", nh - 8);
     fputc('\n', o);
-    render_slurm(o, run);
+    if (msc_json_get(run, "slurm")) {
+        fprintf(o, "  slurm     ");
+        msc_render_slurm(o, run);
+        fputc('\n', o);
+    }
     fprintf(o, "  MPI       %s (MPI %s); mpiscope %s\n", msc_json_str(run, "mpi_library", "?"),
             msc_json_str(run, "mpi_version", "?"), msc_json_str(run, "mpiscope_version", "?"));
     const msc_json_t *set = msc_json_get(run, "settings");

@@ -17,3 +17,11 @@ foreach(flavor IN LISTS MSC_FLAVORS)
       ENVIRONMENT "MSC_MPIRUN=${MSC_${flavor}_MPIRUN};MSC_CLI=${CMAKE_BINARY_DIR}/bin/mpiscope;MSC_PROG=${MSC_TEST_BIN}/${flavor}/multinode_spread;MSC_STALL=${MSC_TEST_BIN}/${flavor}/slurm_stall;MSC_OUT=${MSC_TEST_OUT}/${flavor}_slurm_${test}")
   endforeach()
 endforeach()
+
+# The report's slurm line for node lists the cluster above never makes
+# (padded ranges, several items, FQDN hosts, hosts outside the job, lists
+# it cannot read); no MPI, no cluster.
+add_test(NAME slurm/report-nodes
+  COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/report_nodes.py ${CMAKE_BINARY_DIR}/bin/mpiscope
+          ${MSC_TEST_OUT}/slurm_report-nodes)
+set_tests_properties(slurm/report-nodes PROPERTIES TIMEOUT 60 LABELS "slurm;report")
