@@ -55,14 +55,22 @@ rc=$?
 echo "cluster up in $((SECONDS - t0)) s: $("$cluster" exec "$cl" msn1 sinfo -h -o '%D nodes %N %t')"
 on1() { "$cluster" exec "$cl" msn1 "$@"; }
 
+# Under the sanitizer passes (scripts/test.sh) the ranks need the
+# sanitizer's runtime preloaded before the tool: given on the launcher's
+# command line, where `mpiscope run` keeps it in front of its own.
+extra=${MSC_PRELOAD_EXTRA:-}
+srun_opts=()
+[ -n "$extra" ] && srun_opts=(--export=ALL,LD_PRELOAD=$extra)
 case "$flavor" in
   openmpi)
     np=4 mpi=pmix
     mpirun=("$MSC_MPIRUN" --mca btl tcp,self,vader)
+    [ -n "$extra" ] && mpirun+=(-x "LD_PRELOAD=$extra")
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ;;
   mpich)
     np=3 mpi=pmi2
-    mpirun=("$MSC_MPIRUN") ;;
+    mpirun=("$MSC_MPIRUN")
+    [ -n "$extra" ] && mpirun+=(-genv LD_PRELOAD "$extra") ;;
   *) echo "run.sh: unknown flavor $flavor" >&2; exit 2 ;;
 esac
 
@@ -73,7 +81,7 @@ batch() {   # $1 = mpiscope run's mode option, $2 = output dir, $3 = program
 #SBATCH --nodes=3
 #SBATCH --ntasks=$np
 #SBATCH --job-name=mpiscope-$test
-$MSC_CLI run $1 -o $2 -- srun --mpi=$mpi $3
+$MSC_CLI run $1 -o $2 -- srun --mpi=$mpi ${srun_opts[*]} $3
 EOF
 }
 
@@ -98,7 +106,7 @@ one() {   # $1 = mode
   case $mode in trace) flag=--trace ;; check) flag=--check ;; esac
   case $test in
     srun)
-      on1 timeout 120 "$MSC_CLI" run $flag -o "$out" -- srun --mpi=$mpi -N 3 -n $np "$MSC_PROG" \
+      on1 timeout 120 "$MSC_CLI" run $flag -o "$out" -- srun --mpi=$mpi "${srun_opts[@]}" -N 3 -n $np "$MSC_PROG" \
         > "$out.stdout" 2> "$out.stderr" ;;
     salloc)
       on1 timeout 120 salloc -N 3 -n $np "$MSC_CLI" run $flag -o "$out" -- "${mpirun[@]}" "$MSC_PROG" \
@@ -166,7 +174,7 @@ cancelled() {
 wrong_plugin() {
   local out=$dir/srun-wrong rc
   case $flavor in openmpi) wrong=pmi2 ;; mpich) wrong=none ;; esac
-  on1 timeout 120 "$MSC_CLI" run -o "$out" -- srun --mpi=$wrong -N 3 -n $np "$MSC_PROG" \
+  on1 timeout 120 "$MSC_CLI" run -o "$out" -- srun --mpi=$wrong "${srun_opts[@]}" -N 3 -n $np "$MSC_PROG" \
     > "$out.stdout" 2> "$out.stderr"
   rc=$?
   case $flavor in
