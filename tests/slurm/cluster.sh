@@ -125,13 +125,13 @@ case "${1:-}" in
         > "$dir/log/slurmd-msn$i.out" 2>&1 &
     done
     # Every node idle, or the logs.
-    for t in $(seq 1 150); do
+    for t in $(seq 1 300); do
       idle=$("$nodes" exec "$dir/nodes" msn1 sinfo -h -N -o '%N %t' 2> /dev/null | grep -c ' idle$' || true)
       [ "$idle" = "$n" ] && break
       sleep 0.2
     done
     if [ "$idle" != "$n" ]; then
-      echo "cluster.sh: $idle of $n nodes idle after 30 s" >&2
+      echo "cluster.sh: $idle of $n nodes idle after 60 s" >&2
       "$nodes" exec "$dir/nodes" msn1 sinfo -N >&2 || true
       tail -n 20 "$dir"/log/*.log "$dir"/log/*.out >&2 || true
       "$0" down "$dir"

@@ -41,6 +41,13 @@ rm -rf "$dir" && mkdir -p "$dir"
 # The cluster's own directory: short (munge's socket path), not under /tmp.
 cl=$(mktemp -d /var/tmp/msc-slurm.XXXXXX) || exit 1
 finish() {
+  local rc=$?
+  # A failure's first questions are the daemons': their last lines.
+  if [ "$rc" != 0 ] && [ "$rc" != 77 ]; then
+    for f in "$cl"/log/*.log; do
+      [ -f "$f" ] && { echo "== last lines of $(basename "$f")"; tail -n 8 "$f"; } >&2
+    done
+  fi
   "$cluster" down "$cl"
   mkdir -p "$dir/cluster"
   cp -a "$cl/log" "$cl/etc" "$dir/cluster/" 2> /dev/null
