@@ -3,8 +3,8 @@
 # libraries (Open MPI and MPICH side by side), OTF2 with its tools, the call-site
 # resolvers, compilers for the Fortran and C++ tests, clang for the
 # sanitizer and fuzz builds, Chromium (headless, for the HTML report's
-# test), and the packaged MPI applications of tests/apps (about 120 MB to
-# download, a minute to install). As root it installs them; otherwise it prints the exact apt-get
+# test), the packaged MPI applications of tests/apps and Slurm with munge
+# for tests/slurm (about 130 MB to download, a minute to install). As root it installs them; otherwise it prints the exact apt-get
 # line to run.
 set -euo pipefail
 
@@ -20,6 +20,11 @@ packages=(
   # packaged MPI applications for tests/apps (docs/apps.md)
   lammps hpcc python3-mpi4py quantum-espresso netpipe-openmpi netpipe-mpich2
   libhdf5-openmpi-dev libhdf5-mpich-dev
+  # a Slurm cluster of namespace nodes for tests/slurm (docs/slurm.md): the
+  # daemons, srun/sbatch/salloc, the mpi plugins (pmix_v4, pmi2) and munge.
+  # The tests start their own munged and daemons with a private key and
+  # configuration; the packages' own services are not used.
+  slurmctld slurmd slurm-client slurm-wlm-basic-plugins munge
 )
 
 if [ "$(id -u)" -ne 0 ]; then

@@ -150,6 +150,23 @@ static const char *program_name(void)
     return buf[0] ? buf : "app";
 }
 
+/* srun started several tasks that each came up as an MPI job of one rank:
+ * the MPI found no process manager it speaks (MPICH under srun --mpi=none
+ * or --mpi=pmix), so the tasks are singletons, each writing its results
+ * over the others'. Said once, by the step's first task. mpirun's ranks
+ * (OMPI_COMM_WORLD_SIZE, Hydra's PMI_SIZE) are not srun's tasks. */
+static void slurm_singletons(void)
+{
+    const char *tasks = getenv("SLURM_STEP_NUM_TASKS"), *task = getenv("SLURM_PROCID");
+    if (msc_g.world_size != 1 || !tasks || atoi(tasks) < 2 || !task || strcmp(task, "0") != 0 ||
+        getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE"))
+        return;
+    msc_warn("srun started %s tasks, but MPI_COMM_WORLD has 1 rank: each task is an MPI job "
+             "of its own, and each writes its results over the others'. The MPI did not find "
+             "srun's process manager: Open MPI needs srun --mpi=pmix, MPICH --mpi=pmi2 "
+             "(docs/slurm.md)", tasks);
+}
+
 void msc_runtime_init(int thread_provided)
 {
     msc_clock_finish();
@@ -158,6 +175,7 @@ void msc_runtime_init(int thread_provided)
     PMPI_Comm_rank(MPI_COMM_WORLD, &msc_g.world_rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &msc_g.world_size);
     msc_log_set_rank(msc_g.world_rank);
+    slurm_singletons();
     if (PMPI_Comm_dup(MPI_COMM_WORLD, &msc_g.comm) != MPI_SUCCESS) {
         msc_warn_once("comm-dup", "cannot duplicate MPI_COMM_WORLD; recording is off");
         msc_g.comm = MPI_COMM_NULL;

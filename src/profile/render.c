@@ -8,6 +8,8 @@
 #include "../core/json_out.h"
 
 #include <dirent.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,6 +141,127 @@ static void site_label(char *buf, size_t len, const msc_json_t *site)
     }
 }
 
+/* Calls `fn` for each name of a Slurm node list ("msn[1-3,5],login",
+ * "n[08-10]" keeps its zero padding; one bracket group per name). Returns
+ * the number of names, or -1 for a list it cannot read. */
+static long nodelist_each(const char *list, void (*fn)(const char *name, void *arg), void *arg)
+{
+    long count = 0;
+    char name[256];
+    for (const char *p = list; *p;) {
+        /* One item: up to the next comma outside brackets. */
+        const char *open = NULL, *close = NULL, *end = p;
+        for (; *end && (*end != ',' || (open && !close)); end++) {
+            if (*end == '[' && (open || end == p)) return -1;
+            if (*end == '[') open = end;
+            if (*end == ']' && (!open || close)) return -1;
+            if (*end == ']') close = end;
+        }
+        if ((open && !close) || end == p) return -1;
+        size_t plen = (size_t)((open ? open : end) - p);
+        size_t slen = close ? (size_t)(end - close - 1) : 0;
+        if (plen + slen + 24 >= sizeof name) return -1;
+        if (!open) {
+            snprintf(name, sizeof name, "%.*s", (int)plen, p);
+            fn(name, arg);
+            count++;
+        } else {
+            /* Ranges "1-3,5", each bound's digits giving the width. */
+            for (const char *r = open + 1; r < close;) {
+                if (*r < '0' || *r > '9') return -1;
+                char *e;
+                unsigned long lo = strtoul(r, &e, 10), hi = lo;
+                int width = (int)(e - r);
+                r = e;
+                if (*r == '-') {
+                    if (r[1] < '0' || r[1] > '9') return -1;
+                    hi = strtoul(r + 1, &e, 10);
+                    r = e;
+                }
+                if (hi < lo || hi - lo > 100000 || (*r != ',' && r != close)) return -1;
+                if (*r == ',') r++;
+                for (unsigned long v = lo; v <= hi; v++, count++) {
+                    snprintf(name, sizeof name, "%.*s%0*lu%.*s", (int)plen, p, width, v,
+                             (int)slen, close + 1);
+                    fn(name, arg);
+                }
+            }
+        }
+        p = *end ? end + 1 : end;
+    }
+    return count;
+}
+
+/* A host name as Slurm names the node: up to its first dot. */
+static bool same_node(const char *host, const char *node)
+{
+    size_t n = strlen(node);
+    return strncmp(host, node, n) == 0 && (host[n] == 0 || host[n] == '.');
+}
+
+typedef struct {
+    const msc_json_t *hosts;
+    bool *host_in_list; /* per run.hosts entry */
+    long with_ranks;    /* nodes of the list with a rank */
+    FILE *idle;         /* the names of those without */
+    long nidle;
+} nodes_seen_t;
+
+static void node_seen(const char *node, void *arg)
+{
+    nodes_seen_t *s = arg;
+    bool used = false;
+    size_t i = 0;
+    for (const msc_json_t *h = s->hosts ? s->hosts->child : NULL; h; h = h->next, i++)
+        if (same_node(msc_json_str(h, "name", ""), node)) s->host_in_list[i] = used = true;
+    if (used) {
+        s->with_ranks++;
+    } else {
+        if (s->nidle < 8) fprintf(s->idle, "%s%s", s->nidle ? ", " : "", node);
+        s->nidle++;
+    }
+}
+
+bool msc_render_slurm(FILE *o, const msc_json_t *run)
+{
+    const msc_json_t *slurm = msc_json_get(run, "slurm");
+    if (!slurm) return false;
+    fprintf(o, "job %s", msc_json_str(slurm, "job_id", "?"));
+    const char *step = msc_json_str(slurm, "step_id", NULL);
+    const char *cluster = msc_json_str(slurm, "cluster", NULL);
+    const char *list = msc_json_str(slurm, "nodelist", NULL);
+    if (step) fprintf(o, ", step %s", step);
+    if (cluster) fprintf(o, ", cluster %s", cluster);
+    if (!list) {
+        fprintf(o, " (no node list)");
+        return true;
+    }
+    const msc_json_t *hosts = msc_json_get(run, "hosts");
+    size_t nh = hosts && hosts->type == MSC_JARR ? hosts->n : 0;
+    char *idle = NULL;
+    size_t idle_len = 0;
+    nodes_seen_t s = {.hosts = nh ? hosts : NULL, .host_in_list = calloc(nh + 1, sizeof(bool)),
+                      .idle = open_memstream(&idle, &idle_len)};
+    long n = s.host_in_list && s.idle ? nodelist_each(list, node_seen, &s) : -1;
+    if (s.idle) fclose(s.idle);
+    fprintf(o, ": nodes %s", list);
+    if (n < 0) {
+        fprintf(o, " (a node list this report cannot read)");
+    } else {
+        fprintf(o, " (%ld), ranks on %s%ld", n, s.with_ranks == n ? "all " : "", s.with_ranks);
+        if (s.nidle) fprintf(o, "; none on %s%s", idle, s.nidle > 8 ? ", ..." : "");
+        size_t i = 0, outside = 0;
+        for (const msc_json_t *h = nh ? hosts->child : NULL; h; h = h->next, i++) {
+            if (s.host_in_list[i]) continue;
+            fprintf(o, "%s%s", outside++ ? ", " : "; ranks on hosts outside the job: ",
+                    msc_json_str(h, "name", "?"));
+        }
+    }
+    free(idle);
+    free(s.host_in_list);
+    return true;
+}
+
 /* The run's metadata (profile.json "run"; absent in older profiles). */
 static void render_run(FILE *o, const msc_json_t *root)
 {
@@ -154,7 +277,13 @@ static void render_run(FILE *o, const msc_json_t *root)
         fprintf(o, "%s %s (ranks %s)", i ? "," : "", msc_json_str(h, "name", "?"),
                 msc_json_str(h, "ranks", "?"));
     if (nh > 8) fprintf(o, ", ... %zu more", nh - 8);
-    fprintf(o, "\n  MPI       %s (MPI %s); mpiscope %s\n", msc_json_str(run, "mpi_library", "?"),
+    fputc('\n', o);
+    if (msc_json_get(run, "slurm")) {
+        fprintf(o, "  slurm     ");
+        msc_render_slurm(o, run);
+        fputc('\n', o);
+    }
+    fprintf(o, "  MPI       %s (MPI %s); mpiscope %s\n", msc_json_str(run, "mpi_library", "?"),
             msc_json_str(run, "mpi_version", "?"), msc_json_str(run, "mpiscope_version", "?"));
     const msc_json_t *set = msc_json_get(run, "settings");
     fprintf(o, "  settings ");

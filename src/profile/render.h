@@ -6,6 +6,7 @@
 #ifndef MSC_PROFILE_RENDER_H
 #define MSC_PROFILE_RENDER_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "pjson.h"
@@ -29,6 +30,12 @@ int msc_render_parse_sort(const char *word, msc_sort_t *out);
 /* Writes the report; returns 0, or -1 if `root` is not a profile (with a
  * line on `out` saying why). */
 int msc_profile_render(FILE *out, const msc_json_t *root, const msc_render_opts_t *opts);
+
+/* The Slurm job of a profile's "run" (run.slurm), on one line without its
+ * end: "job 3, step 0, cluster c: nodes n[1-3] (3), ranks on all 3", the
+ * job's nodes set against run.hosts. Writes nothing and returns false when
+ * the run has no Slurm job. */
+bool msc_render_slurm(FILE *out, const msc_json_t *run);
 
 /* DIR has no profile.json: merges each rank's profile.rank<R>.incomplete.json
  * (or its latest MPI_Pcontrol(2) flush), renders the merge and says which

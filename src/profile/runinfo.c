@@ -6,11 +6,19 @@
  * ./bt.S.x shows where it was. The MPI library's version is
  * MPI_Get_library_version's first line, with runs of white space made one
  * space (MPICH's has tabs).
+ *
+ * Under Slurm (SLURM_JOB_ID in the environment: srun's tasks, and the ranks
+ * that mpirun starts inside salloc or sbatch, whose daemons srun starts) the
+ * job is noted too: its id, the step the ranks are in, the cluster and the
+ * job's node list as Slurm writes it (SLURM_JOB_NODELIST, "msn[1-3]"), so
+ * the report can set the hosts the ranks ran on against the nodes the job
+ * was given.
  */
 #include "runinfo.h"
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -32,6 +40,16 @@ static struct timespec start;
 static char library[256] = "";
 static int version[2];
 
+/* The Slurm job, when there is one (slurm_job[0] != 0). */
+static char slurm_job[32], slurm_step[32], slurm_cluster[128], slurm_nodes[16];
+static char *slurm_nodelist;
+
+static void copy_env(char *dst, size_t size, const char *name)
+{
+    const char *v = getenv(name);
+    snprintf(dst, size, "%s", v ? v : "");
+}
+
 void msc_prun_init(void)
 {
     if (gethostname(host, sizeof host - 1) != 0) strcpy(host, "?");
@@ -51,6 +69,16 @@ void msc_prun_init(void)
         first = first < args_len ? first + 1 : args_len;
         memmove(args, args + first, args_len - first);
         args_len -= first;
+    }
+    copy_env(slurm_job, sizeof slurm_job, "SLURM_JOB_ID");
+    if (slurm_job[0]) {
+        copy_env(slurm_step, sizeof slurm_step, "SLURM_STEP_ID");
+        copy_env(slurm_cluster, sizeof slurm_cluster, "SLURM_CLUSTER_NAME");
+        copy_env(slurm_nodes, sizeof slurm_nodes, "SLURM_JOB_NUM_NODES");
+        const char *list = getenv("SLURM_JOB_NODELIST");
+        if (!list) list = getenv("SLURM_NODELIST");
+        free(slurm_nodelist);
+        slurm_nodelist = list ? strdup(list) : NULL;
     }
     char lib[MPI_MAX_LIBRARY_VERSION_STRING];
     int len = 0;
@@ -145,4 +173,24 @@ void msc_prun_json(FILE *o, uint64_t wall_ns)
         first = false;
     }
     fputc('}', o);
+    if (slurm_job[0]) {
+        fprintf(o, ", \"slurm\": {\"job_id\": ");
+        msc_json_put_string(o, slurm_job);
+        if (slurm_step[0]) {
+            fprintf(o, ", \"step_id\": ");
+            msc_json_put_string(o, slurm_step);
+        }
+        if (slurm_cluster[0]) {
+            fprintf(o, ", \"cluster\": ");
+            msc_json_put_string(o, slurm_cluster);
+        }
+        if (slurm_nodelist) {
+            fprintf(o, ", \"nodelist\": ");
+            msc_json_put_string(o, slurm_nodelist);
+        }
+        char *end = NULL;
+        long n = strtol(slurm_nodes, &end, 10);
+        if (slurm_nodes[0] && *end == 0 && n > 0) fprintf(o, ", \"nodes\": %ld", n);
+        fputc('}', o);
+    }
 }

@@ -25,8 +25,9 @@ const char *msc_prun_program(void) __attribute__((visibility("hidden")));
 
 /* The "run" object's members (without braces): executable, args, command,
  * start time, duration (`wall_ns`, the longest rank), the MPI library and
- * its version, mpiscope's version and every setting that differs from its
- * default. The hosts are the caller's (they come from the merge). */
+ * its version, mpiscope's version, every setting that differs from its
+ * default and, under Slurm, the job ("slurm": id, step, cluster, node
+ * list). The hosts are the caller's (they come from the merge). */
 void msc_prun_json(FILE *o, uint64_t wall_ns) __attribute__((visibility("hidden")));
 
 #endif

@@ -246,8 +246,76 @@ static const char *find_preload_options(msc_launcher_t kind, int argc, char *con
     return value;
 }
 
+/* srun's --export among its options (before the program): the index of the
+ * last one, its list in *list; -1 when there is none. */
+static int slurm_export(int argc, char *const *argv, const char **list)
+{
+    char *program = NULL;
+    int prog = msc_launcher_program(MSC_LAUNCHER_SLURM, argc, argv, &program);
+    free(program);
+    int at = -1;
+    *list = NULL;
+    for (int i = 1; i < (prog < 0 ? argc : prog); i++) {
+        if (strncmp(argv[i], "--export=", 9) == 0) {
+            at = i, *list = argv[i] + 9;
+        } else if (strcmp(argv[i], "--export") == 0 && i + 1 < argc) {
+            at = i, *list = argv[i + 1];
+        }
+    }
+    return at;
+}
+
+/* The first LD_PRELOAD token of a Slurm --export list from `list` on:
+ * "LD_PRELOAD=V", "\"LD_PRELOAD=V\"" (a value with commas) or "LD_PRELOAD"
+ * (the environment's). Its start and length (without the comma after it);
+ * false when there is none. */
+static bool slurm_preload_token(const char *list, size_t *start, size_t *len)
+{
+    for (size_t i = 0; list[i];) {
+        size_t j = i;
+        if (list[j] == '"') {
+            j++;
+            while (list[j] && list[j] != '"') j++;
+            if (list[j]) j++;
+        }
+        while (list[j] && list[j] != ',') j++;
+        const char *t = list + i + (list[i] == '"');
+        if (strncmp(t, "LD_PRELOAD=", 11) == 0 || (j - i == 10 && strncmp(t, "LD_PRELOAD", 10) == 0)) {
+            *start = i, *len = j - i;
+            return true;
+        }
+        i = list[j] ? j + 1 : j;
+    }
+    return false;
+}
+
+/* The value the last LD_PRELOAD token of srun's --export gives the ranks;
+ * NULL when there is none. */
+static const char *slurm_preload(int argc, char *const *argv)
+{
+    static char value[8192];
+    const char *list, *found = NULL;
+    if (slurm_export(argc, argv, &list) < 0) return NULL;
+    size_t at = 0, start, len;
+    while (slurm_preload_token(list + at, &start, &len)) {
+        const char *t = list + at + start;
+        bool quoted = *t == '"';
+        if (len == 10) {
+            found = getenv("LD_PRELOAD");
+            if (!found) found = "";
+        } else {
+            size_t n = len - 11 - (quoted ? 2 : 0);
+            snprintf(value, sizeof value, "%.*s", (int)n, t + 11 + quoted);
+            found = value;
+        }
+        at += start + len;
+    }
+    return found;
+}
+
 const char *msc_launcher_preload_option(msc_launcher_t kind, int argc, char *const *argv)
 {
+    if (kind == MSC_LAUNCHER_SLURM) return slurm_preload(argc, argv);
     return find_preload_options(kind, argc, argv, NULL);
 }
 
@@ -330,20 +398,22 @@ bool msc_launcher_command(msc_launcher_t kind, int argc, char *const *argv,
         break;
     case MSC_LAUNCHER_SLURM: {
         /* srun keeps only the last --export, so ours joins the user's if
-         * there is one among srun's options. */
-        char *dummy = NULL;
-        int prog = msc_launcher_program(kind, argc, argv, &dummy);
-        free(dummy);
-        int theirs = -1;
-        const char *their_list = NULL;
-        for (int i = 1; i < (prog < 0 ? argc : prog); i++) {
-            if (strncmp(argv[i], "--export=", 9) == 0) {
-                theirs = i, their_list = argv[i] + 9;
-            } else if (strcmp(argv[i], "--export") == 0 && i + 1 < argc) {
-                theirs = i, their_list = argv[i + 1];
-            }
-        }
+         * there is one among srun's options, without its LD_PRELOAD (the
+         * caller put its value in front of ours). A list left empty meant
+         * those variables only: NONE, then ours. */
+        const char *their_list;
+        int theirs = slurm_export(argc, argv, &their_list);
         char *list = strdup(their_list ? their_list : "ALL");
+        size_t start, len;
+        while (list && slurm_preload_token(list, &start, &len)) {
+            size_t end = start + len + (list[start + len] == ',');
+            if (!list[end] && start > 0) start--; /* the last token: its comma before */
+            memmove(list + start, list + end, strlen(list + end) + 1);
+        }
+        if (list && !*list) {
+            free(list);
+            list = strdup("NONE");
+        }
         for (int i = 0; i < nvars && list; i++) {
             if (!slurm_append(&list, &vars[i], err, errlen)) {
                 free(list);

@@ -51,9 +51,11 @@ int msc_launcher_program(msc_launcher_t kind, int argc, char *const *argv, char 
 
 /* The LD_PRELOAD that the launcher's own options (before the program) give
  * the ranks: Open MPI's -x LD_PRELOAD=V or -x LD_PRELOAD (the launcher's own
- * value), hydra's -genv/-env LD_PRELOAD V. Both launchers keep the last value
- * given, so such an option would replace ours: the caller puts its value in
- * front of ours, and msc_launcher_command leaves the option out. Returns the
+ * value), hydra's -genv/-env LD_PRELOAD V, srun's --export=...,LD_PRELOAD=V
+ * (or LD_PRELOAD alone: the environment's). Each launcher keeps the last
+ * value given, so such an option would replace ours: the caller puts its
+ * value in front of ours, and msc_launcher_command leaves the option (for
+ * srun, the token) out. Returns the
  * value of the last such option, or NULL when there is none. */
 const char *msc_launcher_preload_option(msc_launcher_t kind, int argc, char *const *argv);
 

@@ -87,8 +87,8 @@ static void usage(FILE *o)
             "\n"
             "Exit status: 0 done; 1 nothing could be reported (unreadable or missing data);\n"
             "2 bad usage; 3 reported, but the trace is partial (a rank's trace stopped on a\n"
-            "write error, or locations whose events cannot be read: they are named on\n"
-            "stderr and in the report).\n");
+            "write error, locations whose events cannot be read, or a run cut short whose\n"
+            "ranks left partial traces: they are named on stderr and in the report).\n");
 }
 
 msc_json_doc_t *msc_load_json(const char *path, bool quiet_if_missing)
@@ -226,6 +226,46 @@ static bool has_partial_profile(const char *dir)
         if (n > 0) return true;
     }
     return false;
+}
+
+/* The ranks whose partial traces a run cut short left (trace/rank<R>.incomplete,
+ * src/trace/emergency.c), as ranges ("0-3,5"); NULL when there are none. */
+static char *partial_trace_ranks(const char *dir)
+{
+    char pat[4200];
+    snprintf(pat, sizeof pat, "%s/trace/rank*.incomplete", dir);
+    glob_t g;
+    if (glob(pat, 0, NULL, &g) != 0) return NULL;
+    long *ranks = calloc(g.gl_pathc, sizeof *ranks);
+    size_t n = 0;
+    for (size_t i = 0; ranks && i < g.gl_pathc; i++) {
+        const char *base = strrchr(g.gl_pathv[i], '/');
+        char *end = NULL;
+        long r = strtol(base + 5, &end, 10); /* "/rank" */
+        if (end != base + 5 && strcmp(end, ".incomplete") == 0 && r >= 0) ranks[n++] = r;
+    }
+    globfree(&g);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *o = n ? open_memstream(&text, &len) : NULL;
+    if (o) {
+        /* Sorted (glob's order is by name: rank10 before rank2), then ranges. */
+        for (size_t i = 1; i < n; i++)
+            for (size_t j = i; j > 0 && ranks[j - 1] > ranks[j]; j--) {
+                long t = ranks[j];
+                ranks[j] = ranks[j - 1], ranks[j - 1] = t;
+            }
+        for (size_t i = 0; i < n; i++) {
+            size_t j = i;
+            while (j + 1 < n && ranks[j + 1] == ranks[j] + 1) j++;
+            if (j > i) fprintf(o, "%s%ld-%ld", i ? "," : "", ranks[i], ranks[j]);
+            else fprintf(o, "%s%ld", i ? "," : "", ranks[i]);
+            i = j;
+        }
+        fclose(o);
+    }
+    free(ranks);
+    return text;
 }
 
 int msc_cmd_report_all(int argc, char **argv)
@@ -376,6 +416,16 @@ int msc_cmd_report_all(int argc, char **argv)
         pass[npass++] = dir;
         int rc = has_partial_profile(target) || !has_checks ? msc_cmd_report(npass, pass) : 0;
         if (has_checks) msc_report_checks_print(target, stdout);
+        /* Traced, its trace is only what each rank saved as it went down
+         * (a job cancelled, a rank killed): partial, as a damaged archive. */
+        char *cut = partial_trace_ranks(target);
+        if (cut) {
+            fprintf(stderr, "mpiscope report: the trace is partial: the run did not reach "
+                            "MPI_Finalize; ranks %s left what they had recorded in "
+                            "trace/rank<R>.incomplete\n", cut);
+            if (rc == 0 && !allow_partial) rc = 3;
+            free(cut);
+        }
         free(pass);
         msc_report_parts_cleanup(merged);
         return rc;

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "report_cli.h"
+#include "../../src/profile/render.h"
 
 typedef const msc_json_t J;
 
@@ -661,6 +662,17 @@ static void header_run(FILE *o, J *p)
         fprintf(o, ")");
     }
     if (count(hosts) > 16) fprintf(o, ", ... %zu more", count(hosts) - 16);
+    /* The Slurm job, in the text report's words (render.c). */
+    char *slurm = NULL;
+    size_t slurm_len = 0;
+    FILE *m = msc_json_get(run, "slurm") ? open_memstream(&slurm, &slurm_len) : NULL;
+    if (m) {
+        msc_render_slurm(m, run);
+        fclose(m);
+        fprintf(o, "</dd><dt>slurm</dt><dd>");
+        esc(o, slurm ? slurm : "?");
+    }
+    free(slurm);
     fprintf(o, "</dd><dt>MPI</dt><dd>");
     esc(o, msc_json_str(run, "mpi_library", "?"));
     fprintf(o, " (MPI ");
