@@ -1,0 +1,329 @@
+"""Checks of the Python package and the folded export (tests/python/tests.cmake).
+
+    check.py load|hatchet|thicket OUT          (the virtual environment's python)
+    check.py folded OUT MPISCOPE               (any python 3)
+    check.py version OUT MPISCOPE VERSION
+
+OUT holds runs.sh's two runs of nested.c at call-site depth 3: a (2 ranks,
+traced, reported) and b (1 rank). Every number is compared with the JSON
+files the run wrote, exactly; the call paths with those nested.c makes.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+failures = []
+
+
+def fail(msg):
+    failures.append(msg)
+    print("FAIL:", msg, file=sys.stderr)
+
+
+def check(cond, msg):
+    if not cond:
+        fail(msg)
+
+
+def read(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+# The call paths nested.c makes at depth 3, and their calls per rank: the
+# halo's stack (main, solve, exchange, halo) is one frame too deep.
+EXPECTED_PATHS = {
+    "main;solve;exchange;MPI_Sendrecv": 4,
+    "[cut at depth 3];solve;exchange;halo;MPI_Sendrecv": 4,
+    "main;solve;MPI_Allreduce": 4,
+    "main;MPI_Barrier": 1,
+}
+
+
+def expected_folded(profile):
+    """The folded stacks, worked out here independently of the package and
+    of the C export: frames outermost first from main (or under
+    "[cut at depth N]" when a stack of N frames has no main), the MPI
+    function last, MPI time summed per path in microseconds, rounded."""
+    depth = profile["callsite_depth"]
+    ns = {}
+    for s in profile["callsites"]:
+        syms = [f["symbol"] for f in s["frames"]]
+        if "main" in syms:
+            syms = syms[:len(syms) - syms[::-1].index("main")]
+            head = []
+        else:
+            head = ["[cut at depth %d]" % depth] if len(syms) >= depth else []
+        key = ";".join(head + syms[::-1] + [s["function"]])
+        ns[key] = ns.get(key, 0) + s["time_ns"]
+    return {k: (v + 500) // 1000 for k, v in ns.items() if (v + 500) // 1000 > 0}
+
+
+def path_calls(profile):
+    calls = {}
+    for s in profile["callsites"]:
+        syms = [f["symbol"] for f in s["frames"]]
+        if "main" in syms:
+            syms = syms[:len(syms) - syms[::-1].index("main")]
+            head = []
+        else:
+            head = ["[cut at depth %d]" % profile["callsite_depth"]]
+        key = ";".join(head + syms[::-1] + [s["function"]])
+        calls[key] = calls.get(key, 0) + s["calls"]
+    return calls
+
+
+def runs(out):
+    return [os.path.join(out, "a"), os.path.join(out, "b")]
+
+
+def check_paths(profile, ranks, what):
+    got = path_calls(profile)
+    for p, n in EXPECTED_PATHS.items():
+        check(got.get(p) == n * ranks, "%s: path %s: %s calls, expected %d" % (what, p, got.get(p), n * ranks))
+
+
+def rows_equal(df, rows, key, what, skip=()):
+    """Each JSON row is the DataFrame's row with the same key, field for field."""
+    check(len(df) == len(rows), "%s: %d rows, profile has %d" % (what, len(df), len(rows)))
+    idx = {tuple(r[k] for k in key): r for r in df.to_dict("records")}
+    for j in rows:
+        k = tuple(j[c] for c in key)
+        r = idx.get(k)
+        if r is None:
+            fail("%s: no row %s" % (what, k))
+            continue
+        for c, v in j.items():
+            if c in skip or isinstance(v, (list, dict)):
+                continue
+            if r.get(c) != v and not (v is None and r.get(c) != r.get(c)):
+                fail("%s %s: %s = %r, file has %r" % (what, k, c, r.get(c), v))
+
+
+def cmd_load(out):
+    import mpiscope
+
+    a_dir, b_dir = runs(out)
+    a = mpiscope.load(a_dir)
+    p = read(os.path.join(a_dir, "profile.json"))
+    check(a.ranks == 2 and a.callsite_depth == 3, "run a: ranks %s depth %s" % (a.ranks, a.callsite_depth))
+    check_paths(p, 2, "profile.json a")
+    rows_equal(a.functions, p["functions"], ["name"], "functions")
+    rows_equal(a.per_rank, p["per_rank"], ["rank"], "per_rank")
+    for r in a.per_rank.to_dict("records"):
+        check(r["app_ns"] == r["profiled_ns"] - r["mpi_ns"], "per_rank app_ns")
+    sites = [dict(s, path=None) for s in p["callsites"]]
+    check(len(a.callsites) == len(sites), "callsites: %d rows" % len(a.callsites))
+    for (_, r), s in zip(a.callsites.iterrows(), p["callsites"]):
+        for c in ("function", "calls", "time_ns", "time_min_ns", "time_max_ns", "bytes_sent", "bytes_recv",
+                  "ranks", "rank_time_min_ns", "rank_time_max_ns", "rank_time_mean_ns"):
+            check(r[c] == s[c], "callsites %s: %s = %r, file has %r" % (r["path"], c, r[c], s[c]))
+        check(r["line"] == s["frames"][0]["line"] and r["file"] == s["frames"][0]["file"],
+              "callsites %s: innermost frame" % r["path"])
+        check(r["depth"] == len(s["frames"]), "callsites %s: depth" % r["path"])
+    got = a.callsites.groupby("path")["calls"].sum().to_dict()
+    for path, n in EXPECTED_PATHS.items():
+        check(got.get(path) == 2 * n, "callsites: path %s has %s calls, expected %d" % (path, got.get(path), 2 * n))
+    check(bool(a.callsites.loc[a.callsites["path"].str.contains("halo"), "cut"].all()), "halo's stack is cut")
+    hist = [dict(h, function=f["name"]) for f in p["functions"] for h in f["histogram"]]
+    rows_equal(a.message_sizes, hist, ["function", "bin"], "message_sizes")
+    sr = a.message_sizes[a.message_sizes["function"] == "MPI_Sendrecv"]
+    check(sr[["bin", "lo", "hi", "count"]].values.tolist() == [[4, 8, 15, 16]],
+          "message_sizes: MPI_Sendrecv %s (16 calls of 8 bytes)" % sr.values.tolist())
+    rows_equal(a.matrix, p["matrix"]["pairs"], ["from", "to", "class"], "matrix")
+    p2p = a.matrix[(a.matrix["class"] == "p2p")]
+    check(sorted(p2p[["from", "to", "messages", "bytes"]].values.tolist()) == [[0, 1, 8, 64], [1, 0, 8, 64]],
+          "matrix p2p: %s" % p2p.values.tolist())
+    check(list(a.io.columns[:3]) == ["name", "ranks", "opens"] and len(a.io) == len(p["io"]["files"]), "io")
+    m = read(os.path.join(a_dir, "mpit.json")) if a.has("mpit") else {"pvars": p.get("pvars", {})}
+    mrows = [dict(r, name=v["name"]) for v in m["pvars"].get("variables", []) for r in v["per_rank"]]
+    rows_equal(a.mpit, mrows, ["name", "rank"], "mpit")
+    check(len(a.findings) == 0 and "class" in a.findings.columns, "findings: a clean run has none")
+    ws = read(os.path.join(a_dir, "waitstates.json"))
+    rows_equal(a.waitstates, ws["callsites"], ["site"], "waitstates")
+    rows_equal(a.waitstate_patterns, ws["patterns"], ["id"], "waitstate_patterns", skip=("part_of",))
+    rows_equal(a.waitstates_per_rank, ws["per_rank"], ["rank"], "waitstates_per_rank")
+    pop = {(r["source"], r["metric"]): r["value"] for r in a.pop.to_dict("records")}
+    for src, d in (("profile", p.get("pop", {})), ("trace", ws.get("pop", {}))):
+        check(len(d) > 0, "pop: %s has none" % src)
+        for k, v in d.items():
+            if isinstance(v, (int, float)):
+                check(pop.get((src, k)) == v, "pop %s %s: %r, file has %r" % (src, k, pop.get((src, k)), v))
+    cp = ws.get("critical_path", {})
+    check(len(cp) > 0, "waitstates.json has no critical path")
+    rows_equal(a.critical_path, cp.get("sites", []), ["site", "kind"], "critical_path")
+    for k, v in a.critical_path_info.items():
+        check(cp[k] == v, "critical_path_info %s" % k)
+    # Two runs.
+    many = mpiscope.load_many([a_dir, b_dir])
+    pb = read(os.path.join(b_dir, "profile.json"))
+    check(many.metadata["ranks"].tolist() == [2, 1], "load_many metadata ranks")
+    f = many.functions
+    check(len(f) == len(p["functions"]) + len(pb["functions"]), "load_many functions rows")
+    for i, prof in enumerate((p, pb)):
+        for fn in prof["functions"]:
+            got = f[(f["run"] == i) & (f["name"] == fn["name"])]["time_ns"].tolist()
+            check(got == [fn["time_ns"]], "load_many run %d %s: %s" % (i, fn["name"], got))
+    check_paths(pb, 1, "profile.json b")
+    # The package's folded stacks are the independent computation's.
+    check(a.folded() == expected_folded(p), "Run.folded: %s" % a.folded())
+
+
+def tree_paths(gf):
+    """{path tuple: node} of a Hatchet graph."""
+    out = {}
+
+    def walk(node, prefix):
+        path = prefix + (node.frame["name"],)
+        out[path] = node
+        for c in node.children:
+            walk(c, path)
+
+    for r in gf.graph.roots:
+        walk(r, ())
+    return out
+
+
+def check_tree(df_of, paths, profile, what):
+    """Every node's metrics against the call sites of the profile: leaves
+    (MPI functions) the sums of their sites, inner nodes 0 exclusive and
+    their subtree inclusive; the leaves of each MPI function add up to the
+    function's row (the report's numbers)."""
+    depth = profile["callsite_depth"]
+    leaf = {}
+    for s in profile["callsites"]:
+        syms = [f["symbol"] for f in s["frames"]]
+        if "main" in syms:
+            syms = syms[:len(syms) - syms[::-1].index("main")]
+            head = []
+        else:
+            head = ["[cut at depth %d]" % depth]
+        k = tuple(head + syms[::-1] + [s["function"]])
+        v = leaf.setdefault(k, {"time": 0, "calls": 0, "bytes_sent": 0, "bytes_recv": 0})
+        v["time"] += s["time_ns"]
+        v["calls"] += s["calls"]
+        v["bytes_sent"] += s["bytes_sent"]
+        v["bytes_recv"] += s["bytes_recv"]
+    check(set(leaf) <= set(paths), "%s: paths missing from the tree: %s" % (what, set(leaf) - set(paths)))
+    for path in paths:
+        row = df_of(path)
+        for m in ("time", "calls", "bytes_sent", "bytes_recv"):
+            exc = leaf.get(path, {}).get(m, 0)
+            inc = sum(v[m] for k, v in leaf.items() if k[:len(path)] == path)
+            check(row[m] == exc, "%s %s: %s = %s, sites give %s" % (what, ";".join(path), m, row[m], exc))
+            check(row[m + " (inc)"] == inc,
+                  "%s %s: %s (inc) = %s, sites give %s" % (what, ";".join(path), m, row[m + " (inc)"], inc))
+    if profile["dropped"]["callsite_calls"] == 0:
+        for fn in profile["functions"]:
+            t = sum(v["time"] for k, v in leaf.items() if k[-1] == fn["name"])
+            c = sum(v["calls"] for k, v in leaf.items() if k[-1] == fn["name"])
+            if c:
+                check(t == fn["time_ns"] and c == fn["calls"],
+                      "%s: %s leaves %d ns %d calls, functions row %d ns %d calls"
+                      % (what, fn["name"], t, c, fn["time_ns"], fn["calls"]))
+
+
+def cmd_hatchet(out):
+    import mpiscope
+    import mpiscope.hatchet
+
+    a_dir = runs(out)[0]
+    p = read(os.path.join(a_dir, "profile.json"))
+    gf = mpiscope.hatchet.graphframe(a_dir)
+    paths = tree_paths(gf)
+    for path in EXPECTED_PATHS:
+        check(tuple(path.split(";")) in paths, "hatchet: no node %s" % path)
+    roots = sorted(r.frame["name"] for r in gf.graph.roots)
+    check("main" in roots and "[cut at depth 3]" in roots, "hatchet roots %s" % roots)
+    check_tree(lambda path: gf.dataframe.loc[paths[path]], paths, p, "hatchet")
+    check(gf.metadata["ranks"] == 2, "hatchet metadata")
+    print(gf.tree(metric_column="time (inc)", precision=0))
+
+
+def cmd_thicket(out):
+    import mpiscope
+    import mpiscope.hatchet
+
+    dirs = runs(out)
+    tk = mpiscope.hatchet.thicket(dirs, names=["a", "b"])
+    check(len(tk.profile) == 2, "thicket: %d profiles" % len(tk.profile))
+    check(sorted(tk.metadata["ranks"].tolist()) == [1, 2], "thicket metadata ranks")
+    paths = tree_paths(tk)
+    inv = {v: k for k, v in tk.profile_mapping.items()}
+    for d, name in zip(dirs, ("a", "b")):
+        p = read(os.path.join(d, "profile.json"))
+        prof = inv[name]
+        check_tree(lambda path: tk.dataframe.loc[(paths[path], prof)], 
+                   {k: v for k, v in paths.items() if (v, prof) in tk.dataframe.index}, p, "thicket " + name)
+
+
+def cmd_folded(out, cli):
+    a_dir = runs(out)[0]
+    p = read(os.path.join(a_dir, "profile.json"))
+    check_paths(p, 2, "profile.json a")
+    want = expected_folded(p)
+    for path in EXPECTED_PATHS:
+        check(path in want or path.endswith("MPI_Barrier"), "expected stack %s (under 1 us?)" % path)
+    r = subprocess.run([cli, "export", "--folded", "-o", "-", a_dir], capture_output=True, text=True)
+    check(r.returncode == 0, "export --folded -o -: exit %d: %s" % (r.returncode, r.stderr))
+    got = {}
+    for line in r.stdout.splitlines():
+        stack, _, w = line.rpartition(" ")
+        check(stack not in got, "stack %s twice" % stack)
+        got[stack] = int(w)
+    check(got == want, "folded stacks:\n%s\nexpected:\n%s" % (got, want))
+    check(r.stdout.splitlines() == sorted(r.stdout.splitlines()), "lines sorted")
+    # The default file, DIR/stacks.folded, has the same lines.
+    r = subprocess.run([cli, "export", "--folded", a_dir], capture_output=True, text=True)
+    check(r.returncode == 0 and "stacks.folded" in r.stdout, "export --folded DIR: %s %s" % (r.stdout, r.stderr))
+    with open(os.path.join(a_dir, "stacks.folded")) as f:
+        check(f.read().splitlines() == sorted("%s %d" % kv for kv in want.items()), "stacks.folded")
+    # A profile without call sites is refused.
+    nosites = dict(p, callsite_depth=0, callsites=[])
+    path = os.path.join(out, "nosites.json")
+    with open(path, "w") as f:
+        json.dump(nosites, f)
+    r = subprocess.run([cli, "export", "--folded", "-o", "-", path], capture_output=True, text=True)
+    check(r.returncode == 1 and "no call sites" in r.stderr and not r.stdout,
+          "no call sites: exit %d, %s" % (r.returncode, r.stderr))
+    r = subprocess.run([cli, "export", "--folded", "--bogus", a_dir], capture_output=True, text=True)
+    check(r.returncode == 2, "bad option: exit %d" % r.returncode)
+    print("".join("%s %d\n" % kv for kv in sorted(got.items())), end="")
+
+
+def cmd_version(out, cli, version):
+    import mpiscope
+
+    r = subprocess.run([cli, "--version"], capture_output=True, text=True)
+    first = r.stdout.splitlines()[0] if r.stdout else ""
+    check(first == "mpiscope " + version, "mpiscope --version: %r, project %s" % (first, version))
+    check(mpiscope.__version__ == version, "package %s, project %s" % (mpiscope.__version__, version))
+    from importlib import metadata
+    check(metadata.version("mpiscope") == version, "installed distribution %s" % metadata.version("mpiscope"))
+    print("mpiscope --version: %s; Python package: %s" % (first, mpiscope.__version__))
+
+
+def main():
+    cmd, out = sys.argv[1], sys.argv[2]
+    if cmd == "load":
+        cmd_load(out)
+    elif cmd == "hatchet":
+        cmd_hatchet(out)
+    elif cmd == "thicket":
+        cmd_thicket(out)
+    elif cmd == "folded":
+        cmd_folded(out, sys.argv[3])
+    elif cmd == "version":
+        cmd_version(out, sys.argv[3], sys.argv[4])
+    else:
+        sys.exit("check.py: unknown check " + cmd)
+    if failures:
+        print("%d failure(s)" % len(failures), file=sys.stderr)
+        sys.exit(1)
+    print("check.py %s: ok" % cmd)
+
+
+if __name__ == "__main__":
+    main()
