@@ -8,7 +8,7 @@
 # the trace tests) exists only there. Work is skipped when nothing changed:
 # VENV/.mpiscope-requirements holds the hash of requirements.txt last
 # installed, VENV/.mpiscope-package the hash of python/'s files. The first
-# run downloads about 100 MB from PyPI (a few minutes); later ones take a
+# run downloads about 90 MB from PyPI (1 to 2 minutes); later ones take a
 # second. Installs python3-venv first when it is missing (as root).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,7 +39,10 @@ req_hash=$(sha256sum python/requirements.txt | cut -c1-64)
 if [ "$(cat "$venv/.mpiscope-requirements" 2>/dev/null)" != "$req_hash" ]; then
   echo "install-python: installing python/requirements.txt into $venv"
   start=$(date +%s)
-  "${pip[@]}" install -r python/requirements.txt
+  # --no-compile: byte-compiling scipy's, pandas' and matplotlib's files took
+  # 4 of the 5 minutes on a loaded 2-core machine; Python compiles what it
+  # imports when it first imports it.
+  "${pip[@]}" install --no-compile -r python/requirements.txt
   echo "$req_hash" > "$venv/.mpiscope-requirements"
   echo "install-python: done in $(( $(date +%s) - start )) s"
 fi
@@ -51,7 +54,7 @@ pkg_hash=$(cd python && find pyproject.toml README.md mpiscope -name '*.py' -o -
 if [ "$(cat "$venv/.mpiscope-package" 2>/dev/null)" != "$pkg_hash" ]; then
   build=$(mktemp -d)
   cp -r python/pyproject.toml python/README.md python/mpiscope "$build/"
-  "${pip[@]}" install --no-deps --no-build-isolation --force-reinstall "$build"
+  "${pip[@]}" install --no-compile --no-deps --no-build-isolation --force-reinstall "$build"
   rm -rf "$build"
   echo "$pkg_hash" > "$venv/.mpiscope-package"
   echo "install-python: mpiscope $("$venv/bin/python" -c 'import mpiscope; print(mpiscope.__version__)') installed into $venv"

@@ -5,7 +5,7 @@
     check.py version OUT MPISCOPE VERSION
 
 OUT holds runs.sh's two runs of nested.c at call-site depth 3: a (2 ranks,
-traced, reported) and b (1 rank). Every number is compared with the JSON
+traced, reported) and b (1 rank), and c, tests/check/neg_count.c checked. Every number is compared with the JSON
 files the run wrote, exactly; the call paths with those nested.c makes.
 """
 
@@ -141,6 +141,13 @@ def cmd_load(out):
     mrows = [dict(r, name=v["name"]) for v in m["pvars"].get("variables", []) for r in v["per_rank"]]
     rows_equal(a.mpit, mrows, ["name", "rank"], "mpit")
     check(len(a.findings) == 0 and "class" in a.findings.columns, "findings: a clean run has none")
+    c = mpiscope.load(os.path.join(out, "c"))
+    cj = read(os.path.join(out, "c", "checks.json"))
+    frows = [dict({k: v for k, v in f.items() if k != "sites"}, **s) for f in cj["findings"] for s in f["sites"]]
+    rows_equal(c.findings, frows, ["class", "rank"], "findings")
+    got = sorted(c.findings[["class", "rank", "call", "line"]].values.tolist())
+    check(got == [["LOCAL:ARG:NEGATIVE_COUNT", 0, "MPI_Send", 10], ["LOCAL:CALL:FAILED", 0, "MPI_Send", 10]],
+          "findings of neg_count.c: %s" % got)
     ws = read(os.path.join(a_dir, "waitstates.json"))
     rows_equal(a.waitstates, ws["callsites"], ["site"], "waitstates")
     rows_equal(a.waitstate_patterns, ws["patterns"], ["id"], "waitstate_patterns", skip=("part_of",))

@@ -5,9 +5,9 @@
 #                 (scripts/install-python.sh; a no-op when nothing changed)
 # python/runs     nested.c at call-site depth 3: run "a" (2 ranks, traced,
 #                 then `mpiscope report` for waitstates.json) and run "b"
-#                 (1 rank), both kept for the tests below
-# python/load     every DataFrame against profile.json, mpit.json and
-#                 waitstates.json number for number; load_many
+#                 (1 rank); run "c", tests/check/neg_count.c under --check
+# python/load     every DataFrame against profile.json, mpit.json,
+#                 waitstates.json and checks.json number for number; load_many
 # python/hatchet  the graph frame's nodes and metrics against the call sites
 # python/thicket  a Thicket of runs a and b
 # python/folded   `mpiscope export --folded` against the call sites, and the
@@ -30,7 +30,8 @@ set_tests_properties(python/setup PROPERTIES TIMEOUT 900 LABELS python
 
 add_test(NAME python/runs
   COMMAND ${CMAKE_CURRENT_LIST_DIR}/runs.sh $<TARGET_FILE:mpiscope> ${MSC_${msc_py_mpi}_MPIRUN}
-          ${MSC_TEST_BIN}/${msc_py_mpi}/python_nested ${msc_py_out})
+          ${MSC_TEST_BIN}/${msc_py_mpi}/python_nested ${MSC_TEST_BIN}/${msc_py_mpi}/check_neg_count
+          ${msc_py_out})
 set_tests_properties(python/runs PROPERTIES TIMEOUT 120 LABELS python FIXTURES_SETUP msc_pyruns
   ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;OMPI_MCA_btl_vader_single_copy_mechanism=none")
 
