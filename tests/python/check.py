@@ -1,7 +1,7 @@
 """Checks of the Python package and the folded export (tests/python/tests.cmake).
 
     check.py load|hatchet|thicket OUT          (the virtual environment's python)
-    check.py folded OUT MPISCOPE               (any python 3)
+    check.py folded OUT MPISCOPE               (any python 3, otf2-print)
     check.py version OUT MPISCOPE VERSION
 
 OUT holds runs.sh's two runs of nested.c at call-site depth 3: a (2 ranks,
@@ -33,12 +33,15 @@ def read(path):
 
 
 # The call paths nested.c makes at depth 3, and their calls per rank: the
-# halo's stack (main, solve, exchange, halo) is one frame too deep.
+# halo's stack (main, solve, exchange, halo) is one frame too deep; the lines
+# of the two MPI_Sendrecv calls are each reached on two paths.
 EXPECTED_PATHS = {
     "main;solve;exchange;MPI_Sendrecv": 4,
     "[cut at depth 3];solve;exchange;halo;MPI_Sendrecv": 4,
     "main;solve;MPI_Allreduce": 4,
     "main;MPI_Barrier": 1,
+    "main;exchange;MPI_Sendrecv": 1,
+    "main;exchange;halo;MPI_Sendrecv": 1,
 }
 
 
@@ -126,15 +129,16 @@ def cmd_load(out):
     got = a.callsites.groupby("path")["calls"].sum().to_dict()
     for path, n in EXPECTED_PATHS.items():
         check(got.get(path) == 2 * n, "callsites: path %s has %s calls, expected %d" % (path, got.get(path), 2 * n))
-    check(bool(a.callsites.loc[a.callsites["path"].str.contains("halo"), "cut"].all()), "halo's stack is cut")
+    cut = a.callsites.loc[a.callsites["cut"], "path"].tolist()
+    check(cut == ["[cut at depth 3];solve;exchange;halo;MPI_Sendrecv"], "cut stacks: %s" % cut)
     hist = [dict(h, function=f["name"]) for f in p["functions"] for h in f["histogram"]]
     rows_equal(a.message_sizes, hist, ["function", "bin"], "message_sizes")
     sr = a.message_sizes[a.message_sizes["function"] == "MPI_Sendrecv"]
-    check(sr[["bin", "lo", "hi", "count"]].values.tolist() == [[4, 8, 15, 16]],
-          "message_sizes: MPI_Sendrecv %s (16 calls of 8 bytes)" % sr.values.tolist())
+    check(sr[["bin", "lo", "hi", "count"]].values.tolist() == [[4, 8, 15, 20]],
+          "message_sizes: MPI_Sendrecv %s (20 calls of 8 bytes)" % sr.values.tolist())
     rows_equal(a.matrix, p["matrix"]["pairs"], ["from", "to", "class"], "matrix")
     p2p = a.matrix[(a.matrix["class"] == "p2p")]
-    check(sorted(p2p[["from", "to", "messages", "bytes"]].values.tolist()) == [[0, 1, 8, 64], [1, 0, 8, 64]],
+    check(sorted(p2p[["from", "to", "messages", "bytes"]].values.tolist()) == [[0, 1, 10, 80], [1, 0, 10, 80]],
           "matrix p2p: %s" % p2p.values.tolist())
     check(list(a.io.columns[:3]) == ["name", "ranks", "opens"] and len(a.io) == len(p["io"]["files"]), "io")
     m = read(os.path.join(a_dir, "mpit.json")) if a.has("mpit") else {"pvars": p.get("pvars", {})}
@@ -266,6 +270,46 @@ def cmd_thicket(out):
                    {k: v for k, v in paths.items() if (v, prof) in tk.dataframe.index}, p, "thicket " + name)
 
 
+def trace_calls(anchor):
+    """Every MPI call of the trace, read with otf2-print: (rank, function,
+    "file:line", ticks), and the trace's resolution (ticks per second). An
+    Enter without SOURCE_CODE_LOCATION is at the location last given for its
+    pair (previous MPI region entered on the location, its region): docs/trace.md."""
+    import re
+    d = subprocess.run(["otf2-print", "-G", anchor], capture_output=True, text=True, timeout=120).stdout
+    res = int(re.search(r"Ticks per Seconds: (\d+)", d).group(1))
+    group_rank = {g: int(r) for g, r in re.findall(r'^LOCATION_GROUP\s+(\d+)\s+Name: "MPI Rank (\d+)"', d, re.M)}
+    loc_rank = {loc: group_rank[g] for loc, g in
+                re.findall(r'^LOCATION\s+(\d+)\s+Name: .*Group: "[^"]*" <(\d+)>', d, re.M)}
+    p = subprocess.run(["otf2-print", anchor], capture_output=True, text=True, timeout=120).stdout
+    calls, pair_site, prev, open_ = [], {}, {}, {}
+    pending = None
+    for line in p.splitlines():
+        if line.startswith(" ") and "SOURCE_CODE_LOCATION" in line and pending is not None:
+            m = re.search(r'SOURCE_CODE_LOCATION; "([^"]*)"', line)
+            loc, name, pair = pending
+            open_[loc][2] = m.group(1)
+            pair_site[pair] = m.group(1)
+            continue
+        pending = None
+        f = line.split()
+        if len(f) < 3 or not f[1].isdigit() or not f[2].isdigit():
+            continue
+        loc, t = f[1], int(f[2])
+        if f[0] == "ENTER":
+            name = re.search(r'Region: "([^"]*)"', line).group(1)
+            if not name.startswith("MPI_"):
+                continue
+            pair = (loc, prev.get(loc), name)
+            open_[loc] = [name, t, pair_site.get(pair)]
+            prev[loc] = name
+            pending = (loc, name, pair)
+        elif f[0] == "LEAVE" and loc in open_:
+            name, t0, site = open_.pop(loc)
+            calls.append((loc_rank[loc], name, site, t - t0))
+    return calls, res
+
+
 def cmd_folded(out, cli):
     a_dir = runs(out)[0]
     p = read(os.path.join(a_dir, "profile.json"))
@@ -298,6 +342,60 @@ def cmd_folded(out, cli):
     r = subprocess.run([cli, "export", "--folded", "--bogus", a_dir], capture_output=True, text=True)
     check(r.returncode == 2, "bad option: exit %d" % r.returncode)
     print("".join("%s %d\n" % kv for kv in sorted(got.items())), end="")
+    # --per-rank: each rank's calls from the trace, credited to the path of
+    # the profile's site with the same innermost frame.
+    r = subprocess.run([cli, "export", "--folded", "--per-rank", "-o", "-", a_dir], capture_output=True, text=True)
+    check(r.returncode == 0, "export --folded --per-rank: exit %d: %s" % (r.returncode, r.stderr))
+    per_rank_out = r.stdout
+    # The profile's paths by innermost frame: one line reached on several
+    # paths is "[several callers];<frame>;<function>" (the trace has one frame).
+    paths_of = {}
+    for site in p["callsites"]:
+        f0 = site["frames"][0]
+        path = next(iter(expected_folded(dict(p, callsites=[dict(site, time_ns=1000)]))))
+        paths_of.setdefault((site["function"], "%s:%d" % (f0["file"], f0["line"])), set()).add(path)
+    by_frame = {}
+    for (fn, where), paths in paths_of.items():
+        inner = next(iter(paths)).split(";")[-2]
+        by_frame[(fn, where)] = next(iter(paths)) if len(paths) == 1 else "[several callers];%s;%s" % (inner, fn)
+    check(sorted(v for v in by_frame.values() if v.startswith("[several")) ==
+          ["[several callers];exchange;MPI_Sendrecv", "[several callers];halo;MPI_Sendrecv"],
+          "several callers: %s" % by_frame)
+    calls, res = trace_calls(os.path.join(a_dir, "trace", "traces.otf2"))
+    ticks, ncalls = {}, {}
+    for rank, fn, site, dt in calls:
+        key = (rank, by_frame.get((fn, site), "?"))
+        ticks[key] = ticks.get(key, 0) + dt
+        ncalls[key[1]] = ncalls.get(key[1], 0) + 1
+    check("?" not in ncalls, "trace calls without a profile site: %d" % ncalls.get("?", 0))
+    want_calls = {"main;solve;MPI_Allreduce": 8, "main;MPI_Barrier": 2,
+                  "[several callers];exchange;MPI_Sendrecv": 10, "[several callers];halo;MPI_Sendrecv": 10}
+    check(ncalls == want_calls, "trace: calls per path %s, expected %s" % (ncalls, want_calls))
+    want_rank = {}
+    for (rank, path), t in ticks.items():
+        us = (t * 10**9 // res + 500) // 1000
+        if us > 0:
+            want_rank["rank %d;%s" % (rank, path)] = us
+    got_rank = {}
+    for line in per_rank_out.splitlines():
+        stack, _, w = line.rpartition(" ")
+        got_rank[stack] = int(w)
+    check(got_rank == want_rank, "per-rank stacks:\n%s\nexpected:\n%s" % (got_rank, want_rank))
+    # The ranks add up to the profile's numbers (the same calls timed by the
+    # same wrapper; each rank's share rounded to the microsecond).
+    prof_ns = {}
+    for site in p["callsites"]:
+        f0 = site["frames"][0]
+        k = by_frame[(site["function"], "%s:%d" % (f0["file"], f0["line"]))]
+        prof_ns[k] = prof_ns.get(k, 0) + site["time_ns"]
+    for path, ns in prof_ns.items():
+        w = (ns + 500) // 1000
+        total = sum(v for k, v in got_rank.items() if k.split(";", 1)[1] == path)
+        check(abs(total - w) <= 2, "per-rank %s: ranks add up to %d us, profile %d us" % (path, total, w))
+    r = subprocess.run([cli, "export", "--folded", "--per-rank", "-o", "-", os.path.join(out, "b")],
+                       capture_output=True, text=True)
+    check(r.returncode == 1 and "--trace" in r.stderr, "--per-rank without a trace: exit %d" % r.returncode)
+    print(per_rank_out, end="")
 
 
 def cmd_version(out, cli, version):

@@ -4,7 +4,10 @@
  *   main -> solve -> exchange -> halo -> MPI_Sendrecv (4 frames: the
  *            recorded stack is halo, exchange, solve, cut at depth 3)
  *   main -> solve -> MPI_Allreduce                    (one double)
- * then main -> MPI_Barrier once. The peer is rank ^ 1 (itself on 1 rank).
+ * then main -> exchange once (main;exchange;MPI_Sendrecv and, whole at
+ * depth 3, main;exchange;halo;MPI_Sendrecv: the two Sendrecv lines are
+ * reached from two callers each) and main -> MPI_Barrier once. The peer is
+ * rank ^ 1 (itself on 1 rank).
  * The functions are never inlined and work after each call, so that no
  * call becomes a jump and every frame is on the stack. */
 #include <mpi.h>
@@ -49,6 +52,8 @@ int main(int argc, char **argv)
         solve(peer);
         sink += i;
     }
+    exchange(peer);
+    sink += 1;
     MPI_Barrier(MPI_COMM_WORLD);
     sink += 1;
     MPI_Finalize();

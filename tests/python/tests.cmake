@@ -11,7 +11,8 @@
 # python/hatchet  the graph frame's nodes and metrics against the call sites
 # python/thicket  a Thicket of runs a and b
 # python/folded   `mpiscope export --folded` against the call sites, and the
-#                 stacks the program makes (cut at depth 3 included)
+#                 stacks the program makes (cut at depth 3 included);
+#                 --per-rank against the trace's calls (otf2-print)
 # python/version  `mpiscope --version` and the package's version agree
 if(NOT TARGET mpiscope)
   return()
