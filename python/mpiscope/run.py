@@ -45,6 +45,9 @@ MPIT_COLUMNS = ["name", "class", "bound_to", "rank", "samples", "start", "end", 
 FINDING_COLUMNS = ["class", "count", "ranks", "rank", "call", "file", "line", "function",
                    "explanation"]
 POP_COLUMNS = ["source", "metric", "value"]
+TABLES = ("functions", "callsites", "per_rank", "per_rank_functions", "message_sizes", "matrix",
+          "io", "io_sizes", "mpit", "findings", "waitstates", "waitstate_patterns",
+          "waitstates_per_rank", "pop", "critical_path")
 
 
 def _frame(rows, columns):
@@ -371,9 +374,7 @@ class Run:
 
     def tables(self):
         """The names of the DataFrame tables (attributes of the run)."""
-        return ["functions", "callsites", "per_rank", "per_rank_functions", "message_sizes",
-                "matrix", "io", "io_sizes", "mpit", "findings", "waitstates",
-                "waitstate_patterns", "waitstates_per_rank", "pop", "critical_path"]
+        return list(TABLES)
 
     def folded(self, unit_ns=1000):
         """Folded stacks (see mpiscope.stacks.folded)."""
@@ -386,14 +387,33 @@ def load(path):
     return Run(path)
 
 
-class Runs(list):
-    """Several runs (a scaling study): a list of Run with tables that stack
-    every run's rows, keyed by ``run`` (the position in the list) and
-    ``ranks``."""
+class Runs:
+    """Several runs (a scaling study). Iterating gives the Run objects, in
+    order; ``runs[i]`` one of them. Every table of a run is also a table of
+    Runs (``runs.functions``, ``runs.pop``, ...): the runs' rows stacked,
+    with the columns ``run`` (position in the list) and ``ranks_run``."""
+
+    def __init__(self, runs):
+        self._runs = list(runs)
+
+    def __iter__(self):
+        return iter(self._runs)
+
+    def __len__(self):
+        return len(self._runs)
+
+    def __getitem__(self, i):
+        return self._runs[i]
+
+    def __repr__(self):
+        return "<mpiscope.Runs of {} runs: ranks {}>".format(len(self), [r.ranks for r in self])
 
     def table(self, name):
+        """Table `name` of every run, stacked."""
+        if name not in TABLES:
+            raise KeyError("no table '{}'; the tables are {}".format(name, ", ".join(TABLES)))
         parts = []
-        for i, r in enumerate(self):
+        for i, r in enumerate(self._runs):
             df = getattr(r, name).copy()
             df.insert(0, "ranks_run", r.ranks)
             df.insert(0, "run", i)
@@ -403,10 +423,10 @@ class Runs(list):
     @property
     def metadata(self):
         """One row per run: Run.metadata."""
-        return pd.DataFrame([r.metadata for r in self])
+        return pd.DataFrame([r.metadata for r in self._runs])
 
     def __getattr__(self, name):
-        if name in Run.tables(None):
+        if name in TABLES:
             return self.table(name)
         raise AttributeError(name)
 

@@ -117,8 +117,7 @@ def cmd_load(out):
     rows_equal(a.per_rank, p["per_rank"], ["rank"], "per_rank")
     for r in a.per_rank.to_dict("records"):
         check(r["app_ns"] == r["profiled_ns"] - r["mpi_ns"], "per_rank app_ns")
-    sites = [dict(s, path=None) for s in p["callsites"]]
-    check(len(a.callsites) == len(sites), "callsites: %d rows" % len(a.callsites))
+    check(len(a.callsites) == len(p["callsites"]), "callsites: %d rows" % len(a.callsites))
     for (_, r), s in zip(a.callsites.iterrows(), p["callsites"]):
         for c in ("function", "calls", "time_ns", "time_min_ns", "time_max_ns", "bytes_sent", "bytes_recv",
                   "ranks", "rank_time_min_ns", "rank_time_max_ns", "rank_time_mean_ns"):
@@ -178,6 +177,9 @@ def cmd_load(out):
             got = f[(f["run"] == i) & (f["name"] == fn["name"])]["time_ns"].tolist()
             check(got == [fn["time_ns"]], "load_many run %d %s: %s" % (i, fn["name"], got))
     check_paths(pb, 1, "profile.json b")
+    for t in a.tables():
+        check(len(getattr(many, t)) == len(getattr(a, t)) + len(getattr(mpiscope.load(b_dir), t)),
+              "load_many %s rows" % t)
     # The package's folded stacks are the independent computation's.
     check(a.folded() == expected_folded(p), "Run.folded: %s" % a.folded())
 
