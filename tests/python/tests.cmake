@@ -49,3 +49,9 @@ add_test(NAME python/version
   COMMAND ${msc_py_venv}/bin/python ${msc_py_check} version ${msc_py_out} $<TARGET_FILE:mpiscope>
           ${PROJECT_VERSION})
 set_tests_properties(python/version PROPERTIES TIMEOUT 60 LABELS python FIXTURES_REQUIRED msc_pyenv)
+# The sanitizer pass (scripts/test.sh, build-asan/) keeps python/runs and
+# python/folded, the C code; the others exercise Python packages, no code of
+# ours the sanitizers instrument, and would install a second environment
+# into build-asan/.
+set_property(TEST python/setup python/load python/hatchet python/thicket python/version
+  APPEND PROPERTY LABELS no-sanitizer)
