@@ -47,7 +47,7 @@ FINDING_COLUMNS = ["class", "count", "ranks", "rank", "call", "file", "line", "f
 POP_COLUMNS = ["source", "metric", "value"]
 TABLES = ("functions", "callsites", "per_rank", "per_rank_functions", "message_sizes", "matrix",
           "io", "io_sizes", "mpit", "findings", "waitstates", "waitstate_patterns",
-          "waitstates_per_rank", "pop", "critical_path")
+          "waitstates_per_rank", "pop", "critical_path", "delay", "delay_patterns")
 
 
 def _frame(rows, columns):
@@ -371,6 +371,25 @@ class Run:
         start_rank, end_rank, hops, imbalance_ns, ...) as a dict."""
         cp = self.waitstates_json.get("critical_path", {})
         return {k: v for k, v in cp.items() if not isinstance(v, (list, dict))}
+
+    @property
+    def delay(self):
+        """The delay analysis's root causes (waitstates.json ``delay.causes``):
+        the pattern whose waiting the cause explains, the rank and site of the
+        excess computation, ``ns`` of waiting it caused, ``longterm_ns`` the
+        part propagated, and the largest share's interval ``start_ns`` to
+        ``end_ns`` after the trace's start."""
+        return self._table("t:delay", lambda: _frame(
+            self.waitstates_json.get("delay", {}).get("causes", []),
+            ["pattern", "rank", "site", "ns", "longterm_ns", "start_ns", "end_ns"]))
+
+    @property
+    def delay_patterns(self):
+        """Per wait-state pattern: ``delay_ns`` traced to a cause,
+        ``propagated_ns``, ``longterm_ns``."""
+        return self._table("t:delay_patterns", lambda: _frame(
+            self.waitstates_json.get("delay", {}).get("patterns", []),
+            ["id", "delay_ns", "propagated_ns", "longterm_ns"]))
 
     def tables(self):
         """The names of the DataFrame tables (attributes of the run)."""

@@ -166,6 +166,9 @@ def cmd_load(out):
     rows_equal(a.critical_path, cp.get("sites", []), ["site", "kind"], "critical_path")
     for k, v in a.critical_path_info.items():
         check(cp[k] == v, "critical_path_info %s" % k)
+    check(len(ws["delay"]["patterns"]) > 0, "waitstates.json has no delay analysis")
+    rows_equal(a.delay_patterns, ws["delay"]["patterns"], ["id"], "delay_patterns")
+    rows_equal(a.delay, ws["delay"]["causes"], ["pattern", "rank", "site"], "delay")
     # Two runs.
     many = mpiscope.load_many([a_dir, b_dir])
     pb = read(os.path.join(b_dir, "profile.json"))
