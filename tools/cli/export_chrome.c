@@ -255,7 +255,7 @@ static void usage(FILE *o)
                "--max-size (nothing written); 3 written from a partial trace (what is missing\n"
                "is named on stderr; --allow-partial: exit 0).\n"
                "\n"
-               "mpiscope export --folded [-o FILE] DIR: the profile's call paths as folded\n"
+               "mpiscope export --folded [--per-rank] [-o FILE] DIR: the call paths as folded\n"
                "stacks for flame graphs (details: mpiscope export --folded --help).\n");
 }
 
