@@ -15,7 +15,7 @@ packages=(
   mpich libmpich-dev
   libopen-trace-format2-dev otf2-tools python3-otf2
   libunwind-dev libdw-dev
-  python3-jsonschema
+  python3-jsonschema python3-venv
   chromium
   # packaged MPI applications for tests/apps (docs/apps.md)
   lammps hpcc python3-mpi4py quantum-espresso netpipe-openmpi netpipe-mpich2

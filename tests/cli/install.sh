@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The installed program finds the installed libraries: `cmake --install` into
 # a fresh prefix, then the program from there (and through a symbolic link
-# elsewhere, as from /usr/local/bin) uses <prefix>/<libdir>/mpiscope/<mpi>.
+# elsewhere, as from /usr/local/bin) uses <prefix>/<libdir>/mpiscope/<mpi>;
+# mpiscope.h, VT.h and VT.inc are in <prefix>/include.
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 prefix="$MSC_OUT/prefix"
@@ -9,6 +10,15 @@ prefix="$MSC_OUT/prefix"
   { cat "$MSC_OUT/install.log"; fail "cmake --install failed"; finish; }
 installed="$prefix/bin/mpiscope"
 [ -x "$installed" ] || fail "$installed was not installed"
+# The headers docs/vt.md and docs/design.md tell users to include, the same
+# bytes as in the source tree.
+for h in mpiscope.h VT.h VT.inc; do
+  if [ -f "$prefix/include/$h" ]; then
+    cmp -s "$prefix/include/$h" "$MSC_SOURCE_DIR/include/$h" || fail "$prefix/include/$h differs from include/$h"
+  else
+    fail "$h was not installed into $prefix/include"
+  fi
+done
 mkdir -p "$MSC_OUT/elsewhere" && ln -sf "$installed" "$MSC_OUT/elsewhere/mpiscope"
 
 for m in "$installed" "$MSC_OUT/elsewhere/mpiscope"; do

@@ -253,7 +253,10 @@ static void usage(FILE *o)
                "\n"
                "Exit status: 0 written; 1 failed; 2 bad usage, or the estimate is above\n"
                "--max-size (nothing written); 3 written from a partial trace (what is missing\n"
-               "is named on stderr; --allow-partial: exit 0).\n");
+               "is named on stderr; --allow-partial: exit 0).\n"
+               "\n"
+               "mpiscope export --folded [--per-rank] [-o FILE] DIR: the call paths as folded\n"
+               "stacks for flame graphs (details: mpiscope export --folded --help).\n");
 }
 
 typedef struct {
@@ -345,6 +348,8 @@ int msc_cmd_export(int argc, char **argv)
     bool chrome = false, allow_partial = false, force = false, has_to = false;
     double from = 0, to = 0;
     uint64_t max_size = 1ULL << 30;
+    for (int i = 0; i < argc; i++)
+        if (!strcmp(argv[i], "--folded")) return msc_export_folded(argc, argv);
     for (int i = 0; i < argc; i++) {
         bool more = i + 1 < argc;
         const char *a = argv[i];
@@ -389,7 +394,7 @@ int msc_cmd_export(int argc, char **argv)
         }
     }
     if (!dir || !chrome) {
-        if (dir && !chrome) fprintf(stderr, "mpiscope export: give the format: --chrome\n");
+        if (dir && !chrome) fprintf(stderr, "mpiscope export: give the format: --chrome or --folded\n");
         usage(stderr);
         return 2;
     }

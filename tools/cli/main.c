@@ -31,6 +31,8 @@ static void print_usage(FILE *out)
             "  export --chrome [--ranks LIST] [--from S] [--to S] DIR\n"
             "                    the trace as Chrome trace-event JSON (Perfetto); refused\n"
             "                    above an estimated 1 GiB (--max-size, --force)\n"
+            "  export --folded [--per-rank] [-o FILE] DIR\n"
+            "                    the profile's call paths as folded stacks (flame graphs)\n"
             "  diff A B          compare two profiles\n"
             "  replay [--latency L] [--bandwidth B] [--scale S] DIR\n"
             "                    predict the run on another network or with faster code\n"
