@@ -1,8 +1,9 @@
 /* Point-to-point type matching with sidecar records, and messages never
  * received. All traffic goes over the communicator's shadow (the tool's
  * communicator over its group, objects.c; global.c's collectives share it),
- * never over the application's communicator, and none of it blocks: a nonblocking call stays nonblocking, and a blocking
- * one waits for nothing the application's call does not wait for.
+ * never over the application's communicator, and none of it blocks: a
+ * nonblocking call stays nonblocking, and a blocking one waits for nothing
+ * the application's call does not wait for.
  *
  * After a send (at its call, or at MPI_Start of a persistent one) the sender
  * appends a 56-byte record -- the send's type signature, tag, call site and
