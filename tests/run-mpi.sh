@@ -10,6 +10,7 @@
 #   MSC_EXPECT_RC  the exit code the run must end with (default 0; "any": not
 #                checked, the code is left in $MSC_OUT/.rc)
 #   MSC_KEEP_STDERR=1  the run's stderr is also kept as $MSC_OUT/.stderr for the check
+#   MSC_KEEP_STDOUT=1  the run's stdout is also kept as $MSC_OUT/.stdout for the check
 #   MPISCOPE_*   passed on to every rank
 set -uo pipefail
 flavor=$1 np=$2
@@ -31,14 +32,23 @@ case "$flavor" in
     ;;
   *) echo "run-mpi.sh: unknown flavor $flavor" >&2; exit 2 ;;
 esac
+# Kept streams are written to their file, then shown as well.
+run() {
+  if [ "${MSC_KEEP_STDOUT:-0}" = 1 ]; then
+    "$@" >"$MSC_OUT/.stdout"
+  else
+    "$@"
+  fi
+}
 if [ "${MSC_KEEP_STDERR:-0}" = 1 ]; then
-  "$MSC_MPIRUN" "${args[@]}" "$@" 2>"$MSC_OUT/.stderr"
+  run "$MSC_MPIRUN" "${args[@]}" "$@" 2>"$MSC_OUT/.stderr"
   rc=$?
-  cat "$MSC_OUT/.stderr" >&2
 else
-  "$MSC_MPIRUN" "${args[@]}" "$@"
+  run "$MSC_MPIRUN" "${args[@]}" "$@"
   rc=$?
 fi
+[ "${MSC_KEEP_STDOUT:-0}" = 1 ] && cat "$MSC_OUT/.stdout"
+[ "${MSC_KEEP_STDERR:-0}" = 1 ] && cat "$MSC_OUT/.stderr" >&2
 echo "$rc" > "$MSC_OUT/.rc"
 expect=${MSC_EXPECT_RC:-0}
 if [ "$expect" != any ] && [ "$rc" != "$expect" ]; then

@@ -798,6 +798,7 @@ static void chk_finalize(void)
     if (comms) chk_coll_finalize(comms, chk_comm_entries(comms, MAXC));
     free(comms);
     unreceived();
+    chk_shadow_finalize();
     chk_objects_leaks();
     chk_findings_finalize();
     chk_wd_stop();

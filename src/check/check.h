@@ -166,7 +166,7 @@ typedef struct {
     bool inter;
     int rank;             /* this process's rank in it (-1: unknown) */
     int size, rsize;      /* rsize: remote group of an intercommunicator, else size */
-    MPI_Comm p2p, ack;    /* shadows (MPI_COMM_NULL: none) */
+    MPI_Comm shadow;      /* the tool's communicator beside it (MPI_COMM_NULL: none) */
 } chk_cinfo_t;
 const chk_cinfo_t *chk_cinfo_slow(MPI_Comm c) CHK_INTERNAL;
 extern CHK_TLS chk_cinfo_t *chk_clast CHK_INTERNAL;
@@ -240,9 +240,10 @@ typedef struct {
     int size, rsize;       /* local group; remote group (intercommunicators), else 0 */
     int *world;            /* world rank of each local member (NULL: not known) */
     int *rworld;           /* of each remote member */
-    MPI_Comm coll_shadow;  /* collective checks (MPI_COMM_NULL: none) */
-    MPI_Comm p2p_shadow;   /* sidecar messages */
-    MPI_Comm ack_shadow;   /* acknowledgements of synchronous-send emulation */
+    /* The tool's communicator over the same group (MPI_COMM_NULL: none,
+     * over budget): global.c's collectives, p2p.c's sidecar batches (tag 0)
+     * and acknowledgements (tags from 1). */
+    MPI_Comm shadow;
     MPI_Comm app;          /* the application's communicator these shadow */
     bool inter;
     uint64_t coll_seq;     /* collectives seen on it */
@@ -261,12 +262,20 @@ typedef struct {
     uint64_t run;          /* running hash of the logged descriptors */
     uint64_t psum;         /* sum of their pair sums (vector forms, global.c) */
 } chk_comm_t;
-/* Registers a communicator the application got (creating its shadows:
+/* Registers a communicator the application got (creating its shadow:
  * collective over its members). */
 void chk_comm_add(MPI_Comm c, msc_fn_t fn, void *site) CHK_INTERNAL;
-/* The same with shadows already made (`made`: coll, p2p, ack; MPI_COMM_NULL
- * for none), or made here when `made` is NULL. */
-void chk_comm_add_shadowed(MPI_Comm c, msc_fn_t fn, void *site, const MPI_Comm *made) CHK_INTERNAL;
+/* The same with its shadow `given` (made and counted already by
+ * chk_shadow_adopt, or MPI_COMM_NULL for none), or made here when not given. */
+void chk_comm_add_shadowed(MPI_Comm c, msc_fn_t fn, void *site, bool given, MPI_Comm shadow) CHK_INTERNAL;
+/* This process's own answer to "one more communicator of the tool's fits
+ * the budget" (1 or 0), for an agreement made elsewhere (icomm.c). */
+int chk_shadow_room(void) CHK_INTERNAL;
+/* A communicator of the tool's made outside chk_shadow_new (icomm.c's
+ * PMPI_Comm_idup of a shadow): kept and counted in the budget when `keep`
+ * (every member agreed), else freed; the budget's line is said when the
+ * communicator ends up without a shadow. true: kept. */
+bool chk_shadow_adopt(MPI_Comm *s, bool keep) CHK_INTERNAL;
 /* Nonblocking constructors (icomm.c): the application's MPI_Comm_idup* call
  * returned (its request posted), and one of its requests completed. */
 void chk_icomm_posted(const msc_call_t *c) CHK_INTERNAL;
@@ -276,8 +285,20 @@ void chk_icomm_completed(const msc_done_t *d) CHK_INTERNAL;
  * application's attributes, so none of its copy or delete callbacks runs
  * for our communicators. Collective over c; MPI_COMM_NULL on failure. */
 MPI_Comm chk_shadow_of(MPI_Comm c) CHK_INTERNAL;
+/* A communicator of the tool's over via's group (and remote group), made
+ * the same way, within the budget of the tool's communicators (objects.c):
+ * MPI_COMM_NULL on every member alike when a member has no room or MPI
+ * fails. `app`: via is the application's (its error handler is set aside
+ * for the call). Collective over via. */
+MPI_Comm chk_shadow_new(MPI_Comm via, bool app) CHK_INTERNAL;
+/* Another communicator of the tool's over the group of the application's
+ * c, made from c's shadow within the budget (MPI_COMM_NULL when c has no
+ * shadow, or no room). Collective over c. */
+MPI_Comm chk_side_of(MPI_Comm c) CHK_INTERNAL;
+/* Frees one made by chk_shadow_new (nothing for MPI_COMM_NULL). */
+void chk_shadow_free(MPI_Comm *s) CHK_INTERNAL;
 void chk_comm_remove(MPI_Comm c) CHK_INTERNAL;
-/* The p2p shadows of the live communicators (at most max), and in `apps`
+/* The shadows of the live communicators (at most max), and in `apps`
  * (may be NULL) the application communicator of each. */
 int chk_comm_shadows(MPI_Comm *out, MPI_Comm *apps, int max) CHK_INTERNAL;
 /* The entries of the live communicators (at most max). */
@@ -295,6 +316,10 @@ void chk_sig_forget(MPI_Datatype t) CHK_INTERNAL;
 void chk_objects_leaks(void) CHK_INTERNAL;
 void chk_objects_init(void) CHK_INTERNAL;
 void chk_objects_finalize(void) CHK_INTERNAL;
+/* At MPI_Finalize, collective over the world: the line on the tool's
+ * budget, from world rank 0, if a communicator of any rank got no shadow
+ * and it has not said so yet. */
+void chk_shadow_finalize(void) CHK_INTERNAL;
 
 /* --- global checks (global.c) ------------------------------------------- */
 /* Pair sums of the collectives' blocks that global.c's pairs() does not

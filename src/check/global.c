@@ -1,7 +1,9 @@
 /* Global checks of collectives (point to point: p2p.c). All traffic goes
- * over the collective shadow of the communicator (a PMPI duplicate made
- * when the application's communicator was made, objects.c), never over the
- * application's own.
+ * over the shadow of the communicator (the tool's communicator over the
+ * same group, made when the application's communicator was made, objects.c;
+ * p2p.c's point-to-point traffic shares it, which MPI never matches with
+ * collectives), never over the application's own. A communicator without a
+ * shadow (the tool's budget of communicators was spent) is not checked here.
  *
  * What each member passes to a collective -- function, root, operation and
  * the type signature of its data blocks, where the standard says they are
@@ -436,14 +438,14 @@ static bool exchange(MPI_Comm shadow, int n, const coll_t *mine, int k, const ui
  * the communicator's members). */
 static void verify(chk_comm_t *e, bool force)
 {
-    if (!e->nlog || e->coll_shadow == MPI_COMM_NULL) return;
+    if (!e->nlog || e->inter || e->shadow == MPI_COMM_NULL) return;
     uint64_t v[3] = {e->run, e->run * e->run, e->psum}, r[3];
     if (force ||
-        (PMPI_Allreduce(v, r, 3, MPI_UINT64_T, MPI_SUM, e->coll_shadow) == MPI_SUCCESS &&
+        (PMPI_Allreduce(v, r, 3, MPI_UINT64_T, MPI_SUM, e->shadow) == MPI_SUCCESS &&
          ((uint64_t)e->size * r[1] != r[0] * r[0] || r[2]))) {
         uint64_t *keys = malloc(sizeof *keys * (size_t)e->nlog);
         for (int i = 0; keys && i < e->nlog; i++) keys[i] = instance_key(e, e->log_seq[i]);
-        if (keys) exchange(e->coll_shadow, e->size, e->log, e->nlog, keys, e->log_site);
+        if (keys) exchange(e->shadow, e->size, e->log, e->nlog, keys, e->log_site);
         free(keys);
     }
     e->nlog = 0;
@@ -484,7 +486,7 @@ void chk_coll_enter(msc_call_t *c)
                    "timing). Order the threads' collectives on one communicator (a lock, or "
                    "one communicator per thread: MPI_Comm_dup).",
                    msc_fn_name[c->fn]);
-    if (e->inter || e->coll_shadow == MPI_COMM_NULL || e->size <= 1) return;
+    if (e->inter || e->shadow == MPI_COMM_NULL || e->size <= 1) return;
     pthread_mutex_lock(&e->coll_mu);
     coll_enter_locked(c, e);
     pthread_mutex_unlock(&e->coll_mu);
@@ -521,14 +523,14 @@ static void coll_enter_locked(msc_call_t *c, chk_comm_t *e)
          * the squared pairwise differences is 0; modulo 2^64 a difference
          * hides with odds of about 2^-32), the pair sums are 0. */
         uint64_t v[4] = {h, h * h, unsure, me.psig}, r[4];
-        if (PMPI_Allreduce(v, r, 4, MPI_UINT64_T, MPI_SUM, e->coll_shadow) != MPI_SUCCESS) return;
+        if (PMPI_Allreduce(v, r, 4, MPI_UINT64_T, MPI_SUM, e->shadow) != MPI_SUCCESS) return;
         if ((uint64_t)e->size * r[1] == r[0] * r[0] && !r[2] && !r[3]) return;
         uint64_t key = instance_key(e, seq);
         void *site = c->site;
         /* A mismatched instance whose members then wait in it is no
          * longer progress for the deadlock watchdog (MPI hangs on a root
          * mismatch, for one). */
-        if (exchange(e->coll_shadow, e->size, &me, 1, &key, &site)) chk_wd_coll_mismatch();
+        if (exchange(e->shadow, e->size, &me, 1, &key, &site)) chk_wd_coll_mismatch();
         return;
     }
     if (e->nlog == e->caplog) {
@@ -580,16 +582,16 @@ void chk_coll_finalize(chk_comm_t **list, int n)
     for (int i = 0; i < n; i++) {
         chk_comm_t *e = list[i];
         q[i] = q[n + i] = MPI_REQUEST_NULL;
-        if (e->inter || e->coll_shadow == MPI_COMM_NULL || e->size <= 1) continue;
+        if (e->inter || e->shadow == MPI_COMM_NULL || e->size <= 1) continue;
         v[i][0] = e->run, v[i][1] = ~e->run, v[i][2] = (uint64_t)e->nlog;
-        PMPI_Iallreduce(v[i], r[i], 3, MPI_UINT64_T, MPI_MAX, e->coll_shadow, &q[i]);
+        PMPI_Iallreduce(v[i], r[i], 3, MPI_UINT64_T, MPI_MAX, e->shadow, &q[i]);
         pv[i] = e->psum; /* the vector forms' pair sums (global.c's pairs()) */
-        PMPI_Iallreduce(&pv[i], &pr[i], 1, MPI_UINT64_T, MPI_SUM, e->coll_shadow, &q[n + i]);
+        PMPI_Iallreduce(&pv[i], &pr[i], 1, MPI_UINT64_T, MPI_SUM, e->shadow, &q[n + i]);
     }
     PMPI_Waitall(2 * n, q, st);
     for (int i = 0; i < n; i++) {
         chk_comm_t *e = list[i];
-        if (q[i] != MPI_REQUEST_NULL || e->inter || e->coll_shadow == MPI_COMM_NULL ||
+        if (q[i] != MPI_REQUEST_NULL || e->inter || e->shadow == MPI_COMM_NULL ||
             e->size <= 1 || (r[i][0] == ~r[i][1] && r[i][2] == (uint64_t)e->nlog && !pr[i]))
             continue;
         /* Logs of unequal length are padded: an instance missing on one

@@ -10,16 +10,23 @@
  * in different calls, and a member blocked in the tool's create while
  * another waits for that member's next message would hang a correct program.
  * So, in the application's own MPI_Comm_idup call, every member starts
- * PMPI_Comm_idup of each of the parent's shadows: nonblocking, at the same
- * place in the parent's collective order on every member (right after the
+ * PMPI_Comm_idup of the parent's shadow and, on the same shadow, a
+ * PMPI_Iallreduce (MIN) of its own answer to "one more communicator of the
+ * tool's fits the budget" (objects.c): both nonblocking, at the same place in
+ * the parent's collective order on every member (right after the
  * application's idup of the parent), and copying no attribute of the
- * application (the shadows carry none). When the application's request
+ * application (the shadow carries none). When the application's request
  * completes at one member, all members have made their MPI_Comm_idup call
  * and so started the tool's, which then need nothing more of the
- * application to complete: the wait for them at completion only waits for
- * MPI's progress. A parent without shadows (not known to the registry, or
- * whose shadows could not be made) gives a new communicator without shadows:
- * registered, but the checks across ranks skip it (p2p.c, global.c).
+ * application: the wait for them at completion only waits for MPI's
+ * progress. Every member then keeps the new shadow, or every member frees it
+ * (the agreement, as chk_shadow_new makes it for blocking constructors). An
+ * intercommunicator parent's shadow is an intercommunicator, whose reduction
+ * gives each group the other's answers: its new shadow is kept when the idup
+ * succeeds (MPI fails it on every member alike). A parent without a shadow
+ * (not known to the registry, or made without room) gives a new
+ * communicator without one: registered, but the checks across ranks skip it
+ * (p2p.c, global.c).
  *
  * Pending constructions are kept in a short list keyed by the core's request
  * id; a request the application frees without completing leaves its entry
@@ -30,13 +37,13 @@
 
 #include "check.h"
 
-enum { SHADOWS = 3 }; /* coll, p2p, ack: chk_comm_add_shadowed's order */
-
 typedef struct pending {
     struct pending *next;
-    uint64_t id;                 /* the core's id of the application's request */
-    MPI_Comm made[SHADOWS];      /* the tool's new shadows (valid once reqs complete) */
-    MPI_Request reqs[SHADOWS];
+    uint64_t id;            /* the core's id of the application's request */
+    MPI_Comm made;          /* the tool's new shadow (valid once reqs[0] completes) */
+    bool inter;             /* the parent's shadow is an intercommunicator */
+    int room, all;          /* this member's answer; the MIN over the members */
+    MPI_Request reqs[2];    /* the idup, the agreement */
 } pending_t;
 
 static pthread_mutex_t pending_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -45,30 +52,31 @@ static pending_t *pending;
 void chk_icomm_posted(const msc_call_t *c)
 {
     if (c->rc != MPI_SUCCESS || !c->req_id) return;
-    MPI_Comm from[SHADOWS] = {MPI_COMM_NULL, MPI_COMM_NULL, MPI_COMM_NULL};
+    MPI_Comm from = MPI_COMM_NULL;
     chk_lock();
     chk_comm_t *e = c->comm != MPI_COMM_NULL ? chk_comm_find(c->comm) : NULL;
-    if (e) {
-        from[0] = e->coll_shadow;
-        from[1] = e->p2p_shadow;
-        from[2] = e->ack_shadow;
-    }
+    if (e) from = e->shadow;
     chk_unlock();
-    if (from[0] == MPI_COMM_NULL && from[1] == MPI_COMM_NULL && from[2] == MPI_COMM_NULL) return;
+    if (from == MPI_COMM_NULL) return;
     pending_t *p = calloc(1, sizeof *p);
     if (!p) return;
     p->id = c->req_id;
-    for (int i = 0; i < SHADOWS; i++) {
-        p->made[i] = MPI_COMM_NULL;
-        p->reqs[i] = MPI_REQUEST_NULL;
-        /* Every member has the same shadows (made together), so every
-         * member starts the same idups in the same order. */
-        if (from[i] != MPI_COMM_NULL &&
-            PMPI_Comm_idup(from[i], &p->made[i], &p->reqs[i]) != MPI_SUCCESS) {
-            p->made[i] = MPI_COMM_NULL;
-            p->reqs[i] = MPI_REQUEST_NULL;
-        }
+    p->made = MPI_COMM_NULL;
+    p->reqs[0] = p->reqs[1] = MPI_REQUEST_NULL;
+    int inter = 0;
+    PMPI_Comm_test_inter(from, &inter);
+    p->inter = inter;
+    p->room = chk_shadow_room();
+    p->all = 0;
+    /* Every member has the same shadow (made together), so every member
+     * starts the same two operations on it in the same order. */
+    if (PMPI_Comm_idup(from, &p->made, &p->reqs[0]) != MPI_SUCCESS) {
+        p->made = MPI_COMM_NULL;
+        p->reqs[0] = MPI_REQUEST_NULL;
     }
+    if (!inter && PMPI_Iallreduce(&p->room, &p->all, 1, MPI_INT, MPI_MIN, from, &p->reqs[1]) !=
+                      MPI_SUCCESS)
+        p->reqs[1] = MPI_REQUEST_NULL;
     pthread_mutex_lock(&pending_mu);
     p->next = pending;
     pending = p;
@@ -84,12 +92,13 @@ void chk_icomm_completed(const msc_done_t *d)
     pending_t *p = *pp;
     if (p) *pp = p->next;
     pthread_mutex_unlock(&pending_mu);
-    MPI_Comm made[SHADOWS] = {MPI_COMM_NULL, MPI_COMM_NULL, MPI_COMM_NULL};
+    MPI_Comm shadow = MPI_COMM_NULL;
     if (p) {
-        MPI_Status st[SHADOWS]; /* not MPI_STATUSES_IGNORE: MPICH's mpi.h gives it a size of 0 */
-        if (PMPI_Waitall(SHADOWS, p->reqs, st) == MPI_SUCCESS)
-            for (int i = 0; i < SHADOWS; i++) made[i] = p->made[i];
+        MPI_Status st[2]; /* not MPI_STATUSES_IGNORE: MPICH's mpi.h gives it a size of 0 */
+        bool ok = PMPI_Waitall(2, p->reqs, st) == MPI_SUCCESS && p->made != MPI_COMM_NULL;
+        shadow = p->made;
+        if (!chk_shadow_adopt(&shadow, ok && (p->inter || p->all))) shadow = MPI_COMM_NULL;
         free(p);
     }
-    chk_comm_add_shadowed(d->newcomm, d->info.fn, d->info.site, made);
+    chk_comm_add_shadowed(d->newcomm, d->info.fn, d->info.site, true, shadow);
 }

@@ -3,8 +3,9 @@
  * freed-handle arguments and leaks at MPI_Finalize) and, for datatypes,
  * whether it was committed; for each communicator the world ranks of its
  * members (the watchdog thread translates ranks without calling MPI) and
- * its shadow communicators (PMPI duplicates that carry the global checks'
- * traffic, never the application's); for each request what it is.
+ * its shadow, the tool's own communicator over the same group that carries
+ * the global checks' traffic, never the application's; for each request
+ * what it is.
  *
  * The core's request table (src/core/requests.h) describes completions but
  * cannot be walked; the checks need to list what is still pending at
@@ -12,12 +13,50 @@
  * kept here too, keyed by handle like every other object. One mutex guards
  * everything: the checks are not the fast path, and the watchdog thread
  * reads the same tables.
+ *
+ * Shadows and their budget. Every communicator costs a context id, and an
+ * MPI has few per process: MPICH 4.0 2048 (2046 MPI_Comm_dup of
+ * MPI_COMM_WORLD succeed, then "Too many communicators"), Open MPI 4.1 65535
+ * with its ob1 PML (65532 dups; UCX's limit is higher). So one shadow serves
+ * every use of its communicator: global.c's collectives (MPI matches them
+ * apart from point-to-point traffic), p2p.c's batches of sidecar records
+ * (tag 0, received only with that tag) and its acknowledgements (tags from
+ * 1, received from a named source). And the tool's communicators -- shadows
+ * and rma.c's window side communicators -- are counted: it holds at most
+ * MPISCOPE_CHECK_SHADOWS of them (default: a sixteenth of the MPI's ids,
+ * 128 on MPICH, 4095 on Open MPI) and makes none that would leave the
+ * process with fewer than half of its ids free (the application's
+ * communicators registered here, and a few of the tool's, counted as
+ * used). So the application keeps fifteen sixteenths of its ids (MPICH:
+ * more than 1900 communicators alive at once, 2046 natively). The tool
+ * cannot give an id back when the application needs it later: freeing a
+ * shadow is as collective as making it, and an application's constructor
+ * that runs short fails at once.
+ *
+ * Making a communicator is collective, and members that decided
+ * differently would wait for each other in it. So each member's answer
+ * (room here?) is its own, and the decision is MPI_Allreduce (MIN) of the
+ * answers over the new shadow itself, which then is kept by all or freed
+ * by all. A rule on what the members know without asking (the
+ * communicator's size, how it was made) could not see that one of them is
+ * short of ids; a per-process count alone would split them. The shadow is
+ * made with MPI_ERRORS_RETURN set on the application's communicator for
+ * that one call (restored at once; the communicator was just made, no
+ * other thread has it yet), so that an MPI already out of ids -- it fails
+ * the creation on every member alike, after its own agreement -- gives no
+ * shadow rather than an abort. A communicator without a shadow gets none
+ * of the checks that need one (collective matching, point-to-point type
+ * matching, unreceived messages, acknowledged sends, one-sided conflicts),
+ * on all its members alike; world rank 0 says so once on stderr (at once
+ * if it is a member, else at MPI_Finalize after one MPI_Allreduce on the
+ * tool's world communicator).
  */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "log.h"
 
 enum { BUCKETS = 4096 };
 
@@ -466,17 +505,155 @@ MPI_Comm chk_shadow_of(MPI_Comm c)
     return s;
 }
 
-void chk_comm_add(MPI_Comm c, msc_fn_t fn, void *site)
+/* --- the budget of the tool's communicators ------------------------------ */
+
+#if defined(MPICH_VERSION)
+enum { CID_LIMIT = 2048 };  /* MPICH: context ids per process */
+#define CID_MPI "MPICH"
+#elif defined(OPEN_MPI)
+enum { CID_LIMIT = 65535 }; /* Open MPI 4.1, ob1's largest context id */
+#define CID_MPI "Open MPI"
+#else
+enum { CID_LIMIT = 2048 };
+#define CID_MPI "this MPI"
+#endif
+/* Ids in use besides the counted ones: MPI_COMM_NULL's, the core's
+ * duplicate of MPI_COMM_WORLD, errhandler.c's copy of MPI_COMM_SELF, and
+ * one the MPI or another module may hold. */
+enum { CID_FIXED = 4 };
+
+static _Atomic int held;     /* the tool's budgeted communicators alive */
+static _Atomic int app_live; /* the application's communicators registered, not freed */
+static _Atomic bool short_here; /* a communicator of this process got no shadow */
+static _Atomic bool short_said; /* world rank 0: the line is out */
+
+static int budget(void)
 {
-    chk_comm_add_shadowed(c, fn, site, NULL);
+    long long b = msc_g.settings.v[MSC_SET_CHECK_SHADOWS].num;
+    return b > 0 ? (int)b : CID_LIMIT / 16;
 }
 
-void chk_comm_add_shadowed(MPI_Comm c, msc_fn_t fn, void *site, const MPI_Comm *made)
+/* This process's own answer: one more communicator of the tool's fits. */
+static bool room_here(void)
+{
+    int h = atomic_load(&held), a = atomic_load(&app_live);
+    return h < budget() && a + h + CID_FIXED + 1 <= CID_LIMIT / 2;
+}
+
+static void say_short_now(void)
+{
+    if (atomic_exchange(&short_said, true)) return;
+    msc_warn("check: the tool's communicators reached their budget (MPISCOPE_CHECK_SHADOWS=%d "
+             "of %s's %d context ids per process); communicators made without room get no "
+             "collective, point-to-point or one-sided matching checks",
+             budget(), CID_MPI, CID_LIMIT);
+}
+
+/* A communicator got no shadow: world rank 0 says so at once when it is a
+ * member, else at MPI_Finalize (chk_shadow_finalize): one line per job. */
+static void say_short(void)
+{
+    atomic_store(&short_here, true);
+    if (msc_g.world_rank == 0) say_short_now();
+}
+
+void chk_shadow_finalize(void)
+{
+    int mine = atomic_load(&short_here), any = 0;
+    if (PMPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, msc_g.comm) == MPI_SUCCESS && any &&
+        msc_g.world_rank == 0)
+        say_short_now();
+}
+
+MPI_Comm chk_shadow_new(MPI_Comm via, bool app)
+{
+    MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+    MPI_Group g;
+    MPI_Comm s = MPI_COMM_NULL;
+    int inter = 0, rc = MPI_ERR_OTHER;
+    if (via == MPI_COMM_NULL || PMPI_Comm_group(via, &g) != MPI_SUCCESS) return MPI_COMM_NULL;
+    PMPI_Comm_test_inter(via, &inter);
+    /* The application's communicator returns errors for this one call (an
+     * MPI out of ids fails it on every member alike). */
+    if (app && PMPI_Comm_get_errhandler(via, &eh) == MPI_SUCCESS)
+        PMPI_Comm_set_errhandler(via, MPI_ERRORS_RETURN);
+    rc = PMPI_Comm_create(via, g, &s);
+    if (app && eh != MPI_ERRHANDLER_NULL) {
+        PMPI_Comm_set_errhandler(via, eh);
+        PMPI_Errhandler_free(&eh);
+    }
+    PMPI_Group_free(&g);
+    if (rc != MPI_SUCCESS || s == MPI_COMM_NULL) {
+        say_short();
+        return MPI_COMM_NULL;
+    }
+    PMPI_Comm_set_errhandler(s, MPI_ERRORS_RETURN);
+    /* Every member's answer, MIN over all of them. Over an intercommunicator
+     * a reduction gives each group the other group's: a second one, of
+     * each member's answer and that, gives both groups the same. */
+    int mine = room_here(), all = 0;
+    if (PMPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, s) != MPI_SUCCESS) all = 0;
+    if (inter) {
+        int both = mine < all ? mine : all;
+        if (PMPI_Allreduce(&both, &all, 1, MPI_INT, MPI_MIN, s) != MPI_SUCCESS) all = 0;
+    }
+    if (!all) {
+        PMPI_Comm_free(&s);
+        say_short();
+        return MPI_COMM_NULL;
+    }
+    atomic_fetch_add(&held, 1);
+    return s;
+}
+
+int chk_shadow_room(void)
+{
+    return room_here();
+}
+
+bool chk_shadow_adopt(MPI_Comm *s, bool keep)
+{
+    if (*s == MPI_COMM_NULL) {
+        if (keep) say_short();
+        return false;
+    }
+    if (!keep) {
+        PMPI_Comm_free(s);
+        say_short();
+        return false;
+    }
+    PMPI_Comm_set_errhandler(*s, MPI_ERRORS_RETURN);
+    atomic_fetch_add(&held, 1);
+    return true;
+}
+
+void chk_shadow_free(MPI_Comm *s)
+{
+    if (*s == MPI_COMM_NULL) return;
+    PMPI_Comm_free(s);
+    atomic_fetch_sub(&held, 1);
+}
+
+MPI_Comm chk_side_of(MPI_Comm c)
+{
+    chk_lock();
+    chk_comm_t *e = chk_comm_find(c);
+    MPI_Comm via = e ? e->shadow : MPI_COMM_NULL;
+    chk_unlock();
+    return via != MPI_COMM_NULL ? chk_shadow_new(via, false) : MPI_COMM_NULL;
+}
+
+void chk_comm_add(MPI_Comm c, msc_fn_t fn, void *site)
+{
+    chk_comm_add_shadowed(c, fn, site, false, MPI_COMM_NULL);
+}
+
+void chk_comm_add_shadowed(MPI_Comm c, msc_fn_t fn, void *site, bool given, MPI_Comm shadow)
 {
     if (c == MPI_COMM_NULL) return;
     chk_comm_t *e = calloc(1, sizeof *e);
     if (!e) return;
-    e->coll_shadow = e->p2p_shadow = e->ack_shadow = MPI_COMM_NULL;
+    e->shadow = MPI_COMM_NULL;
     e->app = c;
     pthread_mutex_init(&e->coll_mu, NULL);
     int inter = 0;
@@ -499,16 +676,10 @@ void chk_comm_add_shadowed(MPI_Comm c, msc_fn_t fn, void *site, const MPI_Comm *
     for (int i = 0; e->world && i < e->size; i++) e->key = (e->key ^ (uint64_t)e->world[i]) * 0x100000001b3ull;
     /* Collective over the members, like the constructor that made c; never
      * MPI_Comm_dup of c, which would run the application's attribute copy
-     * callbacks (and their delete callbacks when the shadows are freed). */
-    if (made) {
-        e->coll_shadow = inter ? MPI_COMM_NULL : made[0];
-        e->p2p_shadow = made[1];
-        e->ack_shadow = made[2];
-    } else {
-        if (!inter) e->coll_shadow = chk_shadow_of(c);
-        e->p2p_shadow = chk_shadow_of(c);
-        e->ack_shadow = chk_shadow_of(c);
-    }
+     * callbacks (and their delete callbacks when the shadow is freed).
+     * A nonblocking constructor's shadow comes made (icomm.c). */
+    atomic_fetch_add(&app_live, 1);
+    e->shadow = given ? shadow : chk_shadow_new(c, true);
     chk_lock();
     obj_t *o = get(MSC_OBJ_COMM, key_of(&c, sizeof c));
     if (o) {
@@ -519,7 +690,13 @@ void chk_comm_add_shadowed(MPI_Comm c, msc_fn_t fn, void *site, const MPI_Comm *
     }
     chk_unlock();
     changed();
-    if (!o) free(e);
+    if (!o) {
+        atomic_fetch_sub(&app_live, 1);
+        chk_shadow_free(&e->shadow);
+        free(e->world), free(e->rworld);
+        pthread_mutex_destroy(&e->coll_mu);
+        free(e);
+    }
 }
 
 static void comm_release(chk_comm_t *e)
@@ -528,11 +705,10 @@ static void comm_release(chk_comm_t *e)
     free(e->log);
     free(e->log_site);
     free(e->log_seq);
-    if (e->coll_shadow != MPI_COMM_NULL) PMPI_Comm_free(&e->coll_shadow);
-    /* p2p.c keeps a shadow on which sidecar records are still awaited. */
-    if (e->p2p_shadow != MPI_COMM_NULL && !chk_p2p_comm_free(e->p2p_shadow))
-        PMPI_Comm_free(&e->p2p_shadow);
-    if (e->ack_shadow != MPI_COMM_NULL) PMPI_Comm_free(&e->ack_shadow);
+    atomic_fetch_sub(&app_live, 1);
+    /* One owner: p2p.c keeps a shadow on which sidecar records are still
+     * awaited, and frees it (chk_shadow_free) once they have come. */
+    if (e->shadow != MPI_COMM_NULL && !chk_p2p_comm_free(e->shadow)) chk_shadow_free(&e->shadow);
     free(e->world);
     free(e->rworld);
     pthread_mutex_destroy(&e->coll_mu);
@@ -560,9 +736,9 @@ int chk_comm_shadows(MPI_Comm *out, MPI_Comm *apps, int max)
     chk_lock();
     for (int b = 0; b < BUCKETS; b++)
         for (obj_t *o = bucket[b]; o && n < max; o = o->next)
-            if (o->cls == MSC_OBJ_COMM && o->comm && o->comm->p2p_shadow != MPI_COMM_NULL) {
+            if (o->cls == MSC_OBJ_COMM && o->comm && o->comm->shadow != MPI_COMM_NULL) {
                 if (apps) apps[n] = o->comm->app;
-                out[n++] = o->comm->p2p_shadow;
+                out[n++] = o->comm->shadow;
             }
     chk_unlock();
     return n;
@@ -583,7 +759,7 @@ const chk_cinfo_t *chk_cinfo_slow(MPI_Comm c)
     memset(m, 0, sizeof *m);
     m->comm = c;
     m->gen = gen;
-    m->p2p = m->ack = MPI_COMM_NULL;
+    m->shadow = MPI_COMM_NULL;
     m->state = CHK_UNKNOWN;
     m->rank = -1;
     if (c == MPI_COMM_NULL) return m;
@@ -597,8 +773,7 @@ const chk_cinfo_t *chk_cinfo_slow(MPI_Comm c)
             m->inter = o->comm->inter;
             m->size = o->comm->size;
             m->rsize = o->comm->inter ? o->comm->rsize : o->comm->size;
-            m->p2p = o->comm->p2p_shadow;
-            m->ack = o->comm->ack_shadow;
+            m->shadow = o->comm->shadow;
         }
     }
     chk_unlock();

@@ -1,14 +1,15 @@
 /* Point-to-point type matching with sidecar records, and messages never
- * received. All traffic goes over the communicator's p2p shadow (a PMPI
- * duplicate, objects.c), never over the application's communicator, and
- * none of it blocks: a nonblocking call stays nonblocking, and a blocking
- * one waits for nothing the application's call does not wait for.
+ * received. All traffic goes over the communicator's shadow (the tool's
+ * communicator over its group, objects.c; global.c's collectives share it),
+ * never over the application's communicator, and none of it blocks: a
+ * nonblocking call stays nonblocking, and a blocking one waits for nothing
+ * the application's call does not wait for.
  *
  * After a send (at its call, or at MPI_Start of a persistent one) the sender
  * appends a 56-byte record -- the send's type signature, tag, call site and
  * world rank -- to its outbox for that (shadow, destination). An outbox
  * travels as one message (an MPI_Isend of up to BATCH records on the shadow,
- * tag BATCH_TAG) when it is full, when the record is of a new kind for that
+ * tag BATCH_TAG, 0) when it is full, when the record is of a new kind for that
  * destination (a signature and call site not among the last KINDS sent
  * there: the first message of a wrong type goes at once, as it did when
  * every send had its own sidecar), when the oldest record has waited
@@ -37,11 +38,14 @@
  *
  * MPI_Comm_free: the sender's outboxes of the shadow go at once; a receiver
  * with waits still unpaired on it keeps the shadow (objects.c leaves it to
- * chk_p2p_comm_free) until they are, or until MPI_Finalize.
+ * chk_p2p_comm_free) until they are, or until MPI_Finalize, and is then the
+ * one that frees it. A communicator without a shadow (over the tool's
+ * budget, objects.c) has none of these checks, on all its members alike.
  *
  * MPISCOPE_CHECK_SYNC_SENDS: after a standard-mode MPI_Send the sender waits
- * for the receiver's acknowledgement (on the ack shadow), sent when the
- * receiver has paired the record: MPI_Send then behaves as MPI_Ssend, and a
+ * for the receiver's acknowledgement (on the shadow, tag ack_tag() of the
+ * message's: from 1, never a batch's), sent when the receiver has paired
+ * the record: MPI_Send then behaves as MPI_Ssend, and a
  * program that only completes thanks to buffering deadlocks visibly. That
  * wait is the setting's purpose, the one place where the checks block.
  */
@@ -65,7 +69,7 @@ typedef struct {
 
 enum {
     BATCH = 32,          /* records per message (1792 bytes: eager in both MPIs) */
-    BATCH_TAG = 1,       /* the batches' tag on the p2p shadow */
+    BATCH_TAG = 0,       /* the batches' tag on the shadow (acknowledgements: from 1) */
     KINDS = 4,           /* kinds remembered per outbox (new kinds go at once) */
     RECV_POLL_DIV = 4,   /* receiver: tests every delay / RECV_POLL_DIV */
     OUT_HASH = 256,
@@ -74,7 +78,7 @@ enum {
 
 /* What a receive that completed is judged against. */
 typedef struct {
-    MPI_Comm comm, ack;   /* the application's communicator; ack shadow */
+    MPI_Comm comm, ack;   /* the application's communicator; its shadow */
     chk_sig_t rsig;
     msc_fn_t fn;
     void *site;
@@ -110,7 +114,7 @@ typedef struct outbox {
 
 typedef struct inbox {
     struct inbox *next;
-    MPI_Comm shadow, app, ack;
+    MPI_Comm shadow, app, ack; /* ack: the shadow, or MPI_COMM_NULL (none sent) */
     MPI_Request req;      /* the posted batch receive (MPI_REQUEST_NULL: none) */
     bool owned;           /* the application freed the communicator: the shadow is ours */
     bool closing;         /* the receive is not posted again (once its waits are paired) */
@@ -297,8 +301,25 @@ static outbox_t *outbox(MPI_Comm shadow, int dest)
 static void shadows(MPI_Comm comm, MPI_Comm *p2p, MPI_Comm *ack)
 {
     const chk_cinfo_t *ci = chk_cinfo(comm);
-    *p2p = ci->p2p;
-    *ack = ci->ack;
+    *p2p = *ack = ci->shadow;
+}
+
+/* The tag of the acknowledgement of a message with tag `tag`: tag + 1,
+ * never BATCH_TAG, so neither kind of receive can take the other's message
+ * (MPI_TAG_UB's acknowledgement shares tag 1 with tag 0's: two threads
+ * waiting for both from one peer at once may be released in either order). */
+static int ack_tag(int tag)
+{
+    static _Atomic int ub;
+    int u = atomic_load_explicit(&ub, memory_order_relaxed);
+    if (!u) {
+        int *v = NULL, flag = 0;
+        u = PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &v, &flag) == MPI_SUCCESS && flag && v
+                ? *v
+                : 32767;
+        atomic_store_explicit(&ub, u, memory_order_relaxed);
+    }
+    return tag >= 0 && tag < u ? tag + 1 : BATCH_TAG + 1;
 }
 
 static void poll_now(void);
@@ -310,7 +331,7 @@ static void poll_now(void);
 static void wait_ack(int peer, int tag, MPI_Comm ack)
 {
     MPI_Request r;
-    if (PMPI_Irecv(NULL, 0, MPI_BYTE, peer, tag, ack, &r) != MPI_SUCCESS) return;
+    if (PMPI_Irecv(NULL, 0, MPI_BYTE, peer, ack_tag(tag), ack, &r) != MPI_SUCCESS) return;
     chk_wd_sync_wait(true);
     for (int flag = 0; !flag;) {
         if (PMPI_Test(&r, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) break;
@@ -422,7 +443,7 @@ static void sender_part(chk_part_t *p, const sidecar_t *s)
 static void judge(const sidecar_t *s, const inctx_t *x)
 {
     if (s->want_ack && x->ack != MPI_COMM_NULL)
-        PMPI_Send(NULL, 0, MPI_BYTE, x->src, x->tag, x->ack);
+        PMPI_Send(NULL, 0, MPI_BYTE, x->src, ack_tag(x->tag), x->ack);
     if (x->skip) return;
     chk_sig_t ssig = {s->unit, s->reps, s->bytes};
     if (chk_sig_receivable(ssig, x->rsig)) return;
@@ -620,7 +641,7 @@ static void box_close(inbox_t *box, done_t *d)
             *p = box->next;
             break;
         }
-    if (box->owned) PMPI_Comm_free(&box->shadow);
+    if (box->owned) chk_shadow_free(&box->shadow);
     free(box);
 }
 
@@ -893,7 +914,7 @@ void chk_p2p_unreceived(void)
     for (inbox_t *b; (b = boxes);) {
         boxes = b->next;
         box_forget_flows(b);
-        if (b->owned) PMPI_Comm_free(&b->shadow); /* kept after the application freed it */
+        if (b->owned) chk_shadow_free(&b->shadow); /* kept after the application freed it */
         free(b);
     }
     for (flow_t *f; (f = free_flows);) free_flows = f->next, free(f->recs.a), free(f->waits.a), free(f);

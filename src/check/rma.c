@@ -26,8 +26,10 @@
  * with contiguous target types. After a fence that ends an epoch (not
  * MPI_MODE_NOPRECEDE, after a fence that opened one), which the standard
  * makes a barrier of the window's group, every rank exchanges its log on
- * the window's own duplicate of its communicator (made at window creation,
- * never the application's) and reports the conflicts its own calls are part
+ * the window's own communicator over its group (made at window creation
+ * from the communicator's shadow, within the tool's budget of
+ * communicators, objects.c: a window without one is not compared; never the
+ * application's) and reports the conflicts its own calls are part
  * of: a put with any other access, a get with an accumulate, accumulates
  * with different operations (MPI_NO_OP excepted) or basic types, all from
  * different origins to overlapping bytes. Every rank involved reports at its
@@ -81,7 +83,7 @@ enum { MODE_FENCE = 0, MODE_PSCW = 1, MODE_POST = 2 };
 typedef struct {
     MPI_Win win;
     int rank, size;
-    MPI_Comm side;      /* our duplicate of the window's communicator */
+    MPI_Comm side;      /* ours, over the window's group (chk_side_of; MPI_COMM_NULL: none) */
     MPI_Aint *du;       /* every rank's displacement unit */
     uint64_t key;       /* the same on every member */
     bool fence_open, lock_all, start_open, post_open;
@@ -469,7 +471,7 @@ static void win_new(msc_call_t *c)
     mine.ctr = ++created;
     pthread_mutex_unlock(&mu);
     if (w->size > 0 && c->comm != MPI_COMM_NULL &&
-        (w->side = chk_shadow_of(c->comm)) != MPI_COMM_NULL &&
+        (w->side = chk_side_of(c->comm)) != MPI_COMM_NULL &&
         (all = malloc(sizeof *all * (size_t)w->size)) &&
         (w->du = malloc(sizeof *w->du * (size_t)w->size)) &&
         PMPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE,
@@ -492,7 +494,7 @@ static void win_new(msc_call_t *c)
         wins[nwins++] = w, w = NULL;
     pthread_mutex_unlock(&mu);
     if (w) {
-        if (w->side != MPI_COMM_NULL) PMPI_Comm_free(&w->side);
+        chk_shadow_free(&w->side);
         free(w->du), free(w->locks), free(w);
     }
 }
@@ -510,7 +512,7 @@ static void win_drop(MPI_Win win)
         }
     pthread_mutex_unlock(&mu);
     if (!w) return;
-    if (w->side != MPI_COMM_NULL) PMPI_Comm_free(&w->side);
+    chk_shadow_free(&w->side);
     free(w->du), free(w->locks), free(w->pend), free(w->log), free(w->plog), free(w->nstart),
         free(w->npost), free(w->ingroup), free(w);
 }

@@ -131,6 +131,44 @@ foreach(f IN LISTS MSC_FLAVORS)
   msc_mpi_test(${f} check/demo NP ${np} PROGRAM ../../examples/${f}/demo ARGS 300 TIMEOUT 120
     ENV MPISCOPE_MODE=check
     CHECK "python3 ${chk_expect} $MPISCOPE_OUTPUT/checks.json ${CMAKE_SOURCE_DIR}/examples/demo.c")
+  # The tool's communicators never make the application fail (objects.c,
+  # "Shadows and their budget"): more communicators alive at once than
+  # could each have a shadow (over half the MPI's context ids: MPICH 2048,
+  # Open MPI 65535; within the fifteen sixteenths left to the application),
+  # then far more made and freed than the MPI has ids. The output is the
+  # native one (run without the tool too), no finding, the budget said once
+  # on stderr.
+  if(f STREQUAL "mpich")
+    set(live 1900)
+    set(cycles 6000)
+  else()
+    set(live 36000)
+    set(cycles 70000)
+  endif()
+  msc_mpi_program(${f} check_many_comms SOURCES many_comms.c)
+  # Every step sums rank + k over 2 ranks: 2k + 1, so k from 0 to n-1 sum to n*n.
+  math(EXPR live_sum "${live} * ${live}")
+  math(EXPR cycles_sum "${cycles} * ${cycles}")
+  set(many_out ${CMAKE_CURRENT_BINARY_DIR}/check_many_comms_${f}.out)
+  file(WRITE ${many_out} "${live} duplicates alive at once: sum ${live_sum}\n"
+    "${cycles} splits made and freed: sum ${cycles_sum}\none more duplicate: sum 15\n")
+  msc_mpi_test(${f} check/many_comms_native NP 2 PROGRAM check_many_comms ARGS ${live} ${cycles}
+    NO_TOOL TIMEOUT 300 ENV MSC_KEEP_STDOUT=1
+    CHECK "diff ${many_out} $MPISCOPE_OUTPUT/.stdout")
+  msc_mpi_test(${f} check/many_comms NP 2 PROGRAM check_many_comms ARGS ${live} ${cycles}
+    TIMEOUT 600 ENV MPISCOPE_MODE=check MSC_KEEP_STDOUT=1 MSC_KEEP_STDERR=1
+    CHECK "diff ${many_out} $MPISCOPE_OUTPUT/.stdout && grep -q '\"count\": 0' $MPISCOPE_OUTPUT/checks.json && grep -c MPISCOPE_CHECK_SHADOWS= $MPISCOPE_OUTPUT/.stderr | grep -qx 1")
+  # Communicators left without a shadow by a budget of 3 (MPI_COMM_WORLD's,
+  # MPI_COMM_SELF's, one more): every use of a shadow is skipped cleanly for
+  # them, the checks go on for those with one.
+  msc_mpi_program(${f} check_noshadow SOURCES noshadow.c)
+  set(noshadow_out ${CMAKE_CURRENT_BINARY_DIR}/check_noshadow.out)
+  file(WRITE ${noshadow_out} "b: tags 0 1 ub, sum 3, bcast 2\n"
+    "intercommunicator: 11, merged sum 21\npending receive: 42\n")
+  msc_mpi_test(${f} check/noshadow NP 2 PROGRAM check_noshadow TIMEOUT 120
+    ENV MPISCOPE_MODE=check MPISCOPE_CHECK_SHADOWS=3 OMPI_MCA_osc=pt2pt
+        MSC_KEEP_STDOUT=1 MSC_KEEP_STDERR=1
+    CHECK "python3 ${chk_expect} $MPISCOPE_OUTPUT/checks.json ${CMAKE_CURRENT_LIST_DIR}/noshadow.c && diff ${noshadow_out} $MPISCOPE_OUTPUT/.stdout && grep -c MPISCOPE_CHECK_SHADOWS=3 $MPISCOPE_OUTPUT/.stderr | grep -qx 1")
 endforeach()
 
 # Calls before MPI_Init and after MPI_Finalize: flagged on stderr (both MPIs
