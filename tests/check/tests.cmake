@@ -142,8 +142,10 @@ foreach(f IN LISTS MSC_FLAVORS)
     set(live 1900)
     set(cycles 6000)
   else()
-    set(live 36000)
-    set(cycles 70000)
+    # More than the 16,383 the tool's three shadows per communicator left
+    # an application before (issue 24), and past the tool's budget (4,095).
+    set(live 20000)
+    set(cycles 10000)
   endif()
   msc_mpi_program(${f} check_many_comms SOURCES many_comms.c)
   # Every step sums rank + k over 2 ranks: 2k + 1, so k from 0 to n-1 sum to n*n.
