@@ -7,6 +7,13 @@
  * while the table still had room. A completion call locks one stripe per
  * completed request; nothing here runs for calls that involve no request.
  *
+ * Most programs make their MPI calls from one thread, and there the locks
+ * (two mutexes and two atomic counters per operation, each a locked
+ * instruction) were most of the table's cost. So the whole table, pool and
+ * counters included, is behind one msc_solo_t (solo.h): the first thread to
+ * use it owns it and takes no lock, and the first use by any other thread
+ * makes every thread take the locks above from then on.
+ *
  * One handle can stand for many pending operations: the MPIs return a
  * shared, already complete request for sends that finish inline. Such a
  * handle's entries form a run in its bucket, oldest first, whose first entry
@@ -23,6 +30,7 @@
 #include <string.h>
 
 #include "call.h"
+#include "solo.h"
 #include "state.h"
 
 enum { STRIPES = 64, BUCKETS = 256 };
@@ -49,6 +57,21 @@ static entry_t *pool, *free_list;   /* MPISCOPE_MAX_REQUESTS entries; the return
 static int fresh, pool_capacity;
 static _Atomic uint64_t dropped, pending, next_id = 1;
 static bool ready;
+
+/* The single-thread path (above). */
+static msc_solo_t solo_lock = MSC_SOLO_INIT;
+
+/* Counters written by the owner alone until the table is shared (plain
+ * load and store), by every thread after (read-modify-write). */
+static inline uint64_t count_add(_Atomic uint64_t *v, uint64_t d, bool solo)
+{
+    if (solo) {
+        uint64_t x = atomic_load_explicit(v, memory_order_relaxed);
+        atomic_store_explicit(v, x + d, memory_order_relaxed);
+        return x;
+    }
+    return atomic_fetch_add_explicit(v, d, memory_order_relaxed);
+}
 static uint32_t (*comm_tag_fn)(MPI_Comm);
 
 void msc_requests_comm_tag(uint32_t (*fn)(MPI_Comm))
@@ -78,6 +101,7 @@ bool msc_requests_init(int capacity)
     if (!pool) return false;
     pool_capacity = capacity;
     for (int s = 0; s < STRIPES; s++) pthread_mutex_init(&stripes[s].lock, NULL);
+    msc_solo_init(&solo_lock);
     ready = true;
     return true;
 }
@@ -96,45 +120,67 @@ static entry_t **slot_of(stripe_t *st, uint64_t h, MPI_Request r)
 }
 
 /* An entry from the pool, or NULL when the table is full. */
-static entry_t *take_entry(void)
+static entry_t *take_entry(bool solo)
 {
-    pthread_mutex_lock(&pool_lock);
+    if (!solo) pthread_mutex_lock(&pool_lock);
     entry_t *e = free_list;
     if (e)
         free_list = e->next;
     else if (fresh < pool_capacity)
         e = &pool[fresh++];
-    pthread_mutex_unlock(&pool_lock);
+    if (!solo) pthread_mutex_unlock(&pool_lock);
     return e;
 }
 
-static void give_entry(entry_t *e)
+static void give_entry(entry_t *e, bool solo)
 {
-    pthread_mutex_lock(&pool_lock);
+    if (!solo) pthread_mutex_lock(&pool_lock);
     e->next = free_list;
     free_list = e;
-    pthread_mutex_unlock(&pool_lock);
-    atomic_fetch_sub_explicit(&pending, 1, memory_order_relaxed);
+    if (!solo) pthread_mutex_unlock(&pool_lock);
+    count_add(&pending, (uint64_t)-1, solo);
 }
 
-static void insert(MPI_Request r, const msc_req_info_t *info)
+/* What a posting call's record says, worked out before the table is
+ * entered (the library calls: the datatype's size, the module's
+ * communicator tag), so that the entry is written in place with stores. */
+typedef struct {
+    const msc_call_t *c;
+    MPI_Comm comm;
+    MPI_Count count;
+    MPI_Datatype type;
+    int64_t bytes;
+    uint32_t comm_tag;
+    bool persistent;
+} posting_t;
+
+static const msc_req_info_t zero_info; /* the zero handles of the fields a kind leaves unset */
+
+static inline __attribute__((always_inline)) void fill(msc_req_info_t *in, const posting_t *x,
+                                                       uint64_t id);
+
+/* Enters the posted operation under handle `r`, with a new id (returned). */
+static uint64_t insert(MPI_Request r, const posting_t *x)
 {
     uint64_t h = hash(r);
     stripe_t *st = stripe_of(h);
-    pthread_mutex_lock(&st->lock);
+    bool solo = msc_solo_enter(&solo_lock);
+    if (!solo) pthread_mutex_lock(&st->lock);
+    uint64_t id = count_add(&next_id, 1, solo);
     entry_t **p = slot_of(st, h, r);
     entry_t *e = *p;
-    if (e && (e->info.persistent || info->persistent)) {
+    if (e && (e->info.persistent || x->persistent)) {
         /* A persistent request's handle again: the old entry is stale (the
          * MPI freed it without our seeing it); the new operation takes it. */
-        e->info = *info;
-        pthread_mutex_unlock(&st->lock);
-        return;
+        fill(&e->info, x, id);
+        if (solo) msc_solo_leave(&solo_lock);
+        else pthread_mutex_unlock(&st->lock);
+        return id;
     }
-    entry_t *fresh = take_entry();
+    entry_t *fresh = take_entry(solo);
     if (fresh) {
         fresh->key = r;
-        fresh->info = *info;
+        fill(&fresh->info, x, id);
         if (e) {
             /* A handle already in the table for an operation not yet
              * completed: both MPIs return one shared, already complete
@@ -150,10 +196,12 @@ static void insert(MPI_Request r, const msc_req_info_t *info)
             fresh->last = fresh;
             *p = fresh;
         }
-        atomic_fetch_add_explicit(&pending, 1, memory_order_relaxed);
+        count_add(&pending, 1, solo);
     }
-    pthread_mutex_unlock(&st->lock);
+    if (solo) msc_solo_leave(&solo_lock);
+    else pthread_mutex_unlock(&st->lock);
     if (!fresh) atomic_fetch_add_explicit(&dropped, 1, memory_order_relaxed);
+    return id;
 }
 
 /* Entries of a shared handle's run looked at for one of the completing
@@ -167,11 +215,13 @@ enum { RUN_SCAN = 256 };
  * share the handle each complete their own), else the oldest. */
 enum { LOOKUP_COMPLETE, LOOKUP_START, LOOKUP_FREE, LOOKUP_PEEK };
 
-static bool lookup(MPI_Request r, int what, int me, msc_req_info_t *out)
+static inline __attribute__((always_inline)) bool lookup(MPI_Request r, int what, int me,
+                                                         msc_req_info_t *out)
 {
     uint64_t h = hash(r);
     stripe_t *st = stripe_of(h);
-    pthread_mutex_lock(&st->lock);
+    bool solo = msc_solo_enter(&solo_lock);
+    if (!solo) pthread_mutex_lock(&st->lock);
     entry_t **p = slot_of(st, h, r);
     entry_t *head = *p, *e = head, *prev = NULL;
     if (head && (what == LOOKUP_COMPLETE || what == LOOKUP_FREE) && head->last != head && head->info.thread != me) {
@@ -196,97 +246,137 @@ static bool lookup(MPI_Request r, int what, int me, msc_req_info_t *out)
                 prev->next = e->next;
                 if (head->last == e) head->last = prev;
             }
-            give_entry(e);
+            give_entry(e, solo);
         }
     }
-    pthread_mutex_unlock(&st->lock);
+    if (solo) msc_solo_leave(&solo_lock);
+    else pthread_mutex_unlock(&st->lock);
     return e != NULL;
+}
+
+/* Datatype sizes: PMPI_Type_size_x is a library call per posted operation
+ * (and per collective), so each thread remembers the last few, until the
+ * epoch moves (msc_types_forget). A type freed by one thread and its handle
+ * reused by another in the moment before the free's wrapper bumps the epoch
+ * could be sized wrong; nothing else can. */
+static _Atomic uint64_t type_epoch = 1;
+
+void msc_types_forget(void)
+{
+    atomic_fetch_add_explicit(&type_epoch, 1, memory_order_release);
+}
+
+static int64_t type_size(MPI_Datatype type)
+{
+    MPI_Count size = 0;
+    if (PMPI_Type_size_x(type, &size) != MPI_SUCCESS || size < 0) return 0;
+    return (int64_t)size;
+}
+
+static inline __attribute__((always_inline)) int64_t type_bytes(MPI_Datatype type, MPI_Count count)
+{
+    if (type == MPI_DATATYPE_NULL || count <= 0) return 0;
+    msc_thread_t *t = msc_tls.thread;
+    if (MSC_UNLIKELY(!t)) return type_size(type) * (int64_t)count;
+    uint64_t k = 0;
+    memcpy(&k, &type, sizeof type < sizeof k ? sizeof type : sizeof k);
+    unsigned i = (unsigned)((k * 0x9e3779b97f4a7c15ull) >> 62);
+    uint64_t epoch = atomic_load_explicit(&type_epoch, memory_order_acquire);
+    if (MSC_LIKELY(t->type_epoch == epoch && memcmp(&t->type_key[i], &type, sizeof type) == 0))
+        return t->type_size[i] * (int64_t)count;
+    if (t->type_epoch != epoch) {
+        for (int j = 0; j < 4; j++) t->type_key[j] = MPI_DATATYPE_NULL;
+        t->type_epoch = epoch;
+    }
+    t->type_key[i] = type;
+    t->type_size[i] = type_size(type);
+    return t->type_size[i] * (int64_t)count;
 }
 
 int64_t msc_type_bytes(MPI_Datatype type, MPI_Count count)
 {
-    if (type == MPI_DATATYPE_NULL || count <= 0) return 0;
-    MPI_Count size = 0;
-    if (PMPI_Type_size_x(type, &size) != MPI_SUCCESS || size < 0) return 0;
-    return (int64_t)(size * count);
+    return type_bytes(type, count);
+}
+
+
+/* Writes every field of `in` (an entry reused from the pool keeps nothing
+ * of its last request): what the posting call was, as msc_req_info_t
+ * describes it per kind. */
+static inline __attribute__((always_inline)) void fill(msc_req_info_t *in, const posting_t *x,
+                                                       uint64_t id)
+{
+    const msc_call_t *c = x->c;
+    msc_kind_t k = c->kind;
+    in->id = id;
+    in->fn = c->fn;
+    in->kind = k;
+    in->comm = x->comm;
+    in->tag = c->tag;
+    in->count = x->count;
+    in->type = x->type;
+    in->bytes = x->bytes;
+    in->site = c->site;
+    in->t_post = c->t_enter;
+    in->comm_tag = x->comm_tag;
+    in->thread = c->thread ? c->thread->index : -1;
+    in->persistent = x->persistent;
+    in->active = 0;
+    if (MSC_LIKELY(k == MSC_KIND_ISEND || k == MSC_KIND_IRECV)) {
+        /* the common case, without the tests below */
+        in->peer = c->peer;
+        in->root = MPI_UNDEFINED;
+        in->counts_are_mpi_count = in->send_in_place = in->recv_in_place = 0;
+        in->rcount = 0;
+        in->rtype = zero_info.rtype;
+        in->counts = in->rcounts = NULL;
+        in->file = zero_info.file;
+        in->newcomm_fortran = 0;
+        in->newcomm_at = NULL;
+        return;
+    }
+    bool p2p = k == MSC_KIND_SEND_INIT || k == MSC_KIND_RECV_INIT || k == MSC_KIND_IMRECV;
+    bool coll = k == MSC_KIND_ICOLL || k == MSC_KIND_COLL_INIT;
+    bool icomm = k == MSC_KIND_ICOMM;
+    in->peer = !p2p ? MPI_UNDEFINED : k == MSC_KIND_IMRECV ? MPI_ANY_SOURCE : c->peer;
+    in->root = coll ? c->root : MPI_UNDEFINED;
+    in->counts_are_mpi_count = (uint8_t)(coll && c->counts_are_mpi_count != 0);
+    in->send_in_place = coll && c->buf == MPI_IN_PLACE;
+    in->recv_in_place = coll && c->rbuf == MPI_IN_PLACE;
+    in->rcount = coll ? c->rcount : 0;
+    in->rtype = coll ? c->rtype : zero_info.rtype;
+    in->counts = coll ? c->counts : NULL;
+    in->rcounts = coll ? c->rcounts : NULL;
+    in->file = k == MSC_KIND_IO_IWRITE || k == MSC_KIND_IO_IREAD ? c->file : zero_info.file;
+    in->newcomm_fortran = icomm && c->lang != MSC_LANG_C;
+    in->newcomm_at = !icomm ? NULL : c->lang != MSC_LANG_C ? c->newcomm_f : (const void *)c->newcomm;
 }
 
 static void post(msc_call_t *c)
 {
     if (c->rc != MPI_SUCCESS || !c->request || *c->request == MPI_REQUEST_NULL) return;
-    msc_req_info_t info = {
-        .id = atomic_fetch_add_explicit(&next_id, 1, memory_order_relaxed),
-        .fn = c->fn,
-        .kind = c->kind,
-        .comm = c->comm,
-        .peer = c->peer,
-        .tag = c->tag,
-        .root = MPI_UNDEFINED,
-        .site = c->site,
-        .t_post = c->t_enter,
-        .thread = c->thread ? c->thread->index : -1,
+    msc_kind_t k = c->kind;
+    /* Receives, reads and gets describe their operation by the receive
+     * side's count and type; file operations and RMA have no communicator
+     * (the modules know file, window and target from the call itself), a
+     * matched receive not its own; a nonblocking communicator constructor
+     * has no data. */
+    bool rd = k == MSC_KIND_IRECV || k == MSC_KIND_RECV_INIT || k == MSC_KIND_IMRECV ||
+              k == MSC_KIND_IO_IREAD || k == MSC_KIND_RMA_RGET;
+    bool nocomm = k == MSC_KIND_IMRECV || k == MSC_KIND_IO_IREAD || k == MSC_KIND_IO_IWRITE ||
+                  k == MSC_KIND_RMA_RPUT || k == MSC_KIND_RMA_RGET || k == MSC_KIND_RMA_RACC;
+    bool coll = k == MSC_KIND_ICOLL || k == MSC_KIND_COLL_INIT;
+    posting_t x = {
+        .c = c,
+        .comm = nocomm ? MPI_COMM_NULL : c->comm,
+        .count = k == MSC_KIND_ICOMM ? 0 : rd ? c->rcount : c->count,
+        .type = k == MSC_KIND_ICOMM ? zero_info.type : rd ? c->rtype : c->type,
+        .persistent = k == MSC_KIND_SEND_INIT || k == MSC_KIND_RECV_INIT || k == MSC_KIND_COLL_INIT,
     };
-    switch (c->kind) {
-    case MSC_KIND_ISEND:
-    case MSC_KIND_SEND_INIT:
-        info.count = c->count;
-        info.type = c->type;
-        info.bytes = msc_type_bytes(c->type, c->count);
-        break;
-    case MSC_KIND_IRECV:
-    case MSC_KIND_RECV_INIT:
-    case MSC_KIND_IMRECV:
-        info.count = c->rcount;
-        info.type = c->rtype;
-        info.bytes = msc_type_bytes(c->rtype, c->rcount);
-        if (c->kind == MSC_KIND_IMRECV) info.peer = MPI_ANY_SOURCE, info.comm = MPI_COMM_NULL;
-        break;
-    case MSC_KIND_IO_IWRITE:
-    case MSC_KIND_IO_IREAD: /* the modules know the file from the call itself */
-        info.count = c->kind == MSC_KIND_IO_IWRITE ? c->count : c->rcount;
-        info.type = c->kind == MSC_KIND_IO_IWRITE ? c->type : c->rtype;
-        info.bytes = msc_type_bytes(info.type, info.count);
-        info.comm = MPI_COMM_NULL;
-        info.peer = MPI_UNDEFINED;
-        info.file = c->file;
-        break;
-    case MSC_KIND_RMA_RPUT:
-    case MSC_KIND_RMA_RGET:
-    case MSC_KIND_RMA_RACC: /* the modules know window and target from the call itself */
-        info.count = c->kind == MSC_KIND_RMA_RGET ? c->rcount : c->count;
-        info.type = c->kind == MSC_KIND_RMA_RGET ? c->rtype : c->type;
-        info.bytes = msc_type_bytes(info.type, info.count);
-        info.comm = MPI_COMM_NULL;
-        info.peer = MPI_UNDEFINED;
-        break;
-    case MSC_KIND_ICOMM: /* the new communicator is read at completion */
-        info.root = MPI_UNDEFINED;
-        info.peer = MPI_UNDEFINED;
-        info.newcomm_fortran = c->lang != MSC_LANG_C;
-        info.newcomm_at = info.newcomm_fortran ? c->newcomm_f : (const void *)c->newcomm;
-        break;
-    case MSC_KIND_ICOLL:
-    case MSC_KIND_COLL_INIT: /* a persistent collective is known only from this */
-        info.root = c->root;
-        info.peer = MPI_UNDEFINED;
-        info.count = c->count, info.type = c->type;
-        info.rcount = c->rcount, info.rtype = c->rtype;
-        info.counts = c->counts, info.rcounts = c->rcounts;
-        info.counts_are_mpi_count = (uint8_t)(c->counts_are_mpi_count != 0);
-        info.send_in_place = c->buf == MPI_IN_PLACE;
-        info.recv_in_place = c->rbuf == MPI_IN_PLACE;
-        break;
-    default:
-        info.root = c->root;
-        info.peer = MPI_UNDEFINED;
-        break;
-    }
-    info.persistent = c->kind == MSC_KIND_SEND_INIT || c->kind == MSC_KIND_RECV_INIT ||
-                      c->kind == MSC_KIND_COLL_INIT;
-    if (comm_tag_fn && (info.comm != MPI_COMM_NULL || c->kind == MSC_KIND_IMRECV))
-        info.comm_tag = comm_tag_fn(info.comm);
-    c->req_id = info.id;
-    insert(*c->request, &info);
+    /* a persistent collective is known only from its record: no size here */
+    if (!coll && k != MSC_KIND_ICOMM) x.bytes = type_bytes(x.type, x.count);
+    if (comm_tag_fn && (x.comm != MPI_COMM_NULL || k == MSC_KIND_IMRECV))
+        x.comm_tag = comm_tag_fn(x.comm);
+    c->req_id = insert(*c->request, &x);
 }
 
 static bool done_room(msc_call_t *c, int n)
@@ -305,10 +395,12 @@ static void complete(msc_call_t *c, MPI_Request r, MPI_Status *status)
 {
     if (r == MPI_REQUEST_NULL) return;
     msc_done_t *d = &c->done[c->ndone];
-    memset(d, 0, sizeof *d);
-    if (!lookup(r, LOOKUP_COMPLETE, c->thread ? c->thread->index : -1, &d->info)) d->info.id = 0;
+    /* Every field is set: the lookup copies the entry, or the info is zeroed. */
+    if (!lookup(r, LOOKUP_COMPLETE, c->thread ? c->thread->index : -1, &d->info))
+        memset(&d->info, 0, sizeof d->info);
     d->status = status;
     d->bytes = d->info.bytes;
+    d->cancelled = false;
     d->newcomm = MPI_COMM_NULL;
     if (d->info.kind == MSC_KIND_ICOMM && d->info.newcomm_at)
         d->newcomm = d->info.newcomm_fortran
@@ -319,15 +411,10 @@ static void complete(msc_call_t *c, MPI_Request r, MPI_Status *status)
          * file operation's status unset: file operations are never taken
          * for cancelled. */
         bool file = d->info.kind == MSC_KIND_IO_IREAD || d->info.kind == MSC_KIND_IO_IWRITE;
-        int flag = 0;
-        if (!file && PMPI_Test_cancelled(status, &flag) == MPI_SUCCESS && flag) d->cancelled = true;
+        if (!file && msc_status_cancelled(status)) d->cancelled = true;
         bool recv = d->info.kind == MSC_KIND_IRECV || d->info.kind == MSC_KIND_RECV_INIT ||
-                    d->info.kind == MSC_KIND_IMRECV || d->info.kind == MSC_KIND_IO_IREAD ||
-                    d->info.kind == MSC_KIND_IO_IWRITE; /* file operations: bytes done */
-        if (recv) {
-            MPI_Count n = 0;
-            d->bytes = PMPI_Get_elements_x(status, MPI_BYTE, &n) == MPI_SUCCESS && n > 0 ? n : 0;
-        }
+                    d->info.kind == MSC_KIND_IMRECV || file; /* file operations: bytes done */
+        if (recv) d->bytes = msc_status_bytes(status);
     }
     c->ndone++;
 }

@@ -96,7 +96,44 @@ void msc_requests_comm_tag(uint32_t (*fn)(MPI_Comm comm)) __attribute__((visibil
 uint64_t msc_requests_dropped(void) __attribute__((visibility("hidden")));
 uint64_t msc_requests_pending(void) __attribute__((visibility("hidden")));
 
-/* Size in bytes of `count` elements of `type` (0 for MPI_DATATYPE_NULL). */
+/* Size in bytes of `count` elements of `type` (0 for MPI_DATATYPE_NULL).
+ * Sizes are remembered per thread until msc_types_forget. */
 int64_t msc_type_bytes(MPI_Datatype type, MPI_Count count) __attribute__((visibility("hidden")));
+
+/* Forgets every remembered datatype size: a freed handle may come back
+ * naming another type. The core calls it after every recorded
+ * MPI_Type_free and whenever recording resumes (frees made while it was off
+ * were not seen). */
+void msc_types_forget(void) __attribute__((visibility("hidden")));
+
+/* What a completion's status says: cancelled, and bytes transferred (the
+ * element count in MPI_BYTE). Both MPIs keep them in fields of the status,
+ * read here directly instead of through PMPI_Test_cancelled and
+ * PMPI_Get_elements_x (a library call each per completed operation); other
+ * MPIs take the portable path. */
+static inline bool msc_status_cancelled(MPI_Status *st)
+{
+#if defined(OPEN_MPI)
+    return st->_cancelled != 0;
+#elif defined(MPICH)
+    return (st->count_hi_and_cancelled & 1) != 0;
+#else
+    int flag = 0;
+    return PMPI_Test_cancelled(st, &flag) == MPI_SUCCESS && flag;
+#endif
+}
+
+static inline int64_t msc_status_bytes(MPI_Status *st)
+{
+#if defined(OPEN_MPI)
+    return st->_ucount > (size_t)INT64_MAX ? 0 : (int64_t)st->_ucount;
+#elif defined(MPICH)
+    return (int64_t)((uint64_t)(unsigned)st->count_lo |
+                     ((uint64_t)(unsigned)(st->count_hi_and_cancelled >> 1) << 32));
+#else
+    MPI_Count n = 0;
+    return PMPI_Get_elements_x(st, MPI_BYTE, &n) == MPI_SUCCESS && n > 0 ? (int64_t)n : 0;
+#endif
+}
 
 #endif

@@ -9,12 +9,15 @@
 
 #include <linux/membarrier.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "log.h"
 #include "msc_functions.h"
+#include "requests.h"
+#include "solo.h"
 
 _Thread_local msc_tls_t msc_tls __attribute__((tls_model("initial-exec")));
 msc_global_t msc_g = {.comm = MPI_COMM_NULL, .world_rank = -1};
@@ -127,6 +130,8 @@ static int other_gates(void)
     return n;
 }
 
+static pthread_once_t membarrier_once = PTHREAD_ONCE_INIT;
+
 static void heavy_fence(void)
 {
     /* This thread's own full fence (a seq_cst read-modify-write: TSan has no
@@ -134,13 +139,55 @@ static void heavy_fence(void)
     static _Atomic int fence_word;
     atomic_fetch_add(&fence_word, 0);
     if (other_gates() == 0) return;
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, membarrier_setup);
+    pthread_once(&membarrier_once, membarrier_setup);
     if (membarrier_cmd >= 0) syscall(SYS_membarrier, membarrier_cmd, 0, 0);
+}
+
+bool msc_fence_all_threads(void)
+{
+    static _Atomic int fence_word;
+    atomic_fetch_add(&fence_word, 0);
+    pthread_once(&membarrier_once, membarrier_setup);
+    return membarrier_cmd >= 0 && syscall(SYS_membarrier, membarrier_cmd, 0, 0) == 0;
+}
+
+/* ---- msc_solo_t (solo.h) --------------------------------------------------- */
+
+void msc_solo_init(msc_solo_t *s)
+{
+    if (msc_fence_all_threads()) return;
+    atomic_store(&s->shared, true);
+    atomic_store(&s->settled, true);
+}
+
+/* From now on everybody locks: returns when the owner is out of its last
+ * lock-free section. */
+static void solo_share(msc_solo_t *s)
+{
+    pthread_mutex_lock(&s->share_lock);
+    if (!atomic_load(&s->shared)) {
+        atomic_store(&s->shared, true);
+        msc_fence_all_threads();
+        while (atomic_load_explicit(&s->busy, memory_order_acquire)) sched_yield();
+    }
+    atomic_store_explicit(&s->settled, true, memory_order_release);
+    pthread_mutex_unlock(&s->share_lock);
+}
+
+bool msc_solo_claim(msc_solo_t *s)
+{
+    if (atomic_load_explicit(&s->settled, memory_order_acquire)) return false;
+    const void *none = NULL;
+    if (!atomic_load(&s->shared) &&
+        atomic_compare_exchange_strong(&s->owner, &none, (const void *)&msc_tls))
+        return msc_solo_enter(s);
+    solo_share(s); /* or wait until the thread sharing it is done */
+    return false;
 }
 
 void msc_gates_update(void)
 {
+    msc_types_forget(); /* datatypes freed while recording was off went unseen */
     msc_recording_update();
     heavy_fence();
     bool on = msc_recording_on();

@@ -55,6 +55,11 @@ typedef struct msc_thread {
     int scratch_n;
     struct msc_done *scratch_done; /* completed operations of one call */
     int scratch_done_n;
+    /* Sizes of the datatypes sized last (msc_type_bytes), direct-mapped by
+     * handle, valid while type_epoch is the process's (requests.c). */
+    MPI_Datatype type_key[4];
+    int64_t type_size[4];        /* bytes per element */
+    uint64_t type_epoch;
     void *module_data[MSC_MODULES_MAX]; /* one slot per registered module */
 } msc_thread_t;
 
@@ -128,6 +133,13 @@ msc_thread_t *msc_thread_attach(void) MSC_INTERNAL;
  * state and counts stay) and opens its gate, so that its later MPI calls
  * reach msc_call_begin's unregistered-thread branch (wrap.h). */
 void msc_thread_detach(void) MSC_INTERNAL;
+
+/* A full memory barrier in every running thread of the process
+ * (membarrier(2)), for the slow half of an asymmetric handshake whose fast
+ * half has only a compiler barrier (the gate above, the request table's
+ * single-thread path). false: not available, and nothing was done beyond
+ * this thread's own fence. */
+bool msc_fence_all_threads(void) MSC_INTERNAL;
 
 /* Sets or clears MSC_GATE_OFF in every registered thread from msc_g. */
 void msc_gates_update(void) MSC_INTERNAL;

@@ -132,6 +132,7 @@ static MSC_HOT void msc_call_done(msc_call_t *c, int rc, msc_fn_t fn, msc_kind_t
     c->t_leave = msc_now_ns();
     c->rc = rc;
     c->thread->calls[fn]++;
+    if (MSC_UNLIKELY(fn == MSC_FN_MPI_Type_free)) msc_types_forget();
     if (msc_kind_has_requests(kind)) msc_requests_leave(c);
     unsigned m = atomic_load_explicit(&msc_hooks.leave_mask, memory_order_relaxed);
     if (m) msc_hooks_call(msc_hooks.leave, m, c);

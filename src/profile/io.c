@@ -1,7 +1,8 @@
 /* The I/O section's table (io.h): files by name, handles mapped to files.
  *
  * Few files are open at once and file calls are slow, so the table is two
- * small arrays behind one mutex: the files (at most MPISCOPE_PROFILE_FILES,
+ * small arrays behind one mutex (taken only once a second thread has used
+ * the table: solo.h): the files (at most MPISCOPE_PROFILE_FILES,
  * then one record of others) and the open handles. An MPI_File_open finds
  * its file by name (linear: opens are rare) and puts (handle, file) in the
  * map, replacing an older entry of the same handle value; MPI_File_close
@@ -17,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "solo.h"
 #include "state.h"
 
 enum { MAP_MAX = 1024 };
@@ -28,6 +30,7 @@ typedef struct {
 } map_t;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static msc_solo_t solo = MSC_SOLO_INIT; /* the lock costs nothing while one thread does I/O */
 static msc_pio_file_t *files; /* max_files + 1 entries: the last is "others" (name NULL) */
 static size_t nfiles, max_files;
 static uint64_t others;       /* opens of files that did not fit */
@@ -35,8 +38,23 @@ static map_t *map;
 static size_t nmap;
 static unsigned char coll[MSC_FN_COUNT]; /* collective file operations */
 
+/* The table's lock: none while one thread has used it (solo.h). */
+static bool table_lock(void)
+{
+    bool alone = msc_solo_enter(&solo);
+    if (!alone) pthread_mutex_lock(&lock);
+    return alone;
+}
+
+static void table_unlock(bool alone)
+{
+    if (alone) msc_solo_leave(&solo);
+    else pthread_mutex_unlock(&lock);
+}
+
 void msc_pio_init(void)
 {
+    msc_solo_init(&solo);
     max_files = (size_t)msc_g.settings.v[MSC_SET_PROFILE_FILES].num;
     for (int f = 0; f < MSC_FN_COUNT; f++)
         coll[f] = strstr(msc_fn_name[f], "_all") || strstr(msc_fn_name[f], "_ordered");
@@ -132,7 +150,7 @@ void msc_pio_call(const msc_call_t *c, uint64_t bytes)
 {
     uint64_t dt = c->t_leave - c->t_enter;
     if (c->rc != MPI_SUCCESS) return;
-    pthread_mutex_lock(&lock);
+    bool alone = table_lock();
     if (c->kind == MSC_KIND_HANDLE_NEW) { /* MPI_File_open */
         char *name = file_name(c);
         int f = name ? file_of(name) : -1;
@@ -163,20 +181,20 @@ void msc_pio_call(const msc_call_t *c, uint64_t bytes)
             }
         }
     }
-    pthread_mutex_unlock(&lock);
+    table_unlock(alone);
 }
 
 void msc_pio_done(const msc_done_t *d)
 {
     bool w = d->info.kind == MSC_KIND_IO_IWRITE;
     uint64_t bytes = d->bytes > 0 ? (uint64_t)d->bytes : 0;
-    pthread_mutex_lock(&lock);
+    bool alone = table_lock();
     int f = file_of_handle(d->info.file);
     if (f >= 0) {
         files[f].s.bytes[w] += bytes;
         files[f].s.hist[w][size_bin(bytes)]++;
     }
-    pthread_mutex_unlock(&lock);
+    table_unlock(alone);
 }
 
 void msc_pio_stat_add(msc_pio_stat_t *a, const msc_pio_stat_t *b)
@@ -193,7 +211,7 @@ void msc_pio_stat_add(msc_pio_stat_t *a, const msc_pio_stat_t *b)
 
 msc_pio_file_t *msc_pio_snapshot(size_t *n, uint64_t *n_others)
 {
-    pthread_mutex_lock(&lock);
+    bool alone = table_lock();
     size_t k = nfiles + (others ? 1 : 0);
     msc_pio_file_t *copy = calloc(k + 1, sizeof *copy);
     *n = 0;
@@ -204,7 +222,7 @@ msc_pio_file_t *msc_pio_snapshot(size_t *n, uint64_t *n_others)
         copy[(*n)++].s = files[i].s;
     }
     if (copy && others) copy[(*n)++].s = files[max_files].s; /* name NULL: the others */
-    pthread_mutex_unlock(&lock);
+    table_unlock(alone);
     return copy;
 }
 

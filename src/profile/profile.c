@@ -173,6 +173,22 @@ static msc_psite_t *site_get(msc_ptab_t *p, int fn, void *const *pc)
     return NULL;
 }
 
+static inline unsigned memo_slot(void *pc)
+{
+    _Static_assert(MSC_PROF_SITE_MEMO == 64, "six bits of the hash");
+    return (unsigned)(((uint32_t)(uintptr_t)pc * 0x9e3779b1u) >> 26);
+}
+
+/* The site entry of (fn, pc) at depth 1 (the posting call of a completed
+ * operation), through the memo; NULL: the table is full. */
+static msc_psite_t *site_of(msc_ptab_t *p, int fn, void *site)
+{
+    unsigned i = memo_slot(site);
+    if (msc_prof.depth == 1 && p->memo[i].pc == site && p->memo[i].fn == fn) return p->memo[i].site;
+    void *pc[MSC_PROF_DEPTH_MAX] = {site};
+    return site_get(p, fn, pc);
+}
+
 /* ---- communicators ------------------------------------------------------ */
 
 static bool same_comm(MPI_Comm a, MPI_Comm b)
@@ -605,6 +621,7 @@ static __attribute__((noinline)) void collective(msc_ptab_t *p, msc_call_t *c, m
         if (c->root != me) edge(p, MSC_PROF_COLL, cm, c->root, (uint64_t)each);
         return;
     }
+    if (edges == E_NONE) return; /* a root that only receives: no loop over the ranks */
     for (int j = 0; j < n; j++) {
         if (j == me) continue;
         bool on = edges == E_ALL || (edges == E_FROM_ROOT) ||
@@ -632,8 +649,7 @@ static __attribute__((noinline)) void completions(msc_ptab_t *p, msc_call_t *c)
         if (k == MSC_KIND_IO_IREAD || k == MSC_KIND_IO_IWRITE) msc_pio_done(d);
         uint64_t bytes = d->bytes > 0 ? (uint64_t)d->bytes : 0;
         msc_pfn_t *f = &p->fn[d->info.fn];
-        void *pc[MSC_PROF_DEPTH_MAX] = {d->info.site};
-        msc_psite_t *s = d->info.site ? site_get(p, (int)d->info.fn, pc) : NULL;
+        msc_psite_t *s = d->info.site ? site_of(p, (int)d->info.fn, d->info.site) : NULL;
         msc_pstat_t *st = s ? &s->s : &f->s;
         f->hist[size_bin(bytes)]++;
         if (recv) {
@@ -668,34 +684,17 @@ static __attribute__((noinline)) void started(msc_ptab_t *p, msc_call_t *c)
             .counts_are_mpi_count = in.counts_are_mpi_count,
         };
         msc_pfn_t *f = &p->fn[in.fn];
-        void *pc[MSC_PROF_DEPTH_MAX] = {in.site};
-        msc_psite_t *s = in.site ? site_get(p, (int)in.fn, pc) : NULL;
+        msc_psite_t *s = in.site ? site_of(p, (int)in.fn, in.site) : NULL;
         collective(p, &one, f, s ? &s->s : &f->s);
     }
 }
 
-/* Bytes of a file read or write, from its status. */
-static uint64_t file_bytes(MPI_Status *st)
-{
-    MPI_Count n = 0;
-    if (PMPI_Get_elements_x(st, MPI_BYTE, &n) != MPI_SUCCESS || n < 0) return 0;
-    return (uint64_t)n;
-}
-
-/* Bytes a receive status says arrived. Both MPIs keep the count in bytes
- * inside the status; reading it directly saves the ~10 ns of a library call
- * on every receive. Other MPIs take the portable path. */
+/* Bytes a receive's status says arrived, or a file read or write's says
+ * were done: read from the status (msc_status_bytes), which saves the
+ * ~10 ns of a library call per call. */
 static inline uint64_t status_bytes(MPI_Status *st)
 {
-#if defined(OPEN_MPI)
-    return (uint64_t)st->_ucount;
-#elif defined(MPICH)
-    return (uint64_t)(unsigned)st->count_lo | ((uint64_t)(st->count_hi_and_cancelled >> 1) << 32);
-#else
-    MPI_Count n = 0;
-    if (PMPI_Get_elements_x(st, MPI_BYTE, &n) != MPI_SUCCESS || n < 0) return 0;
-    return (uint64_t)n;
-#endif
+    return (uint64_t)msc_status_bytes(st);
 }
 
 
@@ -706,8 +705,8 @@ static __attribute__((noinline)) msc_ptab_t *table_first(msc_thread_t *t)
     return table_new(t);
 }
 
-/* The site entry of a call, past the one-entry cache; the cache holds only
- * depth-1 sites, where the return address alone is the key. */
+/* The site entry of a call, past the memo; the memo holds only depth-1
+ * sites, where the return address alone is the key. */
 static __attribute__((noinline)) msc_psite_t *site_lookup(msc_ptab_t *p, msc_call_t *c)
 {
     void *pc[MSC_PROF_DEPTH_MAX];
@@ -717,9 +716,10 @@ static __attribute__((noinline)) msc_psite_t *site_lookup(msc_ptab_t *p, msc_cal
     if (!s) {
         if (msc_prof.max_sites) p->site_dropped++;
     } else if (msc_prof.depth == 1) {
-        p->last_pc = c->site;
-        p->last_fn = (int32_t)c->fn;
-        p->last_site = s;
+        unsigned i = memo_slot(c->site);
+        p->memo[i].pc = c->site;
+        p->memo[i].fn = (int32_t)c->fn;
+        p->memo[i].site = s;
     }
     return s;
 }
@@ -777,7 +777,7 @@ static __attribute__((noinline)) void leave_kind(msc_ptab_t *p, msc_call_t *c, m
     case MSC_KIND_IO_WRITE:
     case MSC_KIND_IO_END:
         if (ok) {
-            uint64_t n = file_bytes(c->status);
+            uint64_t n = status_bytes(c->status);
             bool w = c->kind == MSC_KIND_IO_WRITE || (c->kind == MSC_KIND_IO_END && msc_prof.io_write[c->fn]);
             add_sized(f, st, w ? n : 0, w ? 0 : n);
             msc_pio_call(c, n);
@@ -832,18 +832,19 @@ static inline bool send_memo(msc_ptab_t *p, const msc_call_t *c, uint64_t *sent)
     return true;
 }
 
-/* The hot path: a call from the site seen last, whose kind's work the memos
+/* The hot path: a call from a site in the memo, whose kind's work the memos
  * answer, is done without a call of its own and without saving registers;
  * anything else tail-calls the general paths. The numbers are the same. */
 static void profile_leave(msc_call_t *c)
 {
     msc_ptab_t *p = c->thread->module_data[msc_prof.slot];
-    if (MSC_UNLIKELY(!p || c->site != p->last_pc || (int32_t)c->fn != p->last_fn || !c->site)) {
+    unsigned i = memo_slot(c->site);
+    if (MSC_UNLIKELY(!p || c->site != p->memo[i].pc || (int32_t)c->fn != p->memo[i].fn || !c->site)) {
         leave_slow(c);
         return;
     }
     msc_pfn_t *f = &p->fn[c->fn];
-    msc_pstat_t *st = &p->last_site->s;
+    msc_pstat_t *st = &p->memo[i].site->s;
     stat_time(st, c->t_leave - c->t_enter);
     uint64_t sent;
     switch (c->kind) {
@@ -858,6 +859,26 @@ static void profile_leave(msc_call_t *c)
     case MSC_KIND_SENDRECV:
         if (c->rc != MPI_SUCCESS || c->ndone || !send_memo(p, c, &sent)) break;
         add_sized(f, st, sent, status_bytes(c->status));
+        return;
+    case MSC_KIND_IRECV:
+    case MSC_KIND_SEND_INIT:
+    case MSC_KIND_RECV_INIT: /* as leave_kind */
+        if (c->ndone) break;
+        if (c->rc == MPI_SUCCESS && p->row && c->peer >= 0) comm_get(p, c->comm, true);
+        return;
+    case MSC_KIND_WAIT:
+    case MSC_KIND_TEST:
+    case MSC_KIND_WAITANY:
+    case MSC_KIND_TESTANY:
+    case MSC_KIND_WAITALL:
+    case MSC_KIND_TESTALL:
+    case MSC_KIND_WAITSOME:
+    case MSC_KIND_TESTSOME: /* as leave_kind: only what completed */
+        if (c->ndone) completions(p, c);
+        return;
+    case MSC_KIND_START:
+    case MSC_KIND_STARTALL: /* as leave_kind when no persistent collective was made */
+        if (c->ndone || atomic_load_explicit(&msc_prof.coll_inits, memory_order_relaxed)) break;
         return;
     case MSC_KIND_COLL:
     case MSC_KIND_ICOLL:

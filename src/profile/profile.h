@@ -26,7 +26,8 @@
 enum {
     MSC_PROF_BINS = 48,      /* histogram bins: 0 bytes, then [2^(k-1), 2^k) */
     MSC_PROF_DEPTH_MAX = 8,  /* frames per call site (MPISCOPE_CALLSITE_DEPTH max) */
-    MSC_PROF_COMM_CACHE = 16 /* communicators remembered per thread */
+    MSC_PROF_COMM_CACHE = 16, /* communicators remembered per thread */
+    MSC_PROF_SITE_MEMO = 64   /* depth-1 call sites remembered per thread */
 };
 
 enum { MSC_PROF_P2P = 0, MSC_PROF_COLL = 1 }; /* matrix classes */
@@ -79,9 +80,14 @@ typedef struct {
  * function. merge.c folds sites into their functions. */
 typedef struct {
     msc_pfn_t *fn;           /* MSC_FN_COUNT entries */
-    void *last_pc;           /* the site looked up last (depth 1), a one-entry cache */
-    int32_t last_fn;
-    msc_psite_t *last_site;
+    /* Depth-1 sites looked up lately, direct-mapped by a hash of the return
+     * address: a loop of a few calls finds each one's entry without the
+     * site table. */
+    struct {
+        void *pc;            /* NULL: empty */
+        int32_t fn;
+        msc_psite_t *site;
+    } memo[MSC_PROF_SITE_MEMO];
     msc_psite_t *sites;      /* site_cap entries */
     uint32_t site_cap;       /* power of two */
     uint32_t site_used;      /* entries in use */
