@@ -167,13 +167,22 @@ static MSC_HOT void msc_call_shut(void)
 }
 
 /* Whether a reduction's operation may be the application's function: any
- * operation but the predefined ones. */
-static inline int msc_op_is_user(MPI_Op op)
+ * operation but the predefined ones. MPI_SUM, the usual one, is tested on
+ * its own and the rest out of line: GCC turns the chain of tests into one
+ * compare and flag per operation without a branch, about 45 instructions
+ * per call where the handles are addresses (Open MPI), and merges a test of
+ * MPI_SUM ahead of it back into the chain. */
+static __attribute__((noinline, unused)) int msc_op_is_user_other(MPI_Op op)
 {
-    return op != MPI_SUM && op != MPI_PROD && op != MPI_MAX && op != MPI_MIN &&
+    return op != MPI_PROD && op != MPI_MAX && op != MPI_MIN &&
            op != MPI_LAND && op != MPI_LOR && op != MPI_LXOR && op != MPI_BAND &&
            op != MPI_BOR && op != MPI_BXOR && op != MPI_MAXLOC && op != MPI_MINLOC &&
            op != MPI_REPLACE && op != MPI_NO_OP && op != MPI_OP_NULL;
+}
+
+static inline int msc_op_is_user(MPI_Op op)
+{
+    return MSC_LIKELY(op == MPI_SUM) ? 0 : msc_op_is_user_other(op);
 }
 
 /* Stand-in status when the caller passed MPI_STATUS_IGNORE. */

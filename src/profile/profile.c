@@ -5,9 +5,12 @@
  * per-function update, one probe of the call-site table (hash of the return
  * address the wrapper already captured) and, for calls that move data, the
  * size and one matrix cell. The common case of that is a leaf function
- * without a register save: a call from the site seen last (a one-entry
- * cache), and for sends the datatype's size and the peer's matrix cell from
- * one-entry memos; everything else tail-calls the general paths, which
+ * without a register save: a call from a site in the per-thread memo (64
+ * entries, direct-mapped by return address, so that each call of a loop
+ * finds its own), and for sends the datatype's size and the peer's matrix
+ * cell from one-entry memos; the request kinds that count nothing when
+ * posted, and completions (only what completed), go straight to their
+ * work; everything else tail-calls the general paths, which
  * compute the same numbers. Everything that is not that goes out of line:
  * the first call of a thread (table allocation), the first use of a
  * communicator (world-rank translation through PMPI_Group_translate_ranks,
