@@ -7,7 +7,8 @@
 # and is not marked. A profile.json of a future schema version is refused
 # (exit 1, one message naming the version). An anchor file that declares
 # 268 million properties (OTF2 would allocate 4 GB for them before reading
-# one) is refused before OTF2 reads it: exit 1, one message.
+# one) is refused before OTF2 reads it: exit 1, one message; so is one whose
+# property name OTF2 refuses (OTF2 would leak the archive).
 #   damaged.sh <run directory with a trace> <mpiscope>
 set -uo pipefail
 src=$1 cli=$2
@@ -94,6 +95,21 @@ rc=$?
 [ $rc = 1 ] || bad "anchor: report exit $rc, expected 1"
 grep -q "the OTF2 archive .*traces.otf2 is damaged: its anchor file declares more properties than it holds" \
   "$work/anchor.out" "$work/anchor.err" || bad "anchor: no clear message: $(cat "$work/anchor.err")"
+
+copy propname
+/usr/bin/python3 - "$work/propname/trace/traces.otf2" <<'PY' || bad "propname: could not patch"
+import sys
+p = sys.argv[1]
+b = open(p, "rb").read()
+assert b"MPISCOPE::TRACE_COMPLETE" in b, "no MPISCOPE::TRACE_COMPLETE property"
+open(p, "wb").write(b.replace(b"MPISCOPE::TRACE_COMPLETE", b"MPISCOPE::TRACE-COMPLETE"))
+PY
+"$cli" report "$work/propname" > "$work/propname.out" 2> "$work/propname.err"
+rc=$?
+[ $rc = 1 ] || bad "propname: report exit $rc, expected 1"
+grep -q "the OTF2 archive .*traces.otf2 is damaged: its anchor file holds a property OTF2 does not accept" \
+  "$work/propname.out" "$work/propname.err" || bad "propname: no clear message: $(cat "$work/propname.err")"
+grep -q "^\[OTF2\]" "$work/propname.err" && bad "propname: OTF2's own lines printed"
 
 copy future
 sed -i '0,/"schema_version": 1/s//"schema_version": 99/' "$work/future/profile.json"

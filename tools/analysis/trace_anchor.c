@@ -17,7 +17,12 @@
  * as half the NUL bytes that follow the count; each location and each
  * global definition is a record of at least two bytes of the global
  * definitions file beside the anchor. A count above what the files can
- * hold is damage, reported as such; everything else is left to OTF2.
+ * hold is damage, reported as such. So is a property OTF2 would refuse
+ * (OTF2 3.0's otf2_archive_set_property): a name that is not components of
+ * [A-Za-z0-9_] joined by "::" (at least two, none empty), or an empty value
+ * (which OTF2 takes for "remove"); OTF2_Reader_Open fails on those without
+ * freeing the archive it allocated, a leak found by tests/fuzz's trace
+ * target. Everything else is left to OTF2.
  */
 #include "trace_anchor.h"
 
@@ -41,6 +46,20 @@ static size_t skip_string(const unsigned char *b, size_t n, size_t at)
 {
     const unsigned char *z = at < n ? memchr(b + at, 0, n - at) : NULL;
     return z ? (size_t)(z - b) + 1 : 0;
+}
+
+/* Whether `name` is a property name OTF2 accepts: NAMESPACE::...::KEY. */
+static bool property_name_ok(const char *name)
+{
+    int components = 0;
+    for (const char *p = name;; p += 2) {
+        size_t len = strspn(p, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_");
+        if (len == 0) return false;
+        components++;
+        p += len;
+        if (*p == 0) return components >= 2;
+        if (p[0] != ':' || p[1] != ':') return false;
+    }
 }
 
 static bool damaged(char *err, size_t errlen, const char *anchor, const char *what)
@@ -116,6 +135,22 @@ bool msc_anchor_plausible(const char *anchor, char *err, size_t errlen)
             damaged(err, errlen, anchor,
                     "its anchor file declares more properties than it holds");
             goto out;
+        }
+        at += 4;
+        for (uint64_t i = 0; i < props; i++) {
+            size_t value = skip_string(b, n, at);
+            size_t next = value ? skip_string(b, n, value) : 0;
+            if (!next) {
+                damaged(err, errlen, anchor, "its anchor file ends inside its properties");
+                goto out;
+            }
+            if (!property_name_ok((const char *)b + at) || next - value < 2) {
+                damaged(err, errlen, anchor,
+                        "its anchor file holds a property OTF2 does not accept (a name "
+                        "other than NAMESPACE::KEY of letters, digits and '_', or no value)");
+                goto out;
+            }
+            at = next;
         }
     }
     ok = true;
