@@ -546,11 +546,12 @@ static void chk_enter(msc_call_t *c)
     chk_eh_enter(c); /* last: from here on, errors belong to the application's call */
 }
 
-static void post_request(msc_call_t *c)
+static void post_request(msc_call_t *c, uint32_t ev)
 {
     if (c->rc != MPI_SUCCESS || !c->request || *c->request == MPI_REQUEST_NULL) return;
     chk_req_t q;
     memset(&q, 0, sizeof q);
+    q.rp_ev = ev;
     q.kind = c->kind;
     q.fn = c->fn;
     q.comm = c->comm;
@@ -610,10 +611,12 @@ static void recv_tail(msc_call_t *c, const chk_req_t *q, MPI_Status *st)
     }
 }
 
-static void completed(msc_call_t *c, MPI_Request r, MPI_Status *st)
+/* A request completed: checked, and its replay posting event returned
+ * (CHK_RP_NONE: not known). */
+static uint32_t completed(msc_call_t *c, MPI_Request r, MPI_Status *st)
 {
     chk_req_t q;
-    if (r == MPI_REQUEST_NULL || !chk_req_take(r, &q)) return;
+    if (r == MPI_REQUEST_NULL || !chk_req_take(r, &q)) return CHK_RP_NONE;
     if (q.kind == MSC_KIND_ISEND && q.checksum && q.hi > q.lo) {
         /* The caller's buffer is still what it was when the call that
          * completes the send is made; the type is gone, the span known. */
@@ -628,9 +631,22 @@ static void completed(msc_call_t *c, MPI_Request r, MPI_Status *st)
                        msc_fn_name[q.fn], msc_fn_name[c->fn]);
     }
     if ((q.kind == MSC_KIND_IRECV || q.kind == MSC_KIND_RECV_INIT) && st)
-        chk_p2p_recv_done(q.comm, st, q.sig, q.fn, q.site, q.post_seq, false);
+        chk_p2p_recv_done(q.comm, st, q.sig, q.fn, q.site, q.post_seq, false, q.rp_ev);
     if ((q.kind == MSC_KIND_IRECV || q.kind == MSC_KIND_RECV_INIT) && q.nrsum && st)
         recv_tail(c, &q, st);
+    return q.rp_ev;
+}
+
+/* A persistent request started: its replay posting event. */
+static uint32_t start_event(const msc_call_t *c, MPI_Request r)
+{
+    chk_req_t q;
+    if (!chk_req_get(r, &q) || q.peer == MPI_PROC_NULL) return CHK_RP_NONE;
+    if (q.kind == MSC_KIND_SEND_INIT)
+        return chk_rp_send(c->fn, c->site,
+                           q.fn == MSC_FN_MPI_Bsend_init ? CHK_RP_BUFFERED : CHK_RP_POST);
+    if (q.kind == MSC_KIND_RECV_INIT) return chk_rp_recv(c->fn, c->site, CHK_RP_POST);
+    return CHK_RP_NONE;
 }
 
 /* MPI_ERR_IN_STATUS from MPI_Waitall/Testall: a request whose status says
@@ -641,51 +657,90 @@ static bool still_pending(const msc_call_t *c, int i)
     return c->rc == MPI_ERR_IN_STATUS && c->statuses && c->statuses[i].MPI_ERROR == MPI_ERR_PENDING;
 }
 
+/* The replay posting events of a -any/-some call's requests still pending
+ * (before completed() takes the ones that finished): n, or -1 when more
+ * than `max` or one not known (the completion is then taken as possible). */
+static int pending_events(const msc_call_t *c, uint32_t *ev, int max)
+{
+    int n = 0;
+    for (int i = 0; c->reqs_in && i < c->nreq; i++) {
+        chk_req_t q;
+        if (c->reqs_in[i] == MPI_REQUEST_NULL) continue;
+        if (n == max || !chk_req_get(c->reqs_in[i], &q) || q.rp_ev == CHK_RP_NONE) return -1;
+        ev[n++] = q.rp_ev;
+    }
+    return n;
+}
+
+enum { WAIT_EVENTS = 64 };
+
 static void leave_requests(msc_call_t *c)
 {
     /* Communicators of nonblocking constructors exist from now on. */
     for (int i = 0; i < c->ndone; i++)
         if (c->done[i].info.kind == MSC_KIND_ICOMM) chk_icomm_completed(&c->done[i]);
+    /* What the replay learns of a completion: the posting events it waited
+     * for, all of them (Wait, Waitall, a Test that completed) or any
+     * (the -any and -some forms). */
+    uint32_t ev[WAIT_EVENTS];
+    int nev = 0;
+    bool any = false, done = false;
     switch (c->kind) {
     case MSC_KIND_WAIT:
     case MSC_KIND_TEST:
-        if (c->rc == MPI_SUCCESS && (c->kind == MSC_KIND_WAIT || *c->flag))
-            completed(c, c->req_in, c->status);
+        if (c->rc == MPI_SUCCESS && (c->kind == MSC_KIND_WAIT || *c->flag) &&
+            c->req_in != MPI_REQUEST_NULL) {
+            ev[nev++] = completed(c, c->req_in, c->status);
+            done = true;
+        }
         break;
     case MSC_KIND_WAITANY:
     case MSC_KIND_TESTANY:
         /* Indices are checked, not trusted (core/requests.c: MPICH's f08
          * layer hands one back out of range before mapping it). */
         if (c->rc == MPI_SUCCESS && (c->kind == MSC_KIND_WAITANY || *c->flag) && c->reqs_in &&
-            *c->index >= 0 && *c->index < c->nreq)
+            *c->index >= 0 && *c->index < c->nreq) {
+            any = done = true;
+            nev = pending_events(c, ev, WAIT_EVENTS);
             completed(c, c->reqs_in[*c->index], c->status);
+        }
         break;
     case MSC_KIND_WAITALL:
     case MSC_KIND_TESTALL:
         if ((c->rc == MPI_SUCCESS || c->rc == MPI_ERR_IN_STATUS) &&
-            (c->kind == MSC_KIND_WAITALL || *c->flag) && c->reqs_in)
+            (c->kind == MSC_KIND_WAITALL || *c->flag) && c->reqs_in) {
+            done = true;
             for (int i = 0; i < c->nreq; i++)
-                if (!still_pending(c, i))
-                    completed(c, c->reqs_in[i], c->statuses ? &c->statuses[i] : NULL);
+                if (!still_pending(c, i)) {
+                    uint32_t e = completed(c, c->reqs_in[i], c->statuses ? &c->statuses[i] : NULL);
+                    if (c->reqs_in[i] == MPI_REQUEST_NULL) continue;
+                    if (nev >= 0 && nev < WAIT_EVENTS) ev[nev++] = e;
+                    else nev = -1;
+                }
+        }
         break;
     case MSC_KIND_WAITSOME:
     case MSC_KIND_TESTSOME:
         if ((c->rc == MPI_SUCCESS || c->rc == MPI_ERR_IN_STATUS) && c->reqs_in &&
-            *c->outcount != MPI_UNDEFINED && *c->outcount <= c->nreq)
+            *c->outcount != MPI_UNDEFINED && *c->outcount <= c->nreq) {
+            any = true;
+            done = *c->outcount > 0;
+            if (done) nev = pending_events(c, ev, WAIT_EVENTS);
             for (int i = 0; i < *c->outcount; i++)
                 if (c->indices[i] >= 0 && c->indices[i] < c->nreq)
                     completed(c, c->reqs_in[c->indices[i]], c->statuses ? &c->statuses[i] : NULL);
+        }
         break;
     case MSC_KIND_START:
         if (c->rc == MPI_SUCCESS) {
-            chk_req_set_active(c->req_in, true);
+            chk_req_set_active(c->req_in, true, start_event(c, c->req_in));
             chk_p2p_started(c->req_in);
         }
         break;
     case MSC_KIND_STARTALL:
         if (c->rc == MPI_SUCCESS && c->reqs_in)
             for (int i = 0; i < c->nreq; i++) {
-                chk_req_set_active(c->reqs_in[i], true);
+                chk_req_set_active(c->reqs_in[i], true, start_event(c, c->reqs_in[i]));
                 chk_p2p_started(c->reqs_in[i]);
             }
         break;
@@ -695,6 +750,7 @@ static void leave_requests(msc_call_t *c)
     default:
         break;
     }
+    if (done) chk_rp_wait(c->fn, c->site, ev, nev, any);
 }
 
 static void chk_leave(msc_call_t *c)
@@ -720,35 +776,76 @@ static void chk_leave(msc_call_t *c)
     case MSC_KIND_SEND_INIT:
     case MSC_KIND_RECV_INIT:
     case MSC_KIND_IMRECV:
-    case MSC_KIND_ICOLL:
-        post_request(c);
-        if (c->kind == MSC_KIND_ISEND && c->rc == MPI_SUCCESS) chk_p2p_send_leave(c);
+    case MSC_KIND_ICOLL: {
+        /* The replay's posting event (persistent ones: at each start). */
+        uint32_t ev = CHK_RP_NONE;
+        bool live = c->rc == MPI_SUCCESS && c->peer != MPI_PROC_NULL;
+        if (c->kind == MSC_KIND_ICOLL)
+            ev = chk_coll_take_ev();
+        else if (c->kind == MSC_KIND_ISEND && live)
+            ev = chk_rp_send(c->fn, c->site,
+                             c->fn == MSC_FN_MPI_Ibsend ? CHK_RP_BUFFERED : CHK_RP_POST);
+        else if (c->kind == MSC_KIND_IRECV && live)
+            ev = chk_rp_recv(c->fn, c->site, CHK_RP_POST);
+        post_request(c, ev);
+        if (c->kind == MSC_KIND_ISEND && c->rc == MPI_SUCCESS) chk_p2p_send_leave(c, ev);
         break;
+    }
     case MSC_KIND_ICOMM:
-        post_request(c);
+        post_request(c, CHK_RP_NONE);
         chk_icomm_posted(c);
         break;
     case MSC_KIND_SEND:
+        if (c->rc == MPI_SUCCESS)
+            chk_p2p_send_leave(c, c->peer == MPI_PROC_NULL
+                                      ? CHK_RP_NONE
+                                      : chk_rp_send(c->fn, c->site,
+                                                    c->fn == MSC_FN_MPI_Bsend ? CHK_RP_BUFFERED
+                                                                               : CHK_RP_BLOCK));
+        break;
     case MSC_KIND_SENDRECV:
-        if (c->rc == MPI_SUCCESS) chk_p2p_send_leave(c);
-        if (c->kind == MSC_KIND_SENDRECV && c->rc == MPI_SUCCESS)
+        /* Both halves are posted at once and completed together: safe in
+         * the replay whatever the order. */
+        if (c->rc == MPI_SUCCESS) {
+            uint32_t ev[2];
+            int n = 0;
+            uint32_t s = c->peer == MPI_PROC_NULL ? CHK_RP_NONE
+                                                  : chk_rp_send(c->fn, c->site, CHK_RP_POST);
+            uint32_t r = c->rpeer == MPI_PROC_NULL ? CHK_RP_NONE
+                                                   : chk_rp_recv(c->fn, c->site, CHK_RP_POST);
+            if (s != CHK_RP_NONE) ev[n++] = s;
+            if (r != CHK_RP_NONE) ev[n++] = r;
+            chk_rp_wait(c->fn, c->site, ev, n, false);
+            chk_p2p_send_leave(c, s);
             chk_p2p_recv_done(c->comm, c->status, chk_sig(c->rtype, c->rcount), c->fn, c->site,
-                              0, false);
+                              0, false, r);
+        }
         break;
     case MSC_KIND_RECV:
         if (c->rc == MPI_SUCCESS)
             chk_p2p_recv_done(c->comm, c->status, chk_sig(c->rtype, c->rcount), c->fn, c->site,
-                              0, false);
+                              0, false,
+                              c->peer == MPI_PROC_NULL
+                                  ? CHK_RP_NONE
+                                  : chk_rp_recv(c->fn, c->site, CHK_RP_BLOCK));
         break;
     case MSC_KIND_PROBE:
         /* A matched probe takes the message out of matching: its sidecar
-         * is taken now, in the same order. */
+         * is taken now, in the same order; for the replay it is the
+         * receive (MPI_Improbe is called until it succeeds). */
         if (c->rc == MPI_SUCCESS && (c->fn == MSC_FN_MPI_Mprobe || c->fn == MSC_FN_MPI_Improbe) &&
             (c->fn == MSC_FN_MPI_Mprobe || *c->flag))
-            chk_p2p_recv_done(c->comm, c->status, (chk_sig_t){0, 0, 0}, c->fn, c->site, 0, true);
+            chk_p2p_recv_done(c->comm, c->status, (chk_sig_t){0, 0, 0}, c->fn, c->site, 0, true,
+                              c->peer == MPI_PROC_NULL
+                                  ? CHK_RP_NONE
+                                  : chk_rp_recv(c->fn, c->site, CHK_RP_BLOCK));
         break;
     case MSC_KIND_HANDLE_NEW:
     case MSC_KIND_COMM:
+        if (c->fn == MSC_FN_MPI_Comm_spawn || c->fn == MSC_FN_MPI_Comm_spawn_multiple ||
+            c->fn == MSC_FN_MPI_Comm_connect || c->fn == MSC_FN_MPI_Comm_accept ||
+            c->fn == MSC_FN_MPI_Comm_join)
+            chk_rp_disable("a connection to another world");
         track_new_objects(c);
         break;
     default:
@@ -798,6 +895,7 @@ static void chk_finalize(void)
     if (comms) chk_coll_finalize(comms, chk_comm_entries(comms, MAXC));
     free(comms);
     unreceived();
+    chk_rp_finalize(); /* every receive is paired by now */
     chk_shadow_finalize();
     chk_objects_leaks();
     chk_findings_finalize();

@@ -207,6 +207,7 @@ typedef struct {
     chk_sig_t sig;
     bool persistent, active;
     uint64_t post_seq;
+    uint32_t rp_ev;        /* its posting event in the zero-buffer replay (CHK_RP_NONE: none) */
     uintptr_t lo, hi;      /* bytes the operation's buffer spans (lo == hi: unknown) */
     bool writes;           /* a receive: MPI writes the span */
     /* Receives into contiguous buffers: checksums of the buffer in blocks
@@ -221,7 +222,9 @@ bool chk_req_get(MPI_Request r, chk_req_t *out) CHK_INTERNAL;
  * (a persistent one becomes inactive). One lock for both. */
 bool chk_req_take(MPI_Request r, chk_req_t *out) CHK_INTERNAL;
 bool chk_req_get_locked(MPI_Request r, chk_req_t *out) CHK_INTERNAL; /* chk_lock held */
-void chk_req_set_active(MPI_Request r, bool active) CHK_INTERNAL;
+/* A persistent request started (active) or completed; rp_ev: the posting
+ * event of a start (replay.c). */
+void chk_req_set_active(MPI_Request r, bool active, uint32_t rp_ev) CHK_INTERNAL;
 void chk_req_forget(MPI_Request r) CHK_INTERNAL;
 /* A persistent receive started: its buffer's block checksums (nrsum,
  * rblock, rbytes, rsum of `sums`). */
@@ -361,14 +364,16 @@ void chk_coll_finalize(chk_comm_t **list, int n) CHK_INTERNAL;
 void chk_p2p_send_enter(msc_call_t *c) CHK_INTERNAL;
 
 /* --- point to point (p2p.c) --------------------------------------------- */
-/* After a send: its sidecar record (batched; nonblocking). */
-void chk_p2p_send_leave(msc_call_t *c) CHK_INTERNAL;
+/* After a send: its sidecar record (batched; nonblocking), carrying the
+ * send's replay event `ev`. */
+void chk_p2p_send_leave(msc_call_t *c, uint32_t ev) CHK_INTERNAL;
 /* A persistent send started: its sidecar record. */
 void chk_p2p_started(MPI_Request r) CHK_INTERNAL;
 /* A receive completed (probe: a matched probe took the message; its sidecar
- * is consumed unjudged). post_seq: when the receive was posted (0: now). */
+ * is consumed unjudged). post_seq: when the receive was posted (0: now);
+ * ev: the receive's replay event, told which send it matched when paired. */
 void chk_p2p_recv_done(MPI_Comm comm, MPI_Status *st, chk_sig_t rsig, msc_fn_t fn, void *site,
-                       uint64_t post_seq, bool probe) CHK_INTERNAL;
+                       uint64_t post_seq, bool probe, uint32_t ev) CHK_INTERNAL;
 /* As a call leaves (now: its time): records whose delay has passed are
  * sent, arrived ones judged; one load and a comparison when nothing is due. */
 void chk_p2p_progress(uint64_t now) CHK_INTERNAL;
@@ -445,6 +450,30 @@ void chk_rma_p2p_enter(msc_call_t *c) CHK_INTERNAL;
 void chk_rma_req_enter(msc_call_t *c) CHK_INTERNAL;
 void chk_rma_leave(msc_call_t *c) CHK_INTERNAL;
 void chk_rma_req_leave(msc_call_t *c) CHK_INTERNAL;
+
+/* --- potential deadlocks: the zero-buffer replay (replay.c) ------------- */
+#define CHK_RP_NONE UINT32_MAX
+typedef enum {
+    CHK_RP_BLOCK = 0,    /* waits in the call (a blocking send, receive or collective) */
+    CHK_RP_POST = 1,     /* posted by a nonblocking call; a completion call waits for it */
+    CHK_RP_BUFFERED = 2, /* a send that never waits for its receive (MPI_Bsend, MPI_Ibsend) */
+} chk_rp_mode_t;
+/* This rank's events, in call order; each returns the event's number (or
+ * CHK_RP_NONE when not recorded). */
+uint32_t chk_rp_send(msc_fn_t fn, void *site, chk_rp_mode_t mode) CHK_INTERNAL;
+uint32_t chk_rp_recv(msc_fn_t fn, void *site, chk_rp_mode_t mode) CHK_INTERNAL;
+uint32_t chk_rp_coll(msc_fn_t fn, void *site, uint64_t comm_key, uint64_t instance, int members,
+                     chk_rp_mode_t mode) CHK_INTERNAL;
+/* A completion call: the posting events of its requests; all or any of them. */
+void chk_rp_wait(msc_fn_t fn, void *site, const uint32_t *posts, int n, bool any) CHK_INTERNAL;
+/* Receive event `recv_ev` took the message of world rank `sender`'s event `send_ev`. */
+void chk_rp_matched(uint32_t recv_ev, int sender, uint32_t send_ev) CHK_INTERNAL;
+/* This rank's events cannot be replayed (a reason, kept as given). */
+void chk_rp_disable(const char *why) CHK_INTERNAL;
+/* The last collective event this thread recorded (global.c), then none. */
+uint32_t chk_coll_take_ev(void) CHK_INTERNAL;
+/* At MPI_Finalize, once every receive is paired: collective over msc_g.comm. */
+void chk_rp_finalize(void) CHK_INTERNAL;
 
 /* --- shared state (check.c) --------------------------------------------- */
 typedef struct {

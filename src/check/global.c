@@ -463,6 +463,15 @@ static void coll_enter_locked(msc_call_t *c, chk_comm_t *e);
  * tool's own numbering, log and exchanges then stay under the
  * communicator's lock, so that its traffic matches whatever the
  * application does. */
+static CHK_TLS uint32_t coll_ev = CHK_RP_NONE; /* replay event of the last one */
+
+uint32_t chk_coll_take_ev(void)
+{
+    uint32_t ev = coll_ev;
+    coll_ev = CHK_RP_NONE;
+    return ev;
+}
+
 static CHK_TLS int coll_depth;       /* this thread's collective calls, nested */
 static CHK_TLS MPI_Comm coll_counted; /* the communicator its outermost one counted on */
 
@@ -518,6 +527,9 @@ static void coll_enter_locked(msc_call_t *c, chk_comm_t *e)
     bool unsure;
     uint64_t h = desc_hash(&me, roles, &unsure);
     bool blocking = c->kind == MSC_KIND_COLL;
+    if (blocking || c->kind == MSC_KIND_ICOLL)
+        coll_ev = chk_rp_coll(c->fn, c->site, e->key, seq, e->size,
+                              blocking ? CHK_RP_BLOCK : CHK_RP_POST);
     if (blocking && seq <= SYNC_FIRST) {
         /* Sums: the hashes agree when n * sum(h^2) == sum(h)^2 (the sum of
          * the squared pairwise differences is 0; modulo 2^64 a difference

@@ -437,12 +437,13 @@ bool chk_req_get_locked(MPI_Request r, chk_req_t *out)
     return o != NULL;
 }
 
-void chk_req_set_active(MPI_Request r, bool active)
+void chk_req_set_active(MPI_Request r, bool active, uint32_t rp_ev)
 {
     chk_lock();
     obj_t *o = find(CLS_REQUEST, key_of(&r, sizeof r));
     if (o) {
         o->req.active = active;
+        o->req.rp_ev = rp_ev;
         if (active) o->req.post_seq = ++post_seq;
         span_list(o, active);
         recv_list(o, active);

@@ -6,8 +6,8 @@
  * the application's call does not wait for.
  *
  * After a send (at its call, or at MPI_Start of a persistent one) the sender
- * appends a 56-byte record -- the send's type signature, tag, call site and
- * world rank -- to its outbox for that (shadow, destination). An outbox
+ * appends a 64-byte record -- the send's type signature, tag, call site,
+ * world rank and event number in the zero-buffer replay (replay.c) -- to its outbox for that (shadow, destination). An outbox
  * travels as one message (an MPI_Isend of up to BATCH records on the shadow,
  * tag BATCH_TAG, 0) when it is full, when the record is of a new kind for that
  * destination (a signature and call site not among the last KINDS sent
@@ -65,10 +65,12 @@ typedef struct {
     int32_t fn;
     int32_t want_ack;
     int32_t tag;             /* the message's tag */
+    uint32_t sev;            /* the send's replay event (CHK_RP_NONE: none) */
+    uint32_t spare;
 } sidecar_t;
 
 enum {
-    BATCH = 32,          /* records per message (1792 bytes: eager in both MPIs) */
+    BATCH = 32,          /* records per message (2048 bytes: eager in both MPIs) */
     BATCH_TAG = 0,       /* the batches' tag on the shadow (acknowledgements: from 1) */
     KINDS = 4,           /* kinds remembered per outbox (new kinds go at once) */
     RECV_POLL_DIV = 4,   /* receiver: tests every delay / RECV_POLL_DIV */
@@ -127,6 +129,8 @@ typedef struct {
     msc_fn_t fn;
     void *site;
     bool skip;
+    bool unknown;         /* pairing unknown: the replay is not told */
+    uint32_t ev;          /* the receive's replay event */
 } wait_t;
 
 /* A FIFO of fixed-size elements in a growing ring. */
@@ -349,14 +353,14 @@ static uint64_t kind_of(const sidecar_t *s)
 }
 
 static void send_sidecar(MPI_Comm comm, int peer, int tag, chk_sig_t sig, void *site, msc_fn_t fn,
-                         bool want_ack, uint64_t now)
+                         bool want_ack, uint64_t now, uint32_t ev)
 {
     if (peer == MPI_PROC_NULL || peer < 0) return;
     MPI_Comm p2p, ack;
     shadows(comm, &p2p, &ack);
     if (p2p == MPI_COMM_NULL) return;
     sidecar_t s = {sig.unit, sig.reps, sig.bytes, 0, 0, msc_g.world_rank,
-                   (int32_t)fn, want_ack && ack != MPI_COMM_NULL, tag};
+                   (int32_t)fn, want_ack && ack != MPI_COMM_NULL, tag, ev, 0};
     chk_site_key(site, &s.objkey, &s.objoff);
     uint64_t kind = kind_of(&s);
     pthread_mutex_lock(&sc_lock);
@@ -388,18 +392,18 @@ static void send_sidecar(MPI_Comm comm, int peer, int tag, chk_sig_t sig, void *
     if (s.want_ack) wait_ack(peer, tag, ack);
 }
 
-void chk_p2p_send_leave(msc_call_t *c)
+void chk_p2p_send_leave(msc_call_t *c, uint32_t ev)
 {
     bool standard = c->fn == MSC_FN_MPI_Send;
     send_sidecar(c->comm, c->peer, c->tag, chk_sig(c->type, c->count), c->site, c->fn,
-                 standard && chk_cfg.sync_sends, c->t_leave);
+                 standard && chk_cfg.sync_sends, c->t_leave, ev);
 }
 
 void chk_p2p_started(MPI_Request r)
 {
     chk_req_t q;
     if (!chk_req_get(r, &q) || q.kind != MSC_KIND_SEND_INIT) return;
-    send_sidecar(q.comm, q.peer, q.tag, q.sig, q.site, q.fn, false, msc_now_ns());
+    send_sidecar(q.comm, q.peer, q.tag, q.sig, q.site, q.fn, false, msc_now_ns(), q.rp_ev);
 }
 
 /* (communicator, source, tag) whose pairing became unknown. */
@@ -488,6 +492,7 @@ static void pair(done_t *d, const flow_t *f, const sidecar_t *s, const wait_t *w
         if (d->d != d->in) free(d->d);
         d->d = m, d->cap *= 2;
     }
+    if (!w->unknown) chk_rp_matched(w->ev, s->rank, s->sev);
     judged_t *j = &d->d[d->n++];
     j->s = *s;
     j->ctx = (inctx_t){f->box->app, f->box->ack, w->rsig, w->fn, w->site, w->skip, f->src, f->tag};
@@ -693,7 +698,7 @@ static void poll_now(void)
 }
 
 void chk_p2p_recv_done(MPI_Comm comm, MPI_Status *st, chk_sig_t rsig, msc_fn_t fn, void *site,
-                       uint64_t post_seq, bool probe)
+                       uint64_t post_seq, bool probe, uint32_t ev)
 {
     if (!st || st->MPI_SOURCE == MPI_PROC_NULL || st->MPI_SOURCE < 0) return;
     /* Only a completed receive's status says whether it was cancelled; a
@@ -716,7 +721,7 @@ void chk_p2p_recv_done(MPI_Comm comm, MPI_Status *st, chk_sig_t rsig, msc_fn_t f
         chk_unlock();
         skip = true;
     }
-    wait_t w = {rsig, fn, site, skip || probe};
+    wait_t w = {rsig, fn, site, skip || probe, skip, ev};
     done_t d;
     done_init(&d);
     pthread_mutex_lock(&sc_lock);

@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """Compares checks.json with the expectations written in a test program.
 
-    expect.py <checks.json> <source.c>
+    expect.py <checks.json> <source.c> [CASE [NP]]
 
 A line of the source that holds `expect: CLASS rank=R[, CLASS rank=R ...]`
 expects, for each entry, a finding of that class whose sites include rank R
-at that line. Every finding must be expected (no false positives), and
-every expectation met. A source without markers expects no finding at all.
+at that line (no rank: any rank; with NP given, every rank 0..NP-1, each at
+that line). `expect(CASE): ...` applies only when CASE is the third
+argument, for a program that runs one case per argument. Every finding must
+be expected (no false positives), and every expectation met. A source (or
+case) without markers expects no finding at all.
 """
 import json
 import os
@@ -16,18 +19,24 @@ import sys
 
 def main():
     out, src = sys.argv[1], sys.argv[2]
+    case = sys.argv[3] if len(sys.argv) > 3 else None
+    np = int(sys.argv[4]) if len(sys.argv) > 4 else None
     want = []
     with open(src) as f:
         for lineno, line in enumerate(f, 1):
-            m = re.search(r"expect: ([^*]*)", line)
-            if not m:
+            m = re.search(r"expect(?:\((\w+)\))?: ([^*]*)", line)
+            if not m or (m.group(1) is not None and m.group(1) != case):
                 continue
-            for item in m.group(1).split(","):
+            for item in m.group(2).split(","):
                 w = item.split()
                 if not w:
                     continue
-                rank = int(w[1].split("=")[1]) if len(w) > 1 else None
-                want.append((w[0], rank, lineno))
+                if len(w) > 1:
+                    want.append((w[0], int(w[1].split("=")[1]), lineno))
+                elif np is not None:
+                    want.extend((w[0], r, lineno) for r in range(np))
+                else:
+                    want.append((w[0], None, lineno))
     with open(out) as f:
         data = json.load(f)
     base = os.path.basename(src)

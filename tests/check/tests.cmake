@@ -5,7 +5,7 @@
 # most (it busy-polls when ranks outnumber the cores).
 set(chk_expect ${CMAKE_CURRENT_LIST_DIR}/expect.py)
 set(chk_progs neg_count args leaks send_modified coll_mismatch coll_root p2p_type unreceived
-    deadlock potential clean pending bounds deadlock_links rma_state deadlock_self)
+    deadlock potential clean pending bounds deadlock_links rma_state deadlock_self zerobuf)
 foreach(f IN LISTS MSC_FLAVORS)
   foreach(p IN LISTS chk_progs)
     msc_mpi_program(${f} check_${p} SOURCES ${p}.c)
@@ -47,10 +47,29 @@ foreach(f IN LISTS MSC_FLAVORS)
     CHECK "grep -qx victim $MPISCOPE_OUTPUT/victim.0 && grep -qx victim $MPISCOPE_OUTPUT/victim.1 && python3 ${chk_expect} $MPISCOPE_OUTPUT/checks.json ${CMAKE_CURRENT_LIST_DIR}/deadlock_links.c")
   chk_test(potential potential NP 2 TIMEOUT 60 EXPECT_RC 3
     ENV MPISCOPE_MODE=check MPISCOPE_CHECK_TIMEOUT=2 MPISCOPE_CHECK_SYNC_SENDS=1)
-  # Without the setting the same program completes, and nothing is reported.
+  # Without the setting the same program completes (exit 0), and the
+  # zero-buffer replay at MPI_Finalize finds the same potential deadlock.
   msc_mpi_test(${f} check/potential_buffered NP 2 PROGRAM check_potential TIMEOUT 60
     ENV MPISCOPE_MODE=check MPISCOPE_CHECK_CLASSES=GLOBAL:DEADLOCK:*
+    CHECK "python3 ${chk_expect} $MPISCOPE_OUTPUT/checks.json ${CMAKE_CURRENT_LIST_DIR}/potential.c")
+  # ... and with the replay off, nothing is reported.
+  msc_mpi_test(${f} check/potential_replay_off NP 2 PROGRAM check_potential TIMEOUT 60
+    ENV MPISCOPE_MODE=check MPISCOPE_CHECK_CLASSES=GLOBAL:DEADLOCK:* MPISCOPE_CHECK_ZERO_BUFFER_EVENTS=0
     CHECK "grep -q '\"count\": 0' $MPISCOPE_OUTPUT/checks.json")
+  # Potential deadlocks of zerobuf.c, one case per run: each completes
+  # (exit 0) and is reported on every rank of its cycle at the call where
+  # that rank waits; each safe twin gives no finding. Rings of 2, 3 and 4.
+  set(zb_cases "ring 2" "ring 3" "ring 4" "isend_wait 2" "persistent 2" "anysource 2"
+      "self 2" "coll_p2p 2" "ring_ok 3" "self_ok 2" "coll_p2p_ok 2" "sendrecv_ok 2"
+      "nonblocking_ok 2" "bsend_ok 2" "waitany_ok 2")
+  foreach(zb IN LISTS zb_cases)
+    separate_arguments(zb)
+    list(GET zb 0 zb_case)
+    list(GET zb 1 zb_np)
+    msc_mpi_test(${f} check/zerobuf_${zb_case}_${zb_np} NP ${zb_np} PROGRAM check_zerobuf
+      ARGS ${zb_case} TIMEOUT 90 ENV MPISCOPE_MODE=check
+      CHECK "python3 ${chk_expect} $MPISCOPE_OUTPUT/checks.json ${CMAKE_CURRENT_LIST_DIR}/zerobuf.c ${zb_case} ${zb_np}")
+  endforeach()
   # MPISCOPE_CHECK_ABORT: the first finding ends the run, and is on file.
   msc_mpi_test(${f} check/abort NP 2 PROGRAM check_neg_count TIMEOUT 60 EXPECT_RC 1
     ENV MPISCOPE_MODE=check MPISCOPE_CHECK_ABORT=1

@@ -1414,8 +1414,10 @@ and MPI_Startall may only be called on an inactive persistent request. Erroneous
     MPI_Recv_init(b, 2, MPI_INT, peer, 0, MPI_COMM_WORLD, &r[1]);
     MPI_Start(&r[0]);
 #ifndef BUG
-    MPI_Wait(&r[0], MPI_STATUS_IGNORE);
+    /* The receive is started before the send is waited for: both ranks
+     * waiting for their sends first would be safe only with buffering. */
     MPI_Start(&r[1]);
+    MPI_Wait(&r[0], MPI_STATUS_IGNORE);
     MPI_Wait(&r[1], MPI_STATUS_IGNORE);
 #endif
     MPI_Startall(2, r); /* EXPECT: LOCAL:REQUEST:START_ACTIVE */
