@@ -645,7 +645,8 @@ static uint32_t start_event(const msc_call_t *c, MPI_Request r)
     if (q.kind == MSC_KIND_SEND_INIT)
         return chk_rp_send(c->fn, c->site,
                            q.fn == MSC_FN_MPI_Bsend_init ? CHK_RP_BUFFERED : CHK_RP_POST);
-    if (q.kind == MSC_KIND_RECV_INIT) return chk_rp_recv(c->fn, c->site, CHK_RP_POST);
+    if (q.kind == MSC_KIND_RECV_INIT)
+        return chk_rp_recv(c->fn, c->site, CHK_RP_POST, q.comm, q.peer, q.tag);
     return CHK_RP_NONE;
 }
 
@@ -672,7 +673,7 @@ static int pending_events(const msc_call_t *c, uint32_t *ev, int max)
     return n;
 }
 
-enum { WAIT_EVENTS = 64 };
+enum { WAIT_EVENTS = 256 };
 
 static void leave_requests(msc_call_t *c)
 {
@@ -786,7 +787,7 @@ static void chk_leave(msc_call_t *c)
             ev = chk_rp_send(c->fn, c->site,
                              c->fn == MSC_FN_MPI_Ibsend ? CHK_RP_BUFFERED : CHK_RP_POST);
         else if (c->kind == MSC_KIND_IRECV && live)
-            ev = chk_rp_recv(c->fn, c->site, CHK_RP_POST);
+            ev = chk_rp_recv(c->fn, c->site, CHK_RP_POST, c->comm, c->peer, c->tag);
         post_request(c, ev);
         if (c->kind == MSC_KIND_ISEND && c->rc == MPI_SUCCESS) chk_p2p_send_leave(c, ev);
         break;
@@ -811,8 +812,9 @@ static void chk_leave(msc_call_t *c)
             int n = 0;
             uint32_t s = c->peer == MPI_PROC_NULL ? CHK_RP_NONE
                                                   : chk_rp_send(c->fn, c->site, CHK_RP_POST);
-            uint32_t r = c->rpeer == MPI_PROC_NULL ? CHK_RP_NONE
-                                                   : chk_rp_recv(c->fn, c->site, CHK_RP_POST);
+            uint32_t r = c->rpeer == MPI_PROC_NULL
+                             ? CHK_RP_NONE
+                             : chk_rp_recv(c->fn, c->site, CHK_RP_POST, c->comm, c->rpeer, c->rtag);
             if (s != CHK_RP_NONE) ev[n++] = s;
             if (r != CHK_RP_NONE) ev[n++] = r;
             chk_rp_wait(c->fn, c->site, ev, n, false);
@@ -827,7 +829,8 @@ static void chk_leave(msc_call_t *c)
                               0, false,
                               c->peer == MPI_PROC_NULL
                                   ? CHK_RP_NONE
-                                  : chk_rp_recv(c->fn, c->site, CHK_RP_BLOCK));
+                                  : chk_rp_recv(c->fn, c->site, CHK_RP_BLOCK, c->comm,
+                                                c->peer, c->tag));
         break;
     case MSC_KIND_PROBE:
         /* A matched probe takes the message out of matching: its sidecar
@@ -838,7 +841,16 @@ static void chk_leave(msc_call_t *c)
             chk_p2p_recv_done(c->comm, c->status, (chk_sig_t){0, 0, 0}, c->fn, c->site, 0, true,
                               c->peer == MPI_PROC_NULL
                                   ? CHK_RP_NONE
-                                  : chk_rp_recv(c->fn, c->site, CHK_RP_BLOCK));
+                                  : chk_rp_recv(c->fn, c->site, CHK_RP_BLOCK, c->comm,
+                                                c->peer, c->tag));
+        break;
+    case MSC_KIND_RMA_FENCE:
+    case MSC_KIND_RMA_PSCW:
+    case MSC_KIND_RMA_LOCK:
+    case MSC_KIND_RMA_UNLOCK:
+        /* Ranks ordered by one-sided synchronization: not replayed. */
+        chk_rp_unordered();
+        leave_requests(c);
         break;
     case MSC_KIND_HANDLE_NEW:
     case MSC_KIND_COMM:

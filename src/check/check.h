@@ -461,15 +461,25 @@ typedef enum {
 /* This rank's events, in call order; each returns the event's number (or
  * CHK_RP_NONE when not recorded). */
 uint32_t chk_rp_send(msc_fn_t fn, void *site, chk_rp_mode_t mode) CHK_INTERNAL;
-uint32_t chk_rp_recv(msc_fn_t fn, void *site, chk_rp_mode_t mode) CHK_INTERNAL;
+/* A receive (or a matched probe) on `comm` from `src` (a rank of comm, or
+ * MPI_ANY_SOURCE) with `tag` (or MPI_ANY_TAG). */
+uint32_t chk_rp_recv(msc_fn_t fn, void *site, chk_rp_mode_t mode, MPI_Comm comm, int src,
+                     int tag) CHK_INTERNAL;
+/* A collective: its communicator's members' key, the instance number every
+ * member gives it, the members, this rank's rank in it and whether it is
+ * the root. */
 uint32_t chk_rp_coll(msc_fn_t fn, void *site, uint64_t comm_key, uint64_t instance, int members,
-                     chk_rp_mode_t mode) CHK_INTERNAL;
+                     chk_rp_mode_t mode, int comm_rank, bool root) CHK_INTERNAL;
 /* A completion call: the posting events of its requests; all or any of them. */
 void chk_rp_wait(msc_fn_t fn, void *site, const uint32_t *posts, int n, bool any) CHK_INTERNAL;
-/* Receive event `recv_ev` took the message of world rank `sender`'s event `send_ev`. */
-void chk_rp_matched(uint32_t recv_ev, int sender, uint32_t send_ev) CHK_INTERNAL;
+/* Receive event `recv_ev` took the message (tag `tag`) of world rank
+ * `sender`'s event `send_ev`. */
+void chk_rp_matched(uint32_t recv_ev, int sender, uint32_t send_ev, int tag) CHK_INTERNAL;
 /* This rank's events cannot be replayed (a reason, kept as given). */
 void chk_rp_disable(const char *why) CHK_INTERNAL;
+/* A call that orders ranks was not recorded (a collective on an
+ * intercommunicator or without a shadow): message races are not judged. */
+void chk_rp_unordered(void) CHK_INTERNAL;
 /* The last collective event this thread recorded (global.c), then none. */
 uint32_t chk_coll_take_ev(void) CHK_INTERNAL;
 /* At MPI_Finalize, once every receive is paired: collective over msc_g.comm. */

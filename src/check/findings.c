@@ -102,7 +102,10 @@ bool chk_class_enabled(const char *cls)
 static int class_of(const char *cls)
 {
     size_t h = ((uintptr_t)cls >> 3) % CCACHE;
-    if (ccache[h].ptr == cls) return ccache[h].idx;
+    /* The cache is keyed by the string's address, which a caller's buffer
+     * (chk_report_full's f->cls) reuses for another class: the name is
+     * compared too. */
+    if (ccache[h].ptr == cls && !strcmp(classes[ccache[h].idx].name, cls)) return ccache[h].idx;
     int i = 0;
     while (i < nclasses && strcmp(classes[i].name, cls) != 0) i++;
     if (i == nclasses) {

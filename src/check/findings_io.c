@@ -413,7 +413,12 @@ int chk_io_merge(chk_finding_t *f, int n)
         chk_finding_t *g = &f[into];
         for (int k = 0; k < f[i].nparts && g->nparts < CHK_PARTS_MAX; k++) {
             bool dup = false;
-            for (int m = 0; m < g->nparts; m++) dup |= g->parts[m].rank == f[i].parts[k].rank;
+            /* One part per rank and call site: a rank may hold two parts
+             * of one finding (a message race's receive and a send). */
+            const chk_part_t *p = &f[i].parts[k];
+            for (int m = 0; m < g->nparts; m++)
+                dup |= g->parts[m].rank == p->rank && g->parts[m].line == p->line &&
+                       !strcmp(g->parts[m].file, p->file) && !strcmp(g->parts[m].call, p->call);
             if (!dup) g->parts[g->nparts++] = f[i].parts[k];
         }
         if (f[i].count > g->count) g->count = f[i].count;

@@ -485,6 +485,8 @@ void chk_coll_enter(msc_call_t *c)
         if (e) inside = atomic_fetch_add_explicit(&e->coll_in, 1, memory_order_acq_rel);
     }
     chk_unlock();
+    /* A collective the replay does not see: its ordering is not known. */
+    if (!e || e->inter || e->shadow == MPI_COMM_NULL) chk_rp_unordered();
     if (!e) return;
     if (inside > 0 && msc_g.thread_provided == MPI_THREAD_MULTIPLE)
         chk_report("LOCAL:THREAD:CONCURRENT_COLLECTIVE", c->fn, c->site,
@@ -527,9 +529,15 @@ static void coll_enter_locked(msc_call_t *c, chk_comm_t *e)
     bool unsure;
     uint64_t h = desc_hash(&me, roles, &unsure);
     bool blocking = c->kind == MSC_KIND_COLL;
-    if (blocking || c->kind == MSC_KIND_ICOLL)
+    if (blocking || c->kind == MSC_KIND_ICOLL) {
+        int me = -1;
+        PMPI_Comm_rank(c->comm, &me);
         coll_ev = chk_rp_coll(c->fn, c->site, e->key, seq, e->size,
-                              blocking ? CHK_RP_BLOCK : CHK_RP_POST);
+                              blocking ? CHK_RP_BLOCK : CHK_RP_POST, me,
+                              (roles & MSC_ROLE_ROOT) && c->root == me);
+    } else {
+        chk_rp_unordered(); /* a persistent collective: its starts are not replayed */
+    }
     if (blocking && seq <= SYNC_FIRST) {
         /* Sums: the hashes agree when n * sum(h^2) == sum(h)^2 (the sum of
          * the squared pairwise differences is 0; modulo 2^64 a difference

@@ -492,7 +492,7 @@ static void pair(done_t *d, const flow_t *f, const sidecar_t *s, const wait_t *w
         if (d->d != d->in) free(d->d);
         d->d = m, d->cap *= 2;
     }
-    if (!w->unknown) chk_rp_matched(w->ev, s->rank, s->sev);
+    if (!w->unknown) chk_rp_matched(w->ev, s->rank, s->sev, f->tag);
     judged_t *j = &d->d[d->n++];
     j->s = *s;
     j->ctx = (inctx_t){f->box->app, f->box->ack, w->rsig, w->fn, w->site, w->skip, f->src, f->tag};

@@ -5,7 +5,7 @@
 # most (it busy-polls when ranks outnumber the cores).
 set(chk_expect ${CMAKE_CURRENT_LIST_DIR}/expect.py)
 set(chk_progs neg_count args leaks send_modified coll_mismatch coll_root p2p_type unreceived
-    deadlock potential clean pending bounds deadlock_links rma_state deadlock_self zerobuf)
+    deadlock potential clean pending bounds deadlock_links rma_state deadlock_self zerobuf race)
 foreach(f IN LISTS MSC_FLAVORS)
   foreach(p IN LISTS chk_progs)
     msc_mpi_program(${f} check_${p} SOURCES ${p}.c)
@@ -62,6 +62,18 @@ foreach(f IN LISTS MSC_FLAVORS)
   set(zb_cases "ring 2" "ring 3" "ring 4" "isend_wait 2" "persistent 2" "anysource 2"
       "self 2" "coll_p2p 2" "ring_ok 3" "self_ok 2" "coll_p2p_ok 2" "sendrecv_ok 2"
       "nonblocking_ok 2" "bsend_ok 2" "waitany_ok 2")
+  # Message races of race.c, one case per run (issue 25): each found with
+  # the receive and both sends, exit 0; each twin silent.
+  set(race_cases "any2 3" "self 2" "irecv 3" "persistent 3" "barrier 3" "anytag_ok 2"
+      "ordered_ok 3" "named_ok 3" "tags_ok 3" "barrier_ok 3")
+  foreach(rc IN LISTS race_cases)
+    separate_arguments(rc)
+    list(GET rc 0 rc_case)
+    list(GET rc 1 rc_np)
+    msc_mpi_test(${f} check/race_${rc_case}_${rc_np} NP ${rc_np} PROGRAM check_race
+      ARGS ${rc_case} TIMEOUT 90 ENV MPISCOPE_MODE=check
+      CHECK "python3 ${chk_expect} $MPISCOPE_OUTPUT/checks.json ${CMAKE_CURRENT_LIST_DIR}/race.c ${rc_case}")
+  endforeach()
   foreach(zb IN LISTS zb_cases)
     separate_arguments(zb)
     list(GET zb 0 zb_case)

@@ -404,7 +404,7 @@ int msc_cmd_report_all(int argc, char **argv)
     }
     char profile[4096], anchor[4096];
     snprintf(profile, sizeof profile, is_dir ? "%s/profile.json" : "%s", target);
-    snprintf(anchor, sizeof anchor, "%s/trace/traces.otf2", target);
+    snprintf(anchor, sizeof anchor, "%.4000s/trace/traces.otf2", target);
     bool has_profile = access(profile, R_OK) == 0;
     bool has_trace = is_dir && access(anchor, R_OK) == 0;
     bool has_checks = is_dir && msc_report_checks(target);
@@ -483,7 +483,7 @@ int msc_cmd_report_all(int argc, char **argv)
         snprintf(out, sizeof out, "%s", html_out ? html_out : "");
         if (!html_out) {
             if (is_dir)
-                snprintf(out, sizeof out, "%s/report.html", target);
+                snprintf(out, sizeof out, "%.4000s/report.html", target);
             else
                 snprintf(out, sizeof out, "%.*s.html",
                          (int)(strlen(target) > 5 && !strcmp(target + strlen(target) - 5, ".json")
