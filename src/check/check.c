@@ -468,10 +468,35 @@ static bool never_waits(msc_kind_t k)
     }
 }
 
+/* MPI_Iprobe and MPI_Improbe return at once: polls, like the Test kinds. */
+static bool nonblocking_probe(const msc_call_t *c)
+{
+    return c->kind == MSC_KIND_PROBE && (c->fn == MSC_FN_MPI_Iprobe || c->fn == MSC_FN_MPI_Improbe);
+}
+
+static bool is_poll(const msc_call_t *c)
+{
+    switch (c->kind) {
+    case MSC_KIND_TEST: case MSC_KIND_TESTANY: case MSC_KIND_TESTALL: case MSC_KIND_TESTSOME:
+        return true;
+    default:
+        return nonblocking_probe(c);
+    }
+}
+
+/* Whether a poll found something (or failed: not a wait either). */
+static bool poll_found(const msc_call_t *c)
+{
+    if (c->rc != MPI_SUCCESS) return true;
+    if (c->kind == MSC_KIND_TESTSOME) return !c->outcount || *c->outcount != 0;
+    return !c->flag || *c->flag;
+}
+
 static void chk_enter(msc_call_t *c)
 {
     chk_thr_enter(c);
-    if (!never_waits(c->kind)) chk_wd_enter(c);
+    chk_wd_poll_other(c);
+    if (!never_waits(c->kind) && !nonblocking_probe(c)) chk_wd_enter(c);
     pending_sum = 0;
     chk_args_enter(c); /* args.c: NULL pointers and handles, constructors, operations */
     switch (c->kind) {
@@ -865,7 +890,10 @@ static void chk_leave(msc_call_t *c)
         break;
     }
     chk_p2p_progress(c->t_leave);
-    if (!never_waits(c->kind)) chk_wd_leave();
+    if (is_poll(c))
+        chk_wd_poll(c, poll_found(c));
+    else if (!never_waits(c->kind))
+        chk_wd_leave();
     chk_thr_leave(c);
 }
 

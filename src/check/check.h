@@ -405,6 +405,11 @@ void chk_wd_stop(void) CHK_INTERNAL;
 /* Marks this thread as inside call `c` (blocking calls) or outside. */
 void chk_wd_enter(msc_call_t *c) CHK_INTERNAL;
 void chk_wd_leave(void) CHK_INTERNAL;
+/* After a Test* or MPI_Iprobe: `found` something, or the thread polls (a
+ * run of unsuccessful polls is one long wait to the watchdog). */
+void chk_wd_poll(msc_call_t *c, bool found) CHK_INTERNAL;
+/* Before any call: a thread that was polling with another function stops. */
+void chk_wd_poll_other(msc_call_t *c) CHK_INTERNAL;
 /* This thread waits for the acknowledgement of an emulated synchronous send. */
 void chk_wd_sync_wait(bool on) CHK_INTERNAL;
 /* MPI_Finalize: this rank waits for every rank from now on. */

@@ -73,6 +73,9 @@ typedef struct {
     void *site;
     int nreq;
     MPI_Request reqs[WD_REQS];
+    /* The owner's own: it polls (Test*, MPI_Iprobe finding nothing) with
+     * this function since the state was published. */
+    int polling, poll_fn;
     /* The watchdog's own: since when it has seen this seq. */
     uint64_t seen_seq, seen_ns;
 } tstate_t;
@@ -126,6 +129,7 @@ void chk_wd_enter(msc_call_t *c)
 {
     tstate_t *s = my_state ? my_state : (my_state = state_of(c->thread));
     if (!s) return;
+    s->polling = 0;
     unsigned long long roles = msc_fn_roles[c->fn];
     uint64_t q = write_begin(s);
     PUT(in, 1);
@@ -138,7 +142,7 @@ void chk_wd_enter(msc_call_t *c)
     PUT(peer, roles & MSC_ROLE_PEER ? c->peer : MPI_PROC_NULL);
     PUT(rpeer, roles & MSC_ROLE_RPEER ? c->rpeer : MPI_PROC_NULL);
     int n = 0;
-    if (c->kind == MSC_KIND_WAIT) {
+    if (c->kind == MSC_KIND_WAIT || c->kind == MSC_KIND_TEST) {
         PUT(reqs[0], c->req_in);
         n = 1;
     } else if ((roles & MSC_ROLE_REQS) && c->reqs_in) {
@@ -156,6 +160,34 @@ void chk_wd_leave(void)
     uint64_t q = write_begin(s);
     PUT(in, 0);
     write_end(s, q);
+    s->polling = 0;
+}
+
+/* A thread that only polls -- calls MPI_Test* or MPI_Iprobe again and
+ * again, and they find nothing -- waits as surely as one blocked in
+ * MPI_Wait, one call at a time. Its first unsuccessful poll is published as
+ * if the thread were blocked in it, and the state is left alone (the same
+ * seq) while it goes on polling with the same function, so the watchdog's
+ * clock runs from that first poll; any other call, or a poll that finds
+ * something, ends it. */
+void chk_wd_poll(msc_call_t *c, bool found)
+{
+    tstate_t *s = my_state ? my_state : (my_state = state_of(c->thread));
+    if (!s) return;
+    if (found) {
+        if (s->polling) chk_wd_leave();
+        return;
+    }
+    if (s->polling && s->poll_fn == (int)c->fn) return;
+    chk_wd_enter(c);
+    s->polling = 1;
+    s->poll_fn = (int)c->fn;
+}
+
+void chk_wd_poll_other(msc_call_t *c)
+{
+    tstate_t *s = my_state;
+    if (s && s->polling && s->poll_fn != (int)c->fn) chk_wd_leave();
 }
 
 void chk_wd_sync_wait(bool on)

@@ -22,21 +22,24 @@ def main():
     case = sys.argv[3] if len(sys.argv) > 3 else None
     np = int(sys.argv[4]) if len(sys.argv) > 4 else None
     want = []
+
+    def add(text, lineno):
+        for item in text.split(","):
+            w = item.split()
+            if not w:
+                continue
+            if len(w) > 1:
+                want.append((w[0], int(w[1].split("=")[1]), lineno))
+            elif np is not None:
+                want.extend((w[0], r, lineno) for r in range(np))
+            else:
+                want.append((w[0], None, lineno))
+
     with open(src) as f:
         for lineno, line in enumerate(f, 1):
-            m = re.search(r"expect(?:\((\w+)\))?: ([^*]*)", line)
-            if not m or (m.group(1) is not None and m.group(1) != case):
-                continue
-            for item in m.group(2).split(","):
-                w = item.split()
-                if not w:
-                    continue
-                if len(w) > 1:
-                    want.append((w[0], int(w[1].split("=")[1]), lineno))
-                elif np is not None:
-                    want.extend((w[0], r, lineno) for r in range(np))
-                else:
-                    want.append((w[0], None, lineno))
+            for m in re.finditer(r"expect(?:\((\w+)\))?: ([^*]*)", line):
+                if m.group(1) is None or m.group(1) == case:
+                    add(m.group(2), lineno)
     with open(out) as f:
         data = json.load(f)
     base = os.path.basename(src)

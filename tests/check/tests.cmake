@@ -5,7 +5,7 @@
 # most (it busy-polls when ranks outnumber the cores).
 set(chk_expect ${CMAKE_CURRENT_LIST_DIR}/expect.py)
 set(chk_progs neg_count args leaks send_modified coll_mismatch coll_root p2p_type unreceived
-    deadlock potential clean pending bounds deadlock_links rma_state deadlock_self zerobuf race)
+    deadlock potential clean pending bounds deadlock_links rma_state deadlock_self zerobuf race deadlock_poll)
 foreach(f IN LISTS MSC_FLAVORS)
   foreach(p IN LISTS chk_progs)
     msc_mpi_program(${f} check_${p} SOURCES ${p}.c)
@@ -62,6 +62,18 @@ foreach(f IN LISTS MSC_FLAVORS)
   set(zb_cases "ring 2" "ring 3" "ring 4" "isend_wait 2" "persistent 2" "anysource 2"
       "self 2" "coll_p2p 2" "ring_ok 3" "self_ok 2" "coll_p2p_ok 2" "sendrecv_ok 2"
       "nonblocking_ok 2" "bsend_ok 2" "waitany_ok 2")
+  # Ranks that poll (MPI_Test, MPI_Testall, MPI_Iprobe in a loop) for a
+  # message never sent while the other waits in a barrier: a deadlock,
+  # reported and ended (exit 3); twins whose message comes after 4 s end
+  # normally with no finding.
+  foreach(dp IN ITEMS test testall iprobe)
+    msc_mpi_test(${f} check/deadlock_poll_${dp} NP 2 PROGRAM check_deadlock_poll ARGS ${dp}
+      TIMEOUT 60 EXPECT_RC 3 ENV MPISCOPE_MODE=check MPISCOPE_CHECK_TIMEOUT=2
+      CHECK "python3 ${chk_expect} $MPISCOPE_OUTPUT/checks.json ${CMAKE_CURRENT_LIST_DIR}/deadlock_poll.c ${dp}")
+    msc_mpi_test(${f} check/deadlock_poll_${dp}_ok NP 2 PROGRAM check_deadlock_poll ARGS ${dp}_ok
+      TIMEOUT 60 ENV MPISCOPE_MODE=check MPISCOPE_CHECK_TIMEOUT=2
+      CHECK "python3 ${chk_expect} $MPISCOPE_OUTPUT/checks.json ${CMAKE_CURRENT_LIST_DIR}/deadlock_poll.c ${dp}_ok")
+  endforeach()
   # Message races of race.c, one case per run (issue 25): each found with
   # the receive and both sends, exit 0; each twin silent.
   set(race_cases "any2 3" "self 2" "irecv 3" "persistent 3" "barrier 3" "anytag_ok 2"
