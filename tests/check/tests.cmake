@@ -5,7 +5,7 @@
 # most (it busy-polls when ranks outnumber the cores).
 set(chk_expect ${CMAKE_CURRENT_LIST_DIR}/expect.py)
 set(chk_progs neg_count args leaks send_modified coll_mismatch coll_root p2p_type unreceived
-    deadlock potential clean pending bounds deadlock_links rma_state deadlock_self zerobuf race deadlock_poll)
+    deadlock potential clean pending bounds deadlock_links rma_state deadlock_self zerobuf race deadlock_poll deadlock_places)
 foreach(f IN LISTS MSC_FLAVORS)
   foreach(p IN LISTS chk_progs)
     msc_mpi_program(${f} check_${p} SOURCES ${p}.c)
@@ -73,6 +73,16 @@ foreach(f IN LISTS MSC_FLAVORS)
     msc_mpi_test(${f} check/deadlock_poll_${dp}_ok NP 2 PROGRAM check_deadlock_poll ARGS ${dp}_ok
       TIMEOUT 60 ENV MPISCOPE_MODE=check MPISCOPE_CHECK_TIMEOUT=2
       CHECK "python3 ${chk_expect} $MPISCOPE_OUTPUT/checks.json ${CMAKE_CURRENT_LIST_DIR}/deadlock_poll.c ${dp}_ok")
+  endforeach()
+  # A deadlock in each place a rank can block (deadlock_places.c), reported
+  # and ended; each twin ends normally with no finding.
+  foreach(dp IN ITEMS coll icoll bigsend probe waitany waitall waitsome finalize threads)
+    msc_mpi_test(${f} check/deadlock_at_${dp} NP 2 PROGRAM check_deadlock_places ARGS ${dp}
+      TIMEOUT 60 EXPECT_RC 3 ENV MPISCOPE_MODE=check MPISCOPE_CHECK_TIMEOUT=2
+      CHECK "python3 ${chk_expect} $MPISCOPE_OUTPUT/checks.json ${CMAKE_CURRENT_LIST_DIR}/deadlock_places.c ${dp}")
+    msc_mpi_test(${f} check/deadlock_at_${dp}_ok NP 2 PROGRAM check_deadlock_places ARGS ${dp}_ok
+      TIMEOUT 60 ENV MPISCOPE_MODE=check MPISCOPE_CHECK_TIMEOUT=2
+      CHECK "python3 ${chk_expect} $MPISCOPE_OUTPUT/checks.json ${CMAKE_CURRENT_LIST_DIR}/deadlock_places.c ${dp}_ok")
   endforeach()
   # Message races of race.c, one case per run (issue 25): each found with
   # the receive and both sends, exit 0; each twin silent.
