@@ -63,5 +63,9 @@ app_filter() {
       if ($0 ~ /^\|\|Ax-b\|\|/) { print; next }
       print; next }
     /^(Success|CommWorldProcs|HPL_N|HPL_NB|HPL_nprow|HPL_npcol|HPL_RnormI|HPL_Anorm1|HPL_AnormI|HPL_Xnorm1|HPL_XnormI|HPL_BnormI|DGEMM_N|PTRANS_residual|PTRANS_n|STREAM_VectorSize|FFT_N|MPIFFT_N|MPIFFT_maxErr|MPIFFT_Procs|RandomAccess_N|RandomAccess_LCG_N)=/ { print }
-    /^MPIRandomAccess(_LCG)?_(N|Errors|ErrorsFraction|ExeUpdates)=/ { print }'
+    # ExeUpdates is left out: MPIRandomAccess is time-bound (it stops
+    # updating after a time budget derived from the run), so the count of
+    # updates done depends on the load (65,270 against 117,798 on one
+    # busy machine).
+    /^MPIRandomAccess(_LCG)?_(N|Errors|ErrorsFraction)=/ { print }'
 }
