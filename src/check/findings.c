@@ -449,7 +449,7 @@ void chk_report_full(chk_finding_t *f)
     pthread_mutex_lock(&flock);
     uint64_t count = found[idx].count;
     found[idx] = *f;
-    found[idx].count = count;
+    found[idx].count = count > f->count ? count : f->count; /* f->count: found at once */
     pthread_mutex_unlock(&flock);
     publish(f);
     if (chk_cfg.abort_first) abort_now(f);

@@ -43,7 +43,6 @@
 
 static pthread_mutex_t rp_lock = PTHREAD_MUTEX_INITIALIZER;
 static rp_ev_t *evs;
-static void **sites;
 static uint32_t nev, capev;
 static uint32_t *refs;
 static uint32_t nrefs, caprefs;
@@ -85,9 +84,7 @@ static rp_ev_t *append(msc_fn_t fn, void *site, uint32_t *at)
         if (cap > limit()) cap = limit();
         rp_ev_t *e = realloc(evs, sizeof *e * cap);
         if (e) evs = e;
-        void **s = e ? realloc(sites, sizeof *s * cap) : NULL;
-        if (s) sites = s;
-        if (!e || !s) {
+        if (!e) {
             skipped = "out of memory";
             return NULL;
         }
@@ -98,7 +95,7 @@ static rp_ev_t *append(msc_fn_t fn, void *site, uint32_t *at)
     e->fn = (int32_t)fn;
     e->peer = -1;
     e->ref = CHK_RP_NONE;
-    sites[nev] = site;
+    e->site = (uint64_t)(uintptr_t)site;
     *at = nev++;
     return e;
 }
@@ -203,23 +200,43 @@ void chk_rp_unordered(void)
     pthread_mutex_unlock(&rp_lock);
 }
 
-/* This rank's part of a finding of rank 0's verdict: the call of its event
- * `at`, grouped with the other ranks' parts. */
-static void report_part(const char *cls, const char *kind, int index, int first_rank,
-                        const char *text, uint32_t at)
+/* The call sites of a verdict, every rank's, in a form any rank resolves
+ * (chk_site_key): slot k of the cycles is at[c][i] (c * RP_CYCLE_RANKS + i),
+ * then the races' three calls each. */
+enum { SLOTS = RP_CYCLES_MAX * RP_CYCLE_RANKS + RP_RACES_MAX * 3 };
+
+static rp_where_t *slot_of(rp_verdict_t *v, int k)
 {
-    if (at >= nev) return;
+    if (k < RP_CYCLES_MAX * RP_CYCLE_RANKS) {
+        int c = k / RP_CYCLE_RANKS, i = k % RP_CYCLE_RANKS;
+        return c < v->ncycles && i < v->len[c] ? &v->at[c][i] : NULL;
+    }
+    k -= RP_CYCLES_MAX * RP_CYCLE_RANKS;
+    return k / 3 < v->nraces ? &v->race[k / 3][k % 3] : NULL;
+}
+
+/* One finding of the verdict, reported by the rank of its first call, with
+ * every call as a part (this rank's by address, the others' by the keys all
+ * ranks summed): one rank per finding, so a repeat (the same first call)
+ * is counted on it and no part of one finding folds into another. */
+static void report_verdict(const char *cls, const char *text, rp_where_t *const *w, const int *k,
+                           int n, const uint64_t *keys, uint64_t count)
+{
     chk_finding_t f;
     memset(&f, 0, sizeof f);
+    f.count = count;
     snprintf(f.cls, sizeof f.cls, "%s", cls);
-    snprintf(f.group, sizeof f.group, "%s:%d:%d", kind, index, first_rank);
     memcpy(f.text, text, sizeof f.text);
-    f.nparts = 1;
-    f.parts[0].rank = msc_g.world_rank;
-    f.parts[0].site = sites[at];
-    int fn = evs[at].fn;
-    snprintf(f.parts[0].call, sizeof f.parts[0].call, "%s",
-             fn >= 0 && fn < MSC_FN_COUNT ? msc_fn_name[fn] : "");
+    for (int i = 0; i < n && f.nparts < CHK_PARTS_MAX; i++) {
+        chk_part_t *p = &f.parts[f.nparts++];
+        p->rank = w[i]->rank;
+        if (w[i]->rank == msc_g.world_rank && w[i]->at < nev)
+            p->site = (void *)(uintptr_t)evs[w[i]->at].site;
+        else
+            p->objkey = keys[2 * k[i]], p->objoff = keys[2 * k[i] + 1];
+        snprintf(p->call, sizeof p->call, "%s",
+                 w[i]->fn >= 0 && w[i]->fn < MSC_FN_COUNT ? msc_fn_name[w[i]->fn] : "");
+    }
     chk_report_full(&f);
 }
 
@@ -291,22 +308,43 @@ void chk_rp_finalize(void)
         if (n[0] || n[1]) PMPI_Bcast(v, (int)sizeof *v, MPI_BYTE, 0, msc_g.comm);
         nc = n[0] || n[1];
     }
-    for (int c = 0; nc && c < v->ncycles; c++)
-        for (int i = 0; i < v->len[c]; i++)
-            if (v->at[c][i].rank == me)
-                report_part("GLOBAL:DEADLOCK:POTENTIAL", "zerobuf", c, v->at[c][0].rank,
-                            v->text[c], v->at[c][i].at);
-    /* A race: the receive, the send it took, the other send; each rank
-     * names its own (a rank may hold two of them). */
-    for (int c = 0; nc && c < v->nraces; c++)
+    uint64_t *mine_keys = nc ? calloc(2 * SLOTS, sizeof *mine_keys) : NULL;
+    uint64_t *keys = nc ? calloc(2 * SLOTS, sizeof *keys) : NULL;
+    if (nc) {
+        for (int k = 0; mine_keys && k < SLOTS; k++) {
+            rp_where_t *w = slot_of(v, k);
+            if (w && w->rank == me && w->at < nev)
+                chk_site_key((void *)(uintptr_t)evs[w->at].site, &mine_keys[2 * k],
+                             &mine_keys[2 * k + 1]);
+        }
+        /* Every slot has one owner: the sum is its key. No memory here:
+         * zeros (the other ranks' parts then read "?"). */
+        static uint64_t zeros[2 * SLOTS];
+        PMPI_Allreduce(mine_keys ? mine_keys : zeros, keys ? keys : zeros, 2 * SLOTS,
+                       MPI_UINT64_T, MPI_SUM, msc_g.comm);
+    }
+    for (int c = 0; keys && c < v->ncycles; c++) {
+        if (v->at[c][0].rank != me) continue;
+        rp_where_t *w[RP_CYCLE_RANKS];
+        int k[RP_CYCLE_RANKS];
+        for (int i = 0; i < v->len[c]; i++) w[i] = &v->at[c][i], k[i] = c * RP_CYCLE_RANKS + i;
+        report_verdict("GLOBAL:DEADLOCK:POTENTIAL", v->text[c], w, k, v->len[c], keys, 1);
+    }
+    /* A race: the receive (its rank reports), the send it took, the other. */
+    for (int c = 0; keys && c < v->nraces; c++) {
+        if (v->race[c][0].rank != me) continue;
+        rp_where_t *w[3];
+        int k[3];
         for (int i = 0; i < 3; i++)
-            if (v->race[c][i].rank == me)
-                report_part("GLOBAL:P2P:MESSAGE_RACE", "race", c, v->race[c][0].rank,
-                            v->race_text[c], v->race[c][i].at);
+            w[i] = &v->race[c][i], k[i] = RP_CYCLES_MAX * RP_CYCLE_RANKS + 3 * c + i;
+        report_verdict("GLOBAL:P2P:MESSAGE_RACE", v->race_text[c], w, k, 3, keys,
+                       v->race_count[c]);
+    }
+    free(mine_keys), free(keys);
     free(v), free(h), free(counts), free(displs), free(out);
     pthread_mutex_lock(&rp_lock);
-    free(evs), free(sites), free(refs);
-    evs = NULL, sites = NULL, refs = NULL;
+    free(evs), free(refs);
+    evs = NULL, refs = NULL;
     nev = capev = nrefs = caprefs = 0;
     skipped = "finalized";
     pthread_mutex_unlock(&rp_lock);

@@ -31,6 +31,8 @@ typedef struct {
                         * handle (compared on this rank only) */
     int32_t tag;       /* RECV: the matched message's tag; COLL: this rank's rank in it */
     int32_t ptag;      /* RECV: the tag posted (unless RP_ANY_TAG) */
+    uint64_t site;     /* the call's return address in its rank (compared, never followed,
+                        * by another rank) */
 } rp_ev_t;
 
 /* What a rank sends rank 0 before its events. */
@@ -43,6 +45,7 @@ typedef struct {
 typedef struct {
     int rank;
     uint32_t at;
+    int32_t fn;        /* in a verdict: the event's call (msc_fn_t) */
 } rp_where_t;
 
 enum { RP_CYCLES_MAX = 8, RP_CYCLE_RANKS = 16, RP_RACES_MAX = 8 };
@@ -58,6 +61,7 @@ typedef struct {
     int nraces;
     rp_where_t race[RP_RACES_MAX][3];
     char race_text[RP_RACES_MAX][CHK_TEXT];
+    uint64_t race_count[RP_RACES_MAX]; /* races at the same receive call */
 } rp_verdict_t;
 
 /* Replays the events of `nranks` ranks (headers, then each rank's events

@@ -149,7 +149,7 @@ static bool post_done(const replay_t *R, int r, uint32_t at, rp_where_t *blocker
         if (e->peer < 0 || e->peer >= R->nranks) return true;
         /* Zero buffering: the send has started; as the run went, it has
          * completed (its clock is known). */
-        *blocker = (rp_where_t){e->peer, e->ref + R->actual};
+        *blocker = (rp_where_t){e->peer, e->ref + R->actual, 0};
         return R->actual ? R->pc[e->peer] >= blocker->at : reached(R, *blocker);
     case RP_COLL:
         if (coll_done(R, r, at, &R->inst[R->inst_of[r][at]])) return true;
@@ -196,7 +196,7 @@ static bool step_done(replay_t *R, int r)
 {
     uint32_t at = R->pc[r];
     const rp_ev_t *e = &R->ev[r][at];
-    rp_where_t b = {-1, 0};
+    rp_where_t b = {-1, 0, 0};
     int slot;
     if (e->op == RP_WAIT) {
         if (e->peer <= 0) return true;
@@ -453,7 +453,7 @@ static void find_cycles(replay_t *R, rp_verdict_t *v)
                          "this program deadlocks: ");
         for (int i = 0; i < k && w > 0 && (size_t)w < room; i++) {
             int a = order[from + i], b = order[from + (i + 1) % k];
-            if (i < RP_CYCLE_RANKS) v->at[c][i] = (rp_where_t){a, R->pc[a]};
+            if (i < RP_CYCLE_RANKS) v->at[c][i] = (rp_where_t){a, R->pc[a], R->ev[a][R->pc[a]].fn};
             char d[256];
             describe(R, a, b, d, sizeof d);
             w += snprintf(p + w, room - (size_t)w, "%s%s", i ? "; " : "", d);
@@ -474,9 +474,9 @@ out:
 
 static void find_races(replay_t *R, rp_verdict_t *v)
 {
-    for (int r = 0; r < R->nranks && v->nraces < RP_RACES_MAX; r++) {
+    for (int r = 0; r < R->nranks; r++) {
         const rp_ev_t *ev = R->ev[r];
-        for (uint32_t i = 0; i < R->n[r] && v->nraces < RP_RACES_MAX; i++) {
+        for (uint32_t i = 0; i < R->n[r]; i++) {
             const rp_ev_t *e = &ev[i];
             if (e->op != RP_RECV || !(e->flags & RP_ANY_SOURCE) || e->peer < 0 || !R->rdone[r][i])
                 continue;
@@ -489,10 +489,21 @@ static void find_races(replay_t *R, rp_verdict_t *v)
                 if (o->peer < 0 || o->peer == e->peer || o->ref >= R->n[o->peer]) continue;
                 if (!(e->flags & RP_ANY_TAG) && o->tag != e->ptag) continue;
                 if (R->sknow[o->peer][o->ref] >= done) continue; /* sent after it knew */
-                int c = v->nraces++;
-                v->race[c][0] = (rp_where_t){r, i};
-                v->race[c][1] = (rp_where_t){e->peer, e->ref};
-                v->race[c][2] = (rp_where_t){o->peer, o->ref};
+                /* One finding per receive call; its other races are counted. */
+                int c = 0;
+                while (c < v->nraces && !(v->race[c][0].rank == r &&
+                                          R->ev[r][v->race[c][0].at].site == e->site))
+                    c++;
+                if (c < v->nraces) {
+                    v->race_count[c]++;
+                    break;
+                }
+                if (v->nraces == RP_RACES_MAX) break;
+                v->nraces++;
+                v->race_count[c] = 1;
+                v->race[c][0] = (rp_where_t){r, i, e->fn};
+                v->race[c][1] = (rp_where_t){e->peer, e->ref, R->ev[e->peer][e->ref].fn};
+                v->race[c][2] = (rp_where_t){o->peer, o->ref, R->ev[o->peer][o->ref].fn};
                 snprintf(v->race_text[c], CHK_TEXT,
                          "A receive from MPI_ANY_SOURCE on rank %d (%s) took the message rank %d "
                          "sent (%s, tag %d); the message rank %d sent (%s, tag %d), taken later on "
@@ -559,7 +570,7 @@ static bool setup(replay_t *R, const rp_header_t *h, const char *blob, int nrank
         if (!R->match[r] || !R->inst_of[r] || !R->svc[r] || !R->sknow[r] || !R->rdone[r])
             return false;
         for (size_t i = 0; i < n; i++) {
-            R->match[r][i] = (rp_where_t){-1, 0};
+            R->match[r][i] = (rp_where_t){-1, 0, 0};
             ncoll += R->ev[r][i].op == RP_COLL;
         }
     }
@@ -569,7 +580,7 @@ static bool setup(replay_t *R, const rp_header_t *h, const char *blob, int nrank
             const rp_ev_t *e = &R->ev[r][i];
             if (e->op != RP_RECV || e->peer < 0 || e->peer >= nranks) continue;
             if (e->ref < R->n[e->peer] && R->ev[e->peer][e->ref].op == RP_SEND)
-                R->match[e->peer][e->ref] = (rp_where_t){r, i};
+                R->match[e->peer][e->ref] = (rp_where_t){r, i, 0};
         }
     R->ninst = (uint32_t)(2 * ncoll + 1);
     if (!(R->inst = calloc(R->ninst, sizeof *R->inst))) return false;
@@ -586,8 +597,8 @@ static bool setup(replay_t *R, const rp_header_t *h, const char *blob, int nrank
                     R->inst_of[r][i] = s;
                 } else {
                     inst_t *in = &R->inst[R->inst_of[r][i]];
-                    in->parts[in->nparts++] = (rp_where_t){r, i};
-                    if (e->flags & RP_ROOT) in->root = (rp_where_t){r, i};
+                    in->parts[in->nparts++] = (rp_where_t){r, i, 0};
+                    if (e->flags & RP_ROOT) in->root = (rp_where_t){r, i, 0};
                 }
             }
         for (uint32_t s = 0; pass == 0 && s < R->ninst; s++)
