@@ -18,7 +18,7 @@
  * or any for the -any/-some forms). p2p.c's sidecar records carry the
  * sender's event number, so a receive learns which send it matched --
  * wildcards fixed as they matched -- and the message's tag when the record
- * is paired with it. Each event costs 32 bytes and a lock.
+ * is paired with it. Each event costs 40 bytes and a lock.
  *
  * At MPI_Finalize rank 0 gathers every rank's events (on msc_g.comm) and
  * replays them (replay_run.c); its verdict goes back to every rank, and
