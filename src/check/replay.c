@@ -247,13 +247,17 @@ void chk_rp_finalize(void)
     int me = msc_g.world_rank, size = msc_g.world_size;
     pthread_mutex_lock(&rp_lock);
     if (parent != MPI_COMM_NULL && !skipped) skipped = "a spawned world";
-    rp_header_t mine = {nev, nrefs, skipped != NULL || !limit(), unordered};
-    size_t bytes = sizeof(rp_ev_t) * nev + sizeof(uint32_t) * nrefs;
+    /* The refs padded to an even count: the next rank's events stay 8-byte
+     * aligned in rank 0's buffer. */
+    uint32_t prefs = (nrefs + 1) & ~1u;
+    rp_header_t mine = {nev, prefs, skipped != NULL || !limit(), unordered};
+    size_t bytes = sizeof(rp_ev_t) * nev + sizeof(uint32_t) * prefs;
     if (bytes > (size_t)0x7fffffff && !skipped) skipped = "more than 2 GiB of events";
     char *out = skipped ? NULL : malloc(bytes + 1);
     if (out) {
-        memcpy(out, evs, sizeof(rp_ev_t) * nev);
-        memcpy(out + sizeof(rp_ev_t) * nev, refs, sizeof(uint32_t) * nrefs);
+        if (nev) memcpy(out, evs, sizeof(rp_ev_t) * nev);
+        if (nrefs) memcpy(out + sizeof(rp_ev_t) * nev, refs, sizeof(uint32_t) * nrefs);
+        if (prefs > nrefs) memset(out + sizeof(rp_ev_t) * nev + sizeof(uint32_t) * nrefs, 0, 4);
     } else if (!skipped) {
         skipped = "out of memory";
     }
