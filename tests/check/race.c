@@ -9,10 +9,10 @@
  * give no finding. A marker `expect(case):` applies to that case only.
  */
 #include <mpi.h>
-#include <stdio.h>
-#include <string.h>
 
-static int rank, size, x = 1, y = 0;
+#include "cases.h"
+
+static int x = 1, y = 0;
 
 /* Ranks 1 and 2 both send to rank 0, which takes two messages from any source. */
 static void any2(void)
@@ -148,22 +148,11 @@ static void barrier_ok(void)
 
 int main(int argc, char **argv)
 {
-    static const struct {
-        const char *name;
-        void (*run)(void);
-    } cases[] = {
+    static const chk_case_t cases[] = {
         {"any2", any2},           {"self", self},           {"irecv", irecv},
         {"persistent", persistent}, {"barrier", barrier},   {"anytag_ok", anytag_ok},
         {"ordered_ok", ordered_ok}, {"named_ok", named_ok}, {"tags_ok", tags_ok},
         {"barrier_ok", barrier_ok},
     };
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    int found = 0;
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        if (argc > 1 && !strcmp(argv[1], cases[i].name)) cases[i].run(), found = 1;
-    if (!found && rank == 0) fprintf(stderr, "race: unknown case %s\n", argc > 1 ? argv[1] : "");
-    MPI_Finalize();
-    return found ? 0 : 2;
+    return case_main(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }

@@ -14,6 +14,38 @@ foreach(f IN LISTS MSC_FLAVORS)
   if(f STREQUAL "openmpi")
     set(np 3)
   endif()
+  # One test per "case np" of a program that runs one case per argument
+  # (cases.h), checked by expect.py with the case (and, given NP, the ranks).
+  macro(chk_case_tests prog with_np)
+    foreach(cn IN ITEMS ${ARGN})
+      separate_arguments(cn)
+      list(GET cn 0 cn_case)
+      list(GET cn 1 cn_np)
+      set(cn_args ${cn_case})
+      if("${with_np}" STREQUAL "NP")
+        set(cn_args "${cn_case} ${cn_np}")
+      endif()
+      msc_mpi_test(${f} check/${prog}_${cn_case}_${cn_np} NP ${cn_np} PROGRAM check_${prog}
+        ARGS ${cn_case} TIMEOUT 90 ENV MPISCOPE_MODE=check
+        CHECK "python3 ${chk_expect} $MPISCOPE_OUTPUT/checks.json ${CMAKE_CURRENT_LIST_DIR}/${prog}.c ${cn_args}")
+    endforeach()
+  endmacro()
+  # A deadlock per case of `prog` (check/<name>_<case>: reported and ended,
+  # exit 3, with MPISCOPE_CHECK_TIMEOUT=2) and its twin (<case>_ok: ends
+  # normally), both checked by expect.py against the case's markers.
+  macro(chk_deadlock_tests prog name)
+    foreach(dc IN ITEMS ${ARGN})
+      foreach(dv IN ITEMS "" _ok)
+        set(dc_rc 3)
+        if(dv STREQUAL "_ok")
+          set(dc_rc 0)
+        endif()
+        msc_mpi_test(${f} check/${name}_${dc}${dv} NP 2 PROGRAM check_${prog} ARGS ${dc}${dv}
+          TIMEOUT 60 EXPECT_RC ${dc_rc} ENV MPISCOPE_MODE=check MPISCOPE_CHECK_TIMEOUT=2
+          CHECK "python3 ${chk_expect} $MPISCOPE_OUTPUT/checks.json ${CMAKE_CURRENT_LIST_DIR}/${prog}.c ${dc}${dv}")
+      endforeach()
+    endforeach()
+  endmacro()
   macro(chk_test name prog)
     msc_mpi_test(${f} check/${name} PROGRAM check_${prog} ${ARGN}
       CHECK "python3 ${chk_expect} $MPISCOPE_OUTPUT/checks.json ${CMAKE_CURRENT_LIST_DIR}/${prog}.c")
@@ -66,44 +98,17 @@ foreach(f IN LISTS MSC_FLAVORS)
   # message never sent while the other waits in a barrier: a deadlock,
   # reported and ended (exit 3); twins whose message comes after 4 s end
   # normally with no finding.
-  foreach(dp IN ITEMS test testall iprobe)
-    msc_mpi_test(${f} check/deadlock_poll_${dp} NP 2 PROGRAM check_deadlock_poll ARGS ${dp}
-      TIMEOUT 60 EXPECT_RC 3 ENV MPISCOPE_MODE=check MPISCOPE_CHECK_TIMEOUT=2
-      CHECK "python3 ${chk_expect} $MPISCOPE_OUTPUT/checks.json ${CMAKE_CURRENT_LIST_DIR}/deadlock_poll.c ${dp}")
-    msc_mpi_test(${f} check/deadlock_poll_${dp}_ok NP 2 PROGRAM check_deadlock_poll ARGS ${dp}_ok
-      TIMEOUT 60 ENV MPISCOPE_MODE=check MPISCOPE_CHECK_TIMEOUT=2
-      CHECK "python3 ${chk_expect} $MPISCOPE_OUTPUT/checks.json ${CMAKE_CURRENT_LIST_DIR}/deadlock_poll.c ${dp}_ok")
-  endforeach()
+  chk_deadlock_tests(deadlock_poll deadlock_poll test testall iprobe)
   # A deadlock in each place a rank can block (deadlock_places.c), reported
   # and ended; each twin ends normally with no finding.
-  foreach(dp IN ITEMS coll icoll bigsend probe waitany waitall waitsome finalize threads)
-    msc_mpi_test(${f} check/deadlock_at_${dp} NP 2 PROGRAM check_deadlock_places ARGS ${dp}
-      TIMEOUT 60 EXPECT_RC 3 ENV MPISCOPE_MODE=check MPISCOPE_CHECK_TIMEOUT=2
-      CHECK "python3 ${chk_expect} $MPISCOPE_OUTPUT/checks.json ${CMAKE_CURRENT_LIST_DIR}/deadlock_places.c ${dp}")
-    msc_mpi_test(${f} check/deadlock_at_${dp}_ok NP 2 PROGRAM check_deadlock_places ARGS ${dp}_ok
-      TIMEOUT 60 ENV MPISCOPE_MODE=check MPISCOPE_CHECK_TIMEOUT=2
-      CHECK "python3 ${chk_expect} $MPISCOPE_OUTPUT/checks.json ${CMAKE_CURRENT_LIST_DIR}/deadlock_places.c ${dp}_ok")
-  endforeach()
+  chk_deadlock_tests(deadlock_places deadlock_at coll icoll bigsend probe waitany waitall waitsome
+    finalize threads)
   # Message races of race.c, one case per run (issue 25): each found with
   # the receive and both sends, exit 0; each twin silent.
   set(race_cases "any2 3" "self 2" "irecv 3" "persistent 3" "barrier 3" "anytag_ok 2"
       "ordered_ok 3" "named_ok 3" "tags_ok 3" "barrier_ok 3")
-  foreach(rc IN LISTS race_cases)
-    separate_arguments(rc)
-    list(GET rc 0 rc_case)
-    list(GET rc 1 rc_np)
-    msc_mpi_test(${f} check/race_${rc_case}_${rc_np} NP ${rc_np} PROGRAM check_race
-      ARGS ${rc_case} TIMEOUT 90 ENV MPISCOPE_MODE=check
-      CHECK "python3 ${chk_expect} $MPISCOPE_OUTPUT/checks.json ${CMAKE_CURRENT_LIST_DIR}/race.c ${rc_case}")
-  endforeach()
-  foreach(zb IN LISTS zb_cases)
-    separate_arguments(zb)
-    list(GET zb 0 zb_case)
-    list(GET zb 1 zb_np)
-    msc_mpi_test(${f} check/zerobuf_${zb_case}_${zb_np} NP ${zb_np} PROGRAM check_zerobuf
-      ARGS ${zb_case} TIMEOUT 90 ENV MPISCOPE_MODE=check
-      CHECK "python3 ${chk_expect} $MPISCOPE_OUTPUT/checks.json ${CMAKE_CURRENT_LIST_DIR}/zerobuf.c ${zb_case} ${zb_np}")
-  endforeach()
+  chk_case_tests(race "" ${race_cases})
+  chk_case_tests(zerobuf NP ${zb_cases})
   # MPISCOPE_CHECK_ABORT: the first finding ends the run, and is on file.
   msc_mpi_test(${f} check/abort NP 2 PROGRAM check_neg_count TIMEOUT 60 EXPECT_RC 1
     ENV MPISCOPE_MODE=check MPISCOPE_CHECK_ABORT=1

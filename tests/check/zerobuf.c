@@ -9,11 +9,11 @@
  * `expect(case):` applies to that case only (expect.py's third argument).
  */
 #include <mpi.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-static int rank, size, x = 1, y = 0;
+#include "cases.h"
+
+static int x = 1, y = 0;
 
 static int next(void) { return (rank + 1) % size; }
 static int prev(void) { return (rank + size - 1) % size; }
@@ -143,23 +143,12 @@ static void waitany_ok(void)
 
 int main(int argc, char **argv)
 {
-    static const struct {
-        const char *name;
-        void (*run)(void);
-    } cases[] = {
+    static const chk_case_t cases[] = {
         {"ring", ring},           {"ring_ok", ring_ok},         {"isend_wait", isend_wait},
         {"persistent", persistent}, {"anysource", anysource},   {"self", self},
         {"self_ok", self_ok},     {"coll_p2p", coll_p2p},       {"coll_p2p_ok", coll_p2p_ok},
         {"sendrecv_ok", sendrecv_ok}, {"nonblocking_ok", nonblocking_ok},
         {"bsend_ok", bsend_ok},   {"waitany_ok", waitany_ok},
     };
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    int found = 0;
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        if (argc > 1 && !strcmp(argv[1], cases[i].name)) cases[i].run(), found = 1;
-    if (!found && rank == 0) fprintf(stderr, "zerobuf: unknown case %s\n", argc > 1 ? argv[1] : "");
-    MPI_Finalize();
-    return found ? 0 : 2;
+    return case_main(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }
