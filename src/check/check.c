@@ -662,6 +662,13 @@ static uint32_t completed(msc_call_t *c, MPI_Request r, MPI_Status *st)
     return q.rp_ev;
 }
 
+/* A receive's replay event, or none for MPI_PROC_NULL. */
+static uint32_t recv_event(const msc_call_t *c, chk_rp_mode_t mode, int src, int tag)
+{
+    return src == MPI_PROC_NULL ? CHK_RP_NONE
+                                : chk_rp_recv(c->fn, c->site, mode, c->comm, src, tag);
+}
+
 /* A persistent request started: its replay posting event. */
 static uint32_t start_event(const msc_call_t *c, MPI_Request r)
 {
@@ -811,8 +818,8 @@ static void chk_leave(msc_call_t *c)
         else if (c->kind == MSC_KIND_ISEND && live)
             ev = chk_rp_send(c->fn, c->site,
                              c->fn == MSC_FN_MPI_Ibsend ? CHK_RP_BUFFERED : CHK_RP_POST);
-        else if (c->kind == MSC_KIND_IRECV && live)
-            ev = chk_rp_recv(c->fn, c->site, CHK_RP_POST, c->comm, c->peer, c->tag);
+        else if (c->kind == MSC_KIND_IRECV && c->rc == MPI_SUCCESS)
+            ev = recv_event(c, CHK_RP_POST, c->peer, c->tag);
         post_request(c, ev);
         if (c->kind == MSC_KIND_ISEND && c->rc == MPI_SUCCESS) chk_p2p_send_leave(c, ev);
         break;
@@ -837,9 +844,7 @@ static void chk_leave(msc_call_t *c)
             int n = 0;
             uint32_t s = c->peer == MPI_PROC_NULL ? CHK_RP_NONE
                                                   : chk_rp_send(c->fn, c->site, CHK_RP_POST);
-            uint32_t r = c->rpeer == MPI_PROC_NULL
-                             ? CHK_RP_NONE
-                             : chk_rp_recv(c->fn, c->site, CHK_RP_POST, c->comm, c->rpeer, c->rtag);
+            uint32_t r = recv_event(c, CHK_RP_POST, c->rpeer, c->rtag);
             if (s != CHK_RP_NONE) ev[n++] = s;
             if (r != CHK_RP_NONE) ev[n++] = r;
             chk_rp_wait(c->fn, c->site, ev, n, false);
@@ -851,11 +856,7 @@ static void chk_leave(msc_call_t *c)
     case MSC_KIND_RECV:
         if (c->rc == MPI_SUCCESS)
             chk_p2p_recv_done(c->comm, c->status, chk_sig(c->rtype, c->rcount), c->fn, c->site,
-                              0, false,
-                              c->peer == MPI_PROC_NULL
-                                  ? CHK_RP_NONE
-                                  : chk_rp_recv(c->fn, c->site, CHK_RP_BLOCK, c->comm,
-                                                c->peer, c->tag));
+                              0, false, recv_event(c, CHK_RP_BLOCK, c->peer, c->tag));
         break;
     case MSC_KIND_PROBE:
         /* A matched probe takes the message out of matching: its sidecar
@@ -864,10 +865,7 @@ static void chk_leave(msc_call_t *c)
         if (c->rc == MPI_SUCCESS && (c->fn == MSC_FN_MPI_Mprobe || c->fn == MSC_FN_MPI_Improbe) &&
             (c->fn == MSC_FN_MPI_Mprobe || *c->flag))
             chk_p2p_recv_done(c->comm, c->status, (chk_sig_t){0, 0, 0}, c->fn, c->site, 0, true,
-                              c->peer == MPI_PROC_NULL
-                                  ? CHK_RP_NONE
-                                  : chk_rp_recv(c->fn, c->site, CHK_RP_BLOCK, c->comm,
-                                                c->peer, c->tag));
+                              recv_event(c, CHK_RP_BLOCK, c->peer, c->tag));
         break;
     case MSC_KIND_RMA_FENCE:
     case MSC_KIND_RMA_PSCW:

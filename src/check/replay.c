@@ -47,7 +47,7 @@ static uint32_t nev, capev;
 static uint32_t *refs;
 static uint32_t nrefs, caprefs;
 static const char *skipped; /* why this rank's events cannot be replayed, or NULL */
-static bool unordered;      /* a call that orders ranks was not recorded */
+static _Atomic int unordered; /* a call that orders ranks was not recorded */
 static _Atomic int owner_taken;
 static CHK_TLS int owner_mine; /* 1: this thread records; -1: another does */
 
@@ -195,9 +195,9 @@ void chk_rp_matched(uint32_t recv_ev, int sender, uint32_t send_ev, int tag)
 
 void chk_rp_unordered(void)
 {
-    pthread_mutex_lock(&rp_lock);
-    unordered = true;
-    pthread_mutex_unlock(&rp_lock);
+    /* Once set it stays: a load, no store, on every later call (fences). */
+    if (!atomic_load_explicit(&unordered, memory_order_relaxed))
+        atomic_store_explicit(&unordered, 1, memory_order_relaxed);
 }
 
 /* The call sites of a verdict, every rank's, in a form any rank resolves
@@ -250,7 +250,8 @@ void chk_rp_finalize(void)
     /* The refs padded to an even count: the next rank's events stay 8-byte
      * aligned in rank 0's buffer. */
     uint32_t prefs = (nrefs + 1) & ~1u;
-    rp_header_t mine = {nev, prefs, skipped != NULL || !limit(), unordered};
+    rp_header_t mine = {nev, prefs, skipped != NULL || !limit(),
+                        atomic_load_explicit(&unordered, memory_order_relaxed)};
     size_t bytes = sizeof(rp_ev_t) * nev + sizeof(uint32_t) * prefs;
     if (bytes > (size_t)0x7fffffff && !skipped) skipped = "more than 2 GiB of events";
     char *out = skipped ? NULL : malloc(bytes + 1);

@@ -47,6 +47,7 @@ enum { SHAPE_ALL, SHAPE_FROM_ROOT, SHAPE_TO_ROOT, SHAPE_SCAN, SHAPE_EXSCAN };
 typedef struct {
     uint64_t key;
     int members, reached, nparts, done;
+    int shape;             /* SHAPE_*: what a member's completion depends on, as the run went */
     rp_where_t *parts;     /* every event of this instance, any rank */
     rp_where_t root;       /* the root's event (rank -1: none) */
     int *waiters, nwaiters, capwaiters;
@@ -115,7 +116,7 @@ static bool coll_done(const replay_t *R, int r, uint32_t at, const inst_t *in)
 {
     if (in->nparts < in->members) return true; /* not every member's events: not known */
     const rp_ev_t *e = &R->ev[r][at];
-    int s = R->actual ? shape(e->fn) : SHAPE_ALL;
+    int s = R->actual ? in->shape : SHAPE_ALL;
     bool root = e->flags & RP_ROOT;
     switch (s) {
     case SHAPE_FROM_ROOT:
@@ -592,7 +593,10 @@ static bool setup(replay_t *R, const rp_header_t *h, const char *blob, int nrank
                 if (pass == 0) {
                     uint32_t s = inst_slot(R, e->key);
                     inst_t *in = &R->inst[s];
-                    if (!in->nparts) in->key = e->key, in->members = e->peer, in->root.rank = -1;
+                    if (!in->nparts) {
+                        in->key = e->key, in->members = e->peer, in->root.rank = -1;
+                        in->shape = shape(e->fn);
+                    }
                     in->nparts++;
                     R->inst_of[r][i] = s;
                 } else {
