@@ -914,6 +914,12 @@ static int chk_init(int slot)
     chk_eh_init();
     chk_outside_init();
     chk_thr_init();
+    /* A spawned world's ranks match messages of its parent's, numbered in
+     * another MPI_COMM_WORLD: not replayed (asked now, since
+     * MPI_Comm_disconnect of the parent makes MPI_Comm_get_parent forget). */
+    MPI_Comm parent = MPI_COMM_NULL;
+    if (PMPI_Comm_get_parent(&parent) == MPI_SUCCESS && parent != MPI_COMM_NULL)
+        chk_rp_disable("a spawned world");
     chk_wd_start();
     return 0;
 }
