@@ -17,7 +17,7 @@
 
 #include "call.h"
 
-#define MSC_MODULE_ABI 4 /* 2: due hooks; 3: nest hooks; 4: outer */
+#define MSC_MODULE_ABI 5 /* 2: due hooks; 3: nest hooks; 4: outer; 5: solo */
 
 typedef struct msc_module {
     int abi;                          /* MSC_MODULE_ABI */
@@ -76,6 +76,12 @@ typedef struct msc_module {
      * does, must not run before the check that two threads are in MPI at
      * once under MPI_THREAD_SERIALIZED). */
     bool outer;
+    /* Works in a process that entered MPI through a session (msc_g.solo):
+     * init and finalize make no collective (msc_g.comm is MPI_COMM_NULL),
+     * finalize may be called again after a later re-initialization, and
+     * what it writes is this process's alone. A module without it is left
+     * out of such a process, which the core says once. */
+    bool solo;
 } msc_module_t;
 
 /* Called from a constructor. Returns the module's slot, or -1 if full. */

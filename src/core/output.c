@@ -2,6 +2,11 @@
  * (MPISCOPE_OUTPUT, or a name made of the program, the time and its pid, so
  * that two runs started in the same second do not collide), creates it with
  * mode 0755 and broadcasts the outcome over the tool's private communicator.
+ * A spawned world (msc_g.world_id) writes into <directory>/worlds/<id>, so
+ * that no world's results overwrite another's. A solo process (sessions,
+ * state.h) cannot agree on a name with the others: each creates
+ * MPISCOPE_OUTPUT itself, or, when none is set, a name made of the program
+ * and the job's id from the launcher's environment.
  */
 #include "output.h"
 
@@ -9,6 +14,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -25,34 +31,100 @@ static bool make_dir(const char *path)
     return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* make_dir of `path` and of each of its parents. */
+static bool make_dirs(const char *path)
+{
+    char buf[PATH_MAX];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = 0;
+            make_dir(buf);
+            *p = '/';
+        }
+    return make_dir(buf);
+}
+
+/* The directory's name when MPISCOPE_OUTPUT gives none: the program and,
+ * for a solo process (which cannot hear rank 0's), the launcher's job id
+ * (the PMIx namespace, Slurm's job and step, Hydra's PMI port), else rank
+ * 0's time and process id. */
+static void default_name(char *path, size_t size, const char *program)
+{
+    const char *base = strrchr(program, '/');
+    base = base ? base + 1 : program;
+    if (!*base) base = "app";
+    const char *ns = getenv("PMIX_NAMESPACE"), *job = getenv("SLURM_JOB_ID"),
+               *step = getenv("SLURM_STEP_ID"), *port = getenv("PMI_PORT");
+    if (msc_g.solo && ns && *ns)
+        snprintf(path, size, "mpiscope-%.64s-%.64s", base, ns);
+    else if (msc_g.solo && job)
+        snprintf(path, size, "mpiscope-%.64s-%.32s.%.16s", base, job, step ? step : "0");
+    else if (msc_g.solo && port)
+        snprintf(path, size, "mpiscope-%.64s-pmi-%.64s", base, port);
+    else {
+        time_t now = time(NULL);
+        struct tm tm;
+        localtime_r(&now, &tm);
+        char stamp[32];
+        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+        snprintf(path, size, "mpiscope-%.64s-%s-%ld", base, stamp, (long)getpid());
+        if (msc_g.solo && msc_g.world_size > 1)
+            msc_warn_once("solo-outdir", "MPISCOPE_OUTPUT is not set and the launcher gives no "
+                                         "job id: each process of this sessions program "
+                                         "writes into a directory of its own (%s)", path);
+    }
+    for (char *p = path; *p; p++)
+        if (*p == '/' || *p == ':') *p = '_';
+}
+
+/* The directory: MPISCOPE_OUTPUT or a default name, and for a spawned
+ * world its subdirectory worlds/<id>; created with its parents. */
+static bool choose_dir(char *path, size_t size, const char *program)
+{
+    const char *given = msc_g.settings.v[MSC_SET_OUTPUT].str;
+    if (*given)
+        snprintf(path, size, "%s", given);
+    else
+        default_name(path, size, program);
+    if (strlen(path) >= sizeof msc_g.outdir - 80) {
+        msc_warn("output directory '%.80s...' is too long (%zu characters); results will "
+                 "not be written",
+                 path, strlen(path));
+        return false;
+    }
+    if (!make_dir(path)) {
+        msc_warn("cannot create output directory '%s': %s; results will not be written", path,
+                 strerror(errno));
+        return false;
+    }
+    if (msc_g.world_id[0]) {
+        size_t n = strlen(path);
+        snprintf(path + n, size - n, "/worlds");
+        if (!make_dir(path)) return false;
+        n = strlen(path);
+        snprintf(path + n, size - n, "/%s", msc_g.world_id);
+        if (!make_dir(path)) {
+            msc_warn("cannot create output directory '%s': %s; results will not be written",
+                     path, strerror(errno));
+            return false;
+        }
+    }
+    return true;
+}
+
 void msc_output_setup(const char *program)
 {
     char path[sizeof msc_g.outdir];
     int ok = 0;
+    if (msc_g.solo) {
+        ok = choose_dir(path, sizeof path, program);
+        msc_g.outdir_shared = true;
+        snprintf(msc_g.outdir, sizeof msc_g.outdir, "%s", ok ? path : "");
+        return;
+    }
     if (msc_g.world_rank == 0) {
-        const char *given = msc_g.settings.v[MSC_SET_OUTPUT].str;
-        if (*given) {
-            snprintf(path, sizeof path, "%s", given);
-        } else {
-            const char *base = strrchr(program, '/');
-            base = base ? base + 1 : program;
-            time_t now = time(NULL);
-            struct tm tm;
-            localtime_r(&now, &tm);
-            char stamp[32];
-            strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
-            snprintf(path, sizeof path, "mpiscope-%.64s-%s-%ld", *base ? base : "app", stamp,
-                     (long)getpid());
-        }
-        if (strlen(path) >= sizeof msc_g.outdir - 64)
-            msc_warn("output directory '%.80s...' is too long (%zu characters); results will "
-                     "not be written",
-                     path, strlen(path));
-        else if (!make_dir(path))
-            msc_warn("cannot create output directory '%s': %s; results will not be written", path,
-                     strerror(errno));
-        else
-            ok = 1;
+        ok = choose_dir(path, sizeof path, program);
         if (!ok) path[0] = 0;
     }
     char marker[sizeof path + 64];
@@ -66,7 +138,7 @@ void msc_output_setup(const char *program)
     if (ok) PMPI_Bcast(marker, (int)sizeof marker, MPI_CHAR, 0, msc_g.comm);
     if (ok) {
         int unseen = access(marker, F_OK) != 0, nunseen = 0, local_ok = 1;
-        if (unseen && !make_dir(path)) local_ok = 0;
+        if (unseen && !make_dirs(path)) local_ok = 0;
         PMPI_Allreduce(&unseen, &nunseen, 1, MPI_INT, MPI_SUM, msc_g.comm);
         if (msc_g.world_rank == 0) {
             unlink(marker);

@@ -1,16 +1,27 @@
-/* Life cycle of the tool in one rank. MPI_Init* reads the settings and
+/* Life cycle of the tool in one process. MPI_Init* reads the settings and
  * starts the clock's calibration before PMPI_Init (so a bad setting is
  * reported even if MPI_Init then fails) and ends it after, then duplicates
- * MPI_COMM_WORLD through PMPI for the tool's own traffic, sets up the output directory and starts the modules
- * that MPISCOPE_MODE asks for. MPI_Finalize stops recording, lets each module
- * write its results (collectively, over the private communicator) and frees
- * that communicator before PMPI_Finalize.
+ * MPI_COMM_WORLD through PMPI for the tool's own traffic, names the world
+ * (a spawned one gets an id and its own output directory), sets up the
+ * output directory and starts the modules that MPISCOPE_MODE asks for.
+ * MPI_Finalize stops recording, lets each module write its results
+ * (collectively, over the private communicator) and frees that communicator
+ * before PMPI_Finalize.
+ *
+ * A process that enters MPI through MPI_Session_init instead (MPI-4) is
+ * solo: the tool has no communicator and makes no collective (processes may
+ * initialize and finalize at different times, and MPI_COMM_WORLD may not
+ * exist), only the modules that can work so are started, and their finalize
+ * runs each time the process's last session ends, each process writing its
+ * own results (src/intercept/session.c drives it).
  */
 #include "runtime.h"
 
+#include <ctype.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "clock.h"
 #include "fatal.h"
@@ -167,6 +178,70 @@ static void slurm_singletons(void)
              "(docs/slurm.md)", tasks);
 }
 
+/* A spawned world's id, the same on its every rank: the PMIx namespace
+ * where the MPI has one (Open MPI), else its rank 0's host and process id;
+ * "" for a world that no MPI_Comm_spawn made. Only [A-Za-z0-9._-], as it
+ * names a directory. Collective over msc_g.comm. */
+static void world_identify(void)
+{
+    MPI_Comm parent = MPI_COMM_NULL;
+    if (PMPI_Comm_get_parent(&parent) != MPI_SUCCESS || parent == MPI_COMM_NULL) return;
+    char id[sizeof msc_g.world_id] = "";
+    if (msc_g.world_rank == 0) {
+        const char *ns = getenv("PMIX_NAMESPACE");
+        char host[64] = "host";
+        gethostname(host, sizeof host - 1);
+        if (ns && *ns)
+            snprintf(id, sizeof id, "%s", ns);
+        else
+            snprintf(id, sizeof id, "%.40s-%ld", host, (long)getpid());
+        for (char *p = id; *p; p++)
+            if (!isalnum((unsigned char)*p) && *p != '.' && *p != '-' && *p != '_') *p = '_';
+    }
+    PMPI_Bcast(id, (int)sizeof id, MPI_CHAR, 0, msc_g.comm);
+    id[sizeof id - 1] = 0;
+    snprintf(msc_g.world_id, sizeof msc_g.world_id, "%s", id[0] ? id : "spawned");
+}
+
+/* Starts the modules MPISCOPE_MODE asks for; then recording starts. In the
+ * world model every rank must agree on each, or a module would run
+ * collectives alone; a solo process starts only the modules that work
+ * without collectives and names the others once. */
+static void start_modules(bool none)
+{
+    long long mask = msc_g.settings.v[MSC_SET_MODE].num;
+    char left_out[256] = "";
+    for (int i = 0; i < module_count && !none; i++) {
+        const msc_module_t *m = modules[i];
+        if (m->mode) {
+            int bit = mode_bit(m->mode);
+            if (bit < 0 || !((mask >> bit) & 1)) continue;
+        }
+        if (msc_g.solo && !m->solo) {
+            /* Named when the user asked for it by its own word (trace,
+             * check); the modules that come with every mode go quietly. */
+            if (!m->mode || strcmp(m->mode, "profile") == 0) continue;
+            size_t n = strlen(left_out);
+            snprintf(left_out + n, sizeof left_out - n, "%s%s", n ? ", " : "", m->name);
+            continue;
+        }
+        int rc = m->init ? m->init(i) : 0;
+        if (!msc_g.solo) PMPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_LOR, msc_g.comm);
+        if (!rc) module_active[i] = true;
+    }
+    if (left_out[0] && msc_g.world_rank == 0)
+        msc_warn("this process entered MPI through MPI_Session_init (MPI-4 sessions), where "
+                 "mpiscope records the profile only; not run in it: %s (docs/worlds.md)",
+                 left_out);
+    hooks_install();
+    msc_hooks_refresh();
+    msc_g.t_ready = msc_now_ns();
+    atomic_store(&msc_g.level, none ? 0 : 1);
+    atomic_store(&msc_g.phase, MSC_PHASE_RUNNING);
+    msc_gates_update();
+    if (!none) msc_fatal_install();
+}
+
 void msc_runtime_init(int thread_provided)
 {
     msc_clock_finish();
@@ -174,6 +249,7 @@ void msc_runtime_init(int thread_provided)
     msc_g.thread_provided = thread_provided;
     PMPI_Comm_rank(MPI_COMM_WORLD, &msc_g.world_rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &msc_g.world_size);
+    PMPI_Comm_group(MPI_COMM_WORLD, &msc_g.world_group);
     msc_log_set_rank(msc_g.world_rank);
     slurm_singletons();
     if (PMPI_Comm_dup(MPI_COMM_WORLD, &msc_g.comm) != MPI_SUCCESS) {
@@ -182,31 +258,39 @@ void msc_runtime_init(int thread_provided)
         return;
     }
     PMPI_Comm_set_name(msc_g.comm, "mpiscope private");
+    world_identify();
     bool none = mode_none();
     if (!none) msc_output_setup(program_name());
     if (!none && !msc_requests_init((int)msc_g.settings.v[MSC_SET_MAX_REQUESTS].num))
         msc_warn_once("requests", "out of memory for the request table; completions of "
                                   "nonblocking operations will not be understood");
+    start_modules(none);
+}
 
-    long long mask = msc_g.settings.v[MSC_SET_MODE].num;
-    for (int i = 0; i < module_count && !none; i++) {
-        const msc_module_t *m = modules[i];
-        if (m->mode) {
-            int bit = mode_bit(m->mode);
-            if (bit < 0 || !((mask >> bit) & 1)) continue;
-        }
-        int rc = m->init ? m->init(i) : 0;
-        /* Every rank must agree, or a module would run collectives alone. */
-        PMPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_LOR, msc_g.comm);
-        if (!rc) module_active[i] = true;
-    }
-    hooks_install();
-    msc_hooks_refresh();
-    msc_g.t_ready = msc_now_ns();
-    atomic_store(&msc_g.level, none ? 0 : 1);
+void msc_runtime_init_solo(int rank, int size, MPI_Group world, int thread_provided)
+{
+    msc_clock_finish();
+    msc_g.t_init_end = msc_now_ns();
+    msc_g.thread_provided = thread_provided;
+    msc_g.solo = true;
+    msc_g.world_rank = rank;
+    msc_g.world_size = size;
+    msc_g.world_group = world;
+    msc_log_set_rank(rank);
+    bool none = mode_none();
+    if (!none) msc_output_setup(program_name());
+    if (!none && !msc_requests_init((int)msc_g.settings.v[MSC_SET_MAX_REQUESTS].num))
+        msc_warn_once("requests", "out of memory for the request table; completions of "
+                                  "nonblocking operations will not be understood");
+    start_modules(none);
+}
+
+void msc_runtime_resume_solo(void)
+{
+    if (atomic_load(&msc_g.phase) != MSC_PHASE_DONE || !msc_g.solo) return;
     atomic_store(&msc_g.phase, MSC_PHASE_RUNNING);
     msc_gates_update();
-    if (!none) msc_fatal_install();
+    if (!mode_none()) msc_fatal_install();
 }
 
 void msc_runtime_emergency(int signum)
@@ -222,10 +306,17 @@ void msc_runtime_finalize(void)
     atomic_store(&msc_g.phase, MSC_PHASE_FINALIZING);
     msc_gates_update();
     msc_fatal_uninstall();
-    if (msc_g.comm == MPI_COMM_NULL) return;
+    if (msc_g.comm == MPI_COMM_NULL && !msc_g.solo) return;
     for (int i = module_count - 1; i >= 0; i--)
         if (module_active[i] && modules[i]->finalize) modules[i]->finalize();
     bool quiet = msc_g.settings.v[MSC_SET_QUIET].num;
+    if (msc_g.solo) {
+        /* Each process says nothing of the others' files. */
+        if (!quiet && msc_g.world_rank == 0 && msc_g.outdir[0])
+            msc_warn("results in %s (each process writes its own; the last to finish joins "
+                     "them)", msc_g.outdir);
+        return;
+    }
     unsigned long written = msc_output_written();
     PMPI_Allreduce(MPI_IN_PLACE, &written, 1, MPI_UNSIGNED_LONG, MPI_SUM, msc_g.comm);
     if (!quiet && msc_g.world_rank == 0 && msc_g.outdir[0]) {
@@ -235,6 +326,7 @@ void msc_runtime_finalize(void)
             msc_warn("nothing was written to %s (see the messages above)", msc_g.outdir);
     }
     PMPI_Comm_free(&msc_g.comm);
+    PMPI_Group_free(&msc_g.world_group);
 }
 
 void (*msc_outside_hook)(msc_fn_t fn, void *site, int phase);

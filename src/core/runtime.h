@@ -60,6 +60,18 @@ void msc_runtime_preinit(void) MSC_INTERNAL;
  * modules; then recording starts at level 1. */
 void msc_runtime_init(int thread_provided) MSC_INTERNAL;
 
+/* After the process's first PMPI_Session_init succeeded (session.c): its
+ * rank and size in the world (the mpi://WORLD process set, whose group
+ * `world` the core keeps until msc_runtime_world_group changes it), the
+ * output directory and the modules that work solo (module.h), with no
+ * collective; then recording starts. */
+void msc_runtime_init_solo(int rank, int size, MPI_Group world, int thread_provided) MSC_INTERNAL;
+
+/* A solo process initialized a session again after its last one ended
+ * (MPI-4.0 §11.3 allows it): recording resumes, and the next end of its
+ * last session writes again what it recorded, from the beginning. */
+void msc_runtime_resume_solo(void) MSC_INTERNAL;
+
 /* At entry of MPI_Finalize, MPI still usable: recording stops, modules write
  * their results, the private communicator is freed. */
 void msc_runtime_finalize(void) MSC_INTERNAL;

@@ -20,7 +20,7 @@
 #include "solo.h"
 
 _Thread_local msc_tls_t msc_tls __attribute__((tls_model("initial-exec")));
-msc_global_t msc_g = {.comm = MPI_COMM_NULL, .world_rank = -1};
+msc_global_t msc_g = {.comm = MPI_COMM_NULL, .world_group = MPI_GROUP_NULL, .world_rank = -1};
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static msc_thread_t *registry;

@@ -84,7 +84,20 @@ typedef struct {
     _Atomic int recording;       /* phase RUNNING and level >= 1: msc_recording_update */
     int world_rank, world_size;
     int thread_provided;         /* what MPI_Init_thread gave the application */
-    MPI_Comm comm;               /* private duplicate of MPI_COMM_WORLD for the tool's traffic */
+    MPI_Comm comm;               /* private duplicate of MPI_COMM_WORLD for the tool's traffic;
+                                  * MPI_COMM_NULL when solo */
+    /* The process entered MPI through MPI_Session_init (MPI-4 sessions):
+     * there may be no MPI_COMM_WORLD, and the tool makes no collective of
+     * its own (processes initialize and finalize at different times); each
+     * process writes its own results, joined by the last to finish
+     * (runtime.c, session.c). */
+    bool solo;
+    MPI_Group world_group;       /* the world's processes: MPI_COMM_WORLD's group, or the
+                                  * mpi://WORLD process set's when solo; ranks of other
+                                  * groups are translated into it */
+    char world_id[64];           /* "" for the job's first world; a spawned world's id
+                                  * (the PMIx namespace under Open MPI, else made by the
+                                  * tool): its results go to <outdir>/worlds/<id> */
     msc_settings_t settings;
     char outdir[PATH_MAX];       /* output directory; empty when output is impossible */
     bool outdir_shared;          /* this rank sees rank 0's output directory (output.c) */

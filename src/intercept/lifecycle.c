@@ -11,6 +11,8 @@
  * their twin with the thread marked busy: where the twin calls the C function
  * (MPICH's mpif.h binding does), the C wrapper sees the busy thread and does
  * not report the call a second time, at a site inside the MPI library.
+ * In a process that entered MPI through a session, MPI_Init* and
+ * MPI_Finalize open and close the world model instead (session.c).
  */
 #include "lifecycle.h"
 
@@ -62,6 +64,8 @@ void msc_lifecycle_pcontrol(int level)
 
 bool msc_lifecycle_misplaced(msc_fn_t fn, void *site)
 {
+    /* Begun by a session: the world model is one more way in (session.c). */
+    if (MSC_UNLIKELY(msc_g.solo)) return msc_session_world_call(fn, site);
     int phase = atomic_load(&msc_g.phase);
     if (fn == MSC_FN_MPI_Finalize ? phase != MSC_PHASE_DONE && phase != MSC_PHASE_BEFORE_INIT
                                   : phase == MSC_PHASE_BEFORE_INIT)

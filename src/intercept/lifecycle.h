@@ -21,6 +21,11 @@ void msc_lifecycle_finalize_end(void) __attribute__((visibility("hidden")));
  * MPI_Finalize when MPI is not running: told to the check of calls outside
  * MPI unless the thread is busy; the caller then only calls PMPI. */
 bool msc_lifecycle_misplaced(msc_fn_t fn, void *site) __attribute__((visibility("hidden")));
+/* MPI_Init* or MPI_Finalize (fn) in a process that entered MPI through a
+ * session (msc_g.solo, session.c): counted, and the world model is open or
+ * closed; the last end of anything writes the results. Always true: the
+ * caller then only calls PMPI. */
+bool msc_session_world_call(msc_fn_t fn, void *site) __attribute__((visibility("hidden")));
 /* MPI_Pcontrol(level) from any binding. */
 void msc_lifecycle_pcontrol(int level) __attribute__((visibility("hidden")));
 

@@ -245,6 +245,7 @@ static const msc_module_t module = {
     .leave_wanted = &leave_wanted,
     .finalize = mod_finalize,
     .pcontrol = mod_pcontrol,
+    .solo = true, /* no collective; closing the library again is harmless */
 };
 
 /* --- performance variables ------------------------------------------------- */

@@ -164,7 +164,7 @@ static void rec_merge(rec_t *a, const rec_t *b)
     }
 }
 
-static void set_free(set_t *st)
+void msc_pset_free(set_t *st)
 {
     for (size_t i = 0; i < st->n; i++) free(st->e[i].key), free(st->e[i].io);
     free(st->e);
@@ -356,7 +356,7 @@ int msc_pmerge_by_bytes(const void *a, const void *b)
 
 /* Keeps the heaviest sites, files and pairs within their budgets: lighter
  * sites are counted, lighter files summed into the others' record. */
-static void set_trim(set_t *st)
+void msc_pset_trim(set_t *st)
 {
     if (st->n > 1) qsort(st->e, st->n, sizeof *st->e, msc_pmerge_by_time);
     size_t keep = 0, sites = 0, nfiles = 0, max_files = (size_t)msc_g.settings.v[MSC_SET_PROFILE_FILES].num;
@@ -405,7 +405,7 @@ static void set_trim(set_t *st)
 
 /* ---- wire format and the tree ------------------------------------------------- */
 
-static char *pack(set_t *st, size_t *len)
+char *msc_pset_pack(set_t *st, size_t *len)
 {
     char *buf = NULL;
     size_t n = 0;
@@ -441,7 +441,7 @@ static char *pack(set_t *st, size_t *len)
 
 /* Merges a child's blob into st. Sizes are checked: the blob came from our
  * own library on another rank, but a short message must not crash. */
-static void unpack_merge(set_t *st, const char *b, size_t len)
+void msc_pset_merge(set_t *st, const char *b, size_t len)
 {
     header_t h;
     if (len < sizeof h) return;
@@ -561,7 +561,7 @@ static void tree_merge(set_t *st)
     for (int mask = 1; mask < n; mask <<= 1) {
         if (me & mask) {
             size_t len = 0;
-            char *b = pack(st, &len);
+            char *b = msc_pset_pack(st, &len);
             /* An empty message still tells the parent this subtree is done. */
             PMPI_Send(b ? b : "", b ? (int)len : 0, MPI_BYTE, me - mask, TAG_MERGE, msc_g.comm);
             free(b);
@@ -575,9 +575,9 @@ static void tree_merge(set_t *st)
             char *b = malloc(cnt > 0 ? (size_t)cnt : 1);
             PMPI_Recv(b ? b : NULL, b ? cnt : 0, MPI_BYTE, me + mask, TAG_MERGE, msc_g.comm,
                       MPI_STATUS_IGNORE);
-            if (b) unpack_merge(st, b, (size_t)cnt);
+            if (b) msc_pset_merge(st, b, (size_t)cnt);
             free(b);
-            set_trim(st);
+            msc_pset_trim(st);
         }
     }
 }
@@ -670,7 +670,7 @@ static void prof_write(bool flush, const char *why)
     io_ns = local_files(&st);
     st.h.dropped_sites = f.dropped;
     st.h.dropped_requests = msc_requests_dropped();
-    set_trim(&st);
+    msc_pset_trim(&st);
 
     uint64_t now = flush ? msc_now_ns() : msc_g.t_finalize_begin;
     rank_sum_t mine = {.wall_ns = now - (msc_g.t_ready ? msc_g.t_ready : msc_g.t_init_end)};
@@ -686,6 +686,16 @@ static void prof_write(bool flush, const char *why)
     st.ranks = malloc(sizeof *st.ranks);
     if (st.ranks) st.ranks[0] = mine, st.nranks = 1;
     char *per_rank = NULL;
+    if (!flush && msc_g.solo) {
+        /* No collective in a solo process: its own file, joined by the last
+         * (join.c). */
+        msc_pjoin_write(&st);
+        msc_pset_free(&st);
+        free(f.fn);
+        free(f.row);
+        free(f.sites);
+        return;
+    }
     if (!flush) {
         tree_merge(&st);
         if (msc_prof.per_rank && f.fn) per_rank = gather_per_rank(&f);
@@ -713,7 +723,7 @@ static void prof_write(bool flush, const char *why)
     }
     if (flush && !why) msc_prof.flushes++;
     free(per_rank);
-    set_free(&st);
+    msc_pset_free(&st);
     free(f.fn);
     free(f.row);
     free(f.sites);

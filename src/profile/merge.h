@@ -81,6 +81,18 @@ typedef struct {
 } set_t;
 
 
+/* The set's wire form (merge.c): packed by a rank, merged into another set
+ * (records by key, pairs appended, the ranks after st's), trimmed to the
+ * budgets, freed. */
+char *msc_pset_pack(set_t *st, size_t *len) __attribute__((visibility("hidden")));
+void msc_pset_merge(set_t *st, const char *b, size_t len) __attribute__((visibility("hidden")));
+void msc_pset_trim(set_t *st) __attribute__((visibility("hidden")));
+void msc_pset_free(set_t *st) __attribute__((visibility("hidden")));
+
+/* A solo process's profile (join.c): its set to its own file, and the
+ * whole profile when it is the last of the world to write. */
+void msc_pjoin_write(set_t *st) __attribute__((visibility("hidden")));
+
 /* qsort orders: records by time (heaviest first, then by key), pairs by
  * bytes (heaviest first, then by sender, receiver, class). */
 int msc_pmerge_by_time(const void *a, const void *b) __attribute__((visibility("hidden")));

@@ -264,18 +264,18 @@ static __attribute__((noinline)) msc_pcomm_t *comm_fill(msc_ptab_t *p, MPI_Comm 
     memset(e, 0, sizeof *e);
     e->comm = MPI_COMM_NULL;
     int inter = 0;
-    MPI_Group g = MPI_GROUP_NULL, wg = MPI_GROUP_NULL;
+    MPI_Group g = MPI_GROUP_NULL, wg = msc_g.world_group; /* MPI_COMM_WORLD's, or mpi://WORLD's */
     if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS) return NULL;
     if (inter ? PMPI_Comm_remote_group(comm, &g) : PMPI_Comm_group(comm, &g)) return NULL;
     PMPI_Comm_rank(comm, &e->me);
     PMPI_Group_size(g, &e->size);
-    PMPI_Comm_group(MPI_COMM_WORLD, &wg);
     int *in = malloc(2 * (size_t)e->size * sizeof *in);
     if (in) {
         int *out = in + e->size;
         bool identity = true;
         for (int i = 0; i < e->size; i++) in[i] = i;
-        PMPI_Group_translate_ranks(g, e->size, in, wg, out);
+        if (wg == MPI_GROUP_NULL || PMPI_Group_translate_ranks(g, e->size, in, wg, out) != MPI_SUCCESS)
+            for (int i = 0; i < e->size; i++) out[i] = MPI_UNDEFINED;
         for (int i = 0; i < e->size; i++) identity &= out[i] == i;
         if (identity && e->size == msc_g.world_size) {
             free(in);
@@ -285,7 +285,6 @@ static __attribute__((noinline)) msc_pcomm_t *comm_fill(msc_ptab_t *p, MPI_Comm 
         }
     }
     PMPI_Group_free(&g);
-    PMPI_Group_free(&wg);
     if (!in) return NULL;
     e->inter = inter != 0;
     e->comm = comm;
@@ -965,6 +964,7 @@ static const msc_module_t profile_module = {
     .pcontrol = profile_pcontrol,
     .finalize = profile_finalize,
     .emergency = profile_emergency,
+    .solo = true,
 };
 
 __attribute__((constructor)) static void profile_register(void)

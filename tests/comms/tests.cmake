@@ -42,3 +42,32 @@ foreach(f IN LISTS MSC_FLAVORS)
     endforeach()
   endif()
 endforeach()
+
+# MPI-4 sessions (MPICH: Open MPI 4.1 has none): a process that enters MPI
+# through MPI_Session_init is profiled without MPI_Init and without any
+# collective of the tool's; each process writes its own profile and the last
+# joins them (check_sessions.py: the exact sends of each case of
+# sessions.c). Trace and check are not run in such a process, and say so.
+if("mpich" IN_LIST MSC_FLAVORS)
+  msc_mpi_program(mpich comms_sessions SOURCES sessions.c)
+  set(sess_check "${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_sessions.py $MSC_OUT")
+  foreach(c only two session-first init-first)
+    msc_mpi_test(mpich comms/sessions-${c} NP 2 PROGRAM comms_sessions ARGS ${c} TIMEOUT 120
+      ENV MPISCOPE_QUIET=1 MSC_KEEP_STDOUT=1
+      CHECK "${sess_check} ${c} 2")
+  endforeach()
+  msc_mpi_test(mpich comms/sessions-only-np3 NP 3 PROGRAM comms_sessions ARGS only TIMEOUT 120
+    ENV MPISCOPE_QUIET=1 MSC_KEEP_STDOUT=1
+    CHECK "${sess_check} only 3")
+  foreach(m trace check)
+    msc_mpi_test(mpich comms/sessions-only-${m} NP 2 PROGRAM comms_sessions ARGS only TIMEOUT 120
+      ENV MPISCOPE_MODE=profile,${m} MPISCOPE_QUIET=1 MSC_KEEP_STDOUT=1 MSC_KEEP_STDERR=1
+      CHECK "${sess_check} only 2 ${m}")
+  endforeach()
+  # Begun by MPI_Init, the world model's trace covers the session's
+  # communicator too: every message matched.
+  msc_mpi_test(mpich comms/sessions-init-first-trace NP 2 PROGRAM comms_sessions
+    ARGS init-first TIMEOUT 120
+    ENV MPISCOPE_MODE=profile,trace MPISCOPE_QUIET=1 MSC_KEEP_STDOUT=1
+    CHECK "${sess_check} init-first 2 && ${comms_trace}")
+endif()
