@@ -120,6 +120,13 @@ static bool non_default(msc_setting_id_t id)
 
 void msc_prun_json(FILE *o, uint64_t wall_ns)
 {
+    /* How the processes came into MPI: a spawned world (its id names its
+     * directory, worlds/<id>), a sessions program (solo, state.h), or the
+     * job's first world through MPI_Init. */
+    fprintf(o, "\"world\": {\"id\": ");
+    msc_json_put_string(o, msc_g.world_id);
+    fprintf(o, ", \"spawned\": %s, \"entered_by\": \"%s\"}, ", msc_g.world_id[0] ? "true" : "false",
+            msc_g.solo ? "MPI_Session_init" : "MPI_Init");
     fprintf(o, "\"executable\": ");
     msc_json_put_string(o, exe);
     fprintf(o, ", \"args\": [");

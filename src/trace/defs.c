@@ -249,10 +249,19 @@ static bool define(MPI_Comm comm, trc_comm_t *e)
     PMPI_Comm_group(comm, &g);
     PMPI_Group_translate_ranks(g, n, seq, world_group, ranks);
     PMPI_Group_free(&g);
+    bool foreign = false;
     if (inter) {
         PMPI_Comm_remote_group(comm, &g);
         PMPI_Group_translate_ranks(g, nr, seq, world_group, ranks + n);
         PMPI_Group_free(&g);
+        for (int i = 0; i < nr; i++) foreign |= ranks[n + i] == MPI_UNDEFINED;
+    }
+    if (foreign) {
+        /* Another world's processes: the local group alone, as an
+         * intracommunicator (its members create it in the same order). */
+        inter = 0;
+        nr = 0;
+    } else if (inter) {
         if (ranks[n] < ranks[0]) { /* canonical order: lower world rank first */
             int *tmp = malloc((size_t)(n + nr) * sizeof *tmp);
             if (tmp) {
@@ -280,11 +289,12 @@ static bool define(MPI_Comm comm, trc_comm_t *e)
     else if (comm == MPI_COMM_SELF)
         strcpy(d->name, "MPI_COMM_SELF");
     else
-        snprintf(d->name, sizeof d->name, "%s %d", inter ? "Intercomm" : "Comm", ncomms);
+        snprintf(d->name, sizeof d->name, "%s %d", foreign ? "Intercomm to another world" : inter ? "Intercomm" : "Comm", ncomms);
     e->ref = (uint32_t)ncomms++;
     e->rank = rank;
     PMPI_Comm_size(comm, &e->size);
     e->rsize = 0;
+    e->foreign = foreign;
     if (inter) PMPI_Comm_remote_size(comm, &e->rsize);
     return true;
 }
@@ -313,6 +323,7 @@ static trc_comm_t *insert(MPI_Comm comm)
     e->size = tmp.size;
     e->rank = tmp.rank;
     e->rsize = tmp.rsize;
+    e->foreign = tmp.foreign;
     atomic_store(&e->live, 1);
     atomic_store_explicit(&e->key, key, memory_order_release);
     return e;
@@ -375,6 +386,7 @@ bool trc_comm_define_ranks(MPI_Comm handle, int n, const int *ranks, int me)
             e->rank = me;
             e->size = n;
             e->rsize = 0;
+            e->foreign = false;
             atomic_store(&e->live, 1);
             atomic_store_explicit(&e->key, key, memory_order_release);
             ok = true;

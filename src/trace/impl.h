@@ -26,6 +26,11 @@ typedef struct {
     int size, rank;        /* local group */
     int rsize;             /* remote group of an intercommunicator, else 0 */
     _Atomic int live;      /* 0 once freed (the handle may be reused) */
+    /* An intercommunicator to another world (spawned, connected, joined):
+     * its remote processes are not in this world's archive, so it is
+     * defined by its local group and the messages on it are not written
+     * (docs/worlds.md). */
+    bool foreign;
 } trc_comm_t;
 
 extern trc_comm_t trc_world TRC_HIDDEN;

@@ -625,9 +625,14 @@ static bool is_recv(msc_kind_t k)
 }
 
 /* A request whose post was recorded (and so whose end must be). */
+/* A request's communicator tag (req_comm_tag below). */
+#define TAG_NONE UINT32_MAX
+#define TAG_INTER (1u << 31)
+#define TAG_FOREIGN (UINT32_MAX - 1) /* to another world: not written (trc_comm_t) */
+
 static bool traced(const msc_req_info_t *in)
 {
-    if (!in->id || in->peer == MPI_PROC_NULL) return false;
+    if (!in->id || in->peer == MPI_PROC_NULL || in->comm_tag == TAG_FOREIGN) return false;
     if (in->persistent && !in->active) return false;
     return is_send(in->kind) || is_recv(in->kind) || in->kind == MSC_KIND_ICOLL ||
            in->kind == MSC_KIND_IO_IREAD || in->kind == MSC_KIND_IO_IWRITE || is_rma(in->kind);
@@ -651,8 +656,6 @@ static uint32_t rma_request_win(uint64_t id, bool take)
  * (msc_requests_comm_tag): the local reference, with TAG_INTER for an
  * intercommunicator; TAG_NONE for none. The communicator may have been
  * freed, and its handle reused, by the time the request completes. */
-#define TAG_NONE UINT32_MAX
-#define TAG_INTER (1u << 31)
 
 static uint32_t req_comm_tag(MPI_Comm comm)
 {
@@ -665,6 +668,7 @@ static uint32_t req_comm_tag(MPI_Comm comm)
     }
     const trc_comm_t *cm = trc_comm(comm);
     if (cm->ref == OTF2_UNDEFINED_COMM || (cm->ref & TAG_INTER)) return TAG_NONE;
+    if (cm->foreign) return TAG_FOREIGN;
     return cm->ref | (cm->rsize ? TAG_INTER : 0);
 }
 
@@ -967,8 +971,22 @@ static int64_t recv_bytes(MPI_Status *st)
     return PMPI_Get_elements_x(st, MPI_BYTE, &x) == MPI_SUCCESS && x > 0 ? (int64_t)x : 0;
 }
 
+/* A message on an intercommunicator to another world has no receiver (or
+ * sender) in this archive: its call is traced, not its message. */
+static bool foreign_message(const msc_call_t *c)
+{
+    switch (c->kind) {
+    case MSC_KIND_SEND: case MSC_KIND_RECV: case MSC_KIND_SENDRECV: case MSC_KIND_ISEND:
+    case MSC_KIND_IRECV:
+        return c->comm != MPI_COMM_NULL && trc_comm(c->comm)->foreign;
+    default:
+        return false;
+    }
+}
+
 static void records(trc_thread_t *t, msc_call_t *c, uint64_t te, uint64_t tl)
 {
+    if (MSC_UNLIKELY(foreign_message(c))) return;
     switch (c->kind) {
     case MSC_KIND_SEND:
         if (c->peer != MPI_PROC_NULL)

@@ -34,6 +34,9 @@ def main():
              f"want run, {n}, {n}")
     if [r["rank"] for r in prof["per_rank"]] != list(range(n)):
         fail(f"per_rank lists ranks {[r['rank'] for r in prof['per_rank']]}")
+    entered = "MPI_Init" if case == "init-first" else "MPI_Session_init"
+    if prof["run"]["world"] != {"id": "", "spawned": False, "entered_by": entered}:
+        fail(f"run.world {prof['run']['world']}, want entered_by {entered}")
     fns = {f["name"]: f for f in prof["functions"]}
     for name, calls, sent, recv in (("MPI_Send", want, 4 * want, 0),
                                     ("MPI_Recv", want, 0, 4 * want),

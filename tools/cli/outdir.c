@@ -9,7 +9,9 @@
  * crashed job), the per-rank files say what each rank left: the reason it
  * stopped (rank-R.incomplete), the findings written so far
  * (checks.rankR.jsonl, one line each), a partial profile
- * (profile.rankR.incomplete.json), and the trace's directory. */
+ * (profile.rankR.incomplete.json), and the trace's directory. Worlds that
+ * MPI_Comm_spawn made have result directories of their own, worlds/<id>
+ * (msc_outdir_worlds). */
 #include "outdir.h"
 
 #include <dirent.h>
@@ -38,7 +40,7 @@ static const char *const result_names[] = {
     "profile.json", "profile.txt", "profile-vt.txt", "profile.rank*.json", "rank-*.incomplete",
     "trace", "trace.unreadable", "checks.txt", "checks.json", "checks.rank*.jsonl", "mpit.txt",
     "mpit.json",
-    "waitstates.json", "report.html", "trace.json",
+    "waitstates.json", "report.html", "trace.json", "worlds", ".profile",
 };
 
 size_t msc_outdir_results(const char *dir, char *list, size_t len)
@@ -175,4 +177,44 @@ int msc_outdir_leftovers(const char *dir, const char *shown, int rc, FILE *o)
                 trace ? " (and the trace's events up to where each rank stopped)" : "");
     free(v);
     return merged ? 1 : 2;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int msc_outdir_worlds(const char *dir, char ***ids)
+{
+    *ids = NULL;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/worlds", dir);
+    DIR *d = opendir(path);
+    if (!d) return 0;
+    int n = 0, cap = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (de->d_name[0] == '.') continue;
+        char sub[4500];
+        struct stat st;
+        snprintf(sub, sizeof sub, "%s/%s", path, de->d_name);
+        if (stat(sub, &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 8;
+            char **p = realloc(*ids, (size_t)cap * sizeof *p);
+            if (!p) break;
+            *ids = p;
+        }
+        (*ids)[n] = strdup(de->d_name);
+        if ((*ids)[n]) n++;
+    }
+    closedir(d);
+    if (n > 1) qsort(*ids, (size_t)n, sizeof **ids, by_name);
+    return n;
+}
+
+void msc_outdir_worlds_free(char **ids, int n)
+{
+    for (int i = 0; i < n; i++) free(ids[i]);
+    free(ids);
 }

@@ -18,4 +18,10 @@ size_t msc_outdir_results(const char *dir, char *list, size_t len);
  * merged results (profile.json or checks.json) are there too; 2: said, and
  * only the per-rank files are. */
 int msc_outdir_leftovers(const char *dir, const char *shown, int rc, FILE *o);
+
+/* The ids of the worlds MPI_Comm_spawn made during the run whose results are
+ * in `dir` (each in dir/worlds/<id>), sorted; their number. Free with
+ * msc_outdir_worlds_free. */
+int msc_outdir_worlds(const char *dir, char ***ids);
+void msc_outdir_worlds_free(char **ids, int n);
 #endif

@@ -27,6 +27,7 @@
 #include "../../src/profile/pjson.h"
 #include "commands.h"
 #include "report_cli.h"
+#include "outdir.h"
 #include "trace_check.h"
 #include "trace_reader.h"
 #include "analysis.h"
@@ -268,7 +269,7 @@ static char *partial_trace_ranks(const char *dir)
     return text;
 }
 
-int msc_cmd_report_all(int argc, char **argv)
+static int report_one(int argc, char **argv)
 {
     const char *target = NULL, *html_out = NULL;
     bool html = false, no_ws = false, reanalyze = false, weak = false, allow_partial = false;
@@ -550,5 +551,51 @@ int msc_cmd_report_all(int argc, char **argv)
     msc_json_free(ws);
     free(pass);
     msc_report_parts_cleanup(merged);
+    return rc;
+}
+
+/* The single run directory of a `report` command line, or -1: the last word
+ * that is neither an option nor an option's value. */
+static int run_dir_arg(int argc, char **argv)
+{
+    static const char *const with_value[] = {"--sort", "--limit", "-o", "--from", "--to",
+                                             "--part", "--parallel-locations", "--np", "--mpi"};
+    int at = -1, runs = 0;
+    for (int i = 0; i < argc; i++) {
+        bool valued = false;
+        for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++)
+            valued |= strcmp(argv[i], with_value[k]) == 0;
+        if (valued) i++;
+        else if (argv[i][0] != '-') at = i, runs++;
+        else if (!strcmp(argv[i], "--html") || !strcmp(argv[i], "--part")) return -1;
+    }
+    return runs == 1 ? at : -1;
+}
+
+/* `mpiscope report DIR`: the run's report, then, for each world that
+ * MPI_Comm_spawn made (DIR/worlds/<id>, a result directory of its own),
+ * the same report of that world under a heading that names it. The exit
+ * status is the first nonzero one (a partial world's 3 included). */
+int msc_cmd_report_all(int argc, char **argv)
+{
+    int rc = report_one(argc, argv);
+    int at = run_dir_arg(argc, argv);
+    char **worlds = NULL;
+    int nw = at >= 0 ? msc_outdir_worlds(argv[at], &worlds) : 0;
+    if (nw == 0) return rc;
+    char **args = calloc((size_t)argc + 1, sizeof *args);
+    for (int i = 0; args && i < nw; i++) {
+        char dir[4600];
+        snprintf(dir, sizeof dir, "%s/worlds/%s", argv[at], worlds[i]);
+        memcpy(args, argv, (size_t)argc * sizeof *args);
+        args[at] = dir;
+        fflush(stdout);
+        printf("\n==== spawned world %d of %d: %s (%s) ====\n\n", i + 1, nw, worlds[i], dir);
+        fflush(stdout);
+        int w = report_one(argc, args);
+        if (rc == 0) rc = w;
+    }
+    free(args);
+    msc_outdir_worlds_free(worlds, nw);
     return rc;
 }

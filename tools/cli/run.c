@@ -750,6 +750,17 @@ static int run(run_request_t *r)
     /* Say what was written, or that nothing was and why. */
     if (!quiet && !nothing) {
         msc_banner_print(stderr, r->value[MSC_SET_OUTPUT], shown_dir);
+        /* Each world that MPI_Comm_spawn made, with results of its own. */
+        char **worlds = NULL;
+        int nw = msc_outdir_worlds(r->value[MSC_SET_OUTPUT], &worlds);
+        for (int i = 0; i < nw; i++) {
+            char *dir = keepf("%s/worlds/%s", r->value[MSC_SET_OUTPUT], worlds[i]);
+            char *shown = keepf("%s/worlds/%s", shown_dir, worlds[i]);
+            fprintf(stderr, "mpiscope: spawned world %d of %d, %s:\n", i + 1, nw, worlds[i]);
+            if (!msc_banner_print(stderr, dir, shown))
+                fprintf(stderr, "mpiscope: no profile in %s\n", shown);
+        }
+        msc_outdir_worlds_free(worlds, nw);
         size_t n = msc_outdir_results(r->value[MSC_SET_OUTPUT], held, sizeof held);
         if (n) {
             if (msc_outdir_leftovers(r->value[MSC_SET_OUTPUT], shown_dir, rc, stderr) < 2)

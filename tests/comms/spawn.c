@@ -1,0 +1,62 @@
+/* A spawn tree two levels deep (MPI_Comm_spawn, MPI-2), each world with
+ * calls it alone makes, so that check_spawn.py can tell the worlds apart and
+ * see that none was written over another:
+ *
+ *   world A (the job's, N ranks): spawns world B (2 processes of this
+ *           program, "child"), each rank r < 2 sends 50 ints to B's rank r,
+ *           disconnects; 10 barriers.
+ *   world B (2 ranks): receives the 50 from its parent, disconnects; spawns
+ *           world C (1 process, "grandchild"), its rank 0 sends 7 ints to
+ *           C's rank 0, disconnects; 100 barriers.
+ *   world C (1 rank): receives the 7, disconnects; 3 MPI_Comm_size calls.
+ *
+ * World A's rank 0 prints "spawn tree done".
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+
+static void recv_from_parent(int n)
+{
+    MPI_Comm parent;
+    int v;
+    MPI_Comm_get_parent(&parent);
+    for (int i = 0; i < n; i++) MPI_Recv(&v, 1, MPI_INT, 0, 5, parent, MPI_STATUS_IGNORE);
+    MPI_Comm_disconnect(&parent);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    const char *role = argc > 1 ? argv[1] : "root";
+    int r, n;
+    MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    MPI_Comm inter;
+    if (strcmp(role, "root") == 0) {
+        char *args[] = {"child", NULL};
+        MPI_Comm_spawn(argv[0], args, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
+                       MPI_ERRCODES_IGNORE);
+        for (int i = 0; r < 2 && i < 50; i++) MPI_Send(&i, 1, MPI_INT, r, 5, inter);
+        MPI_Comm_disconnect(&inter);
+        for (int i = 0; i < 10; i++) MPI_Barrier(MPI_COMM_WORLD);
+        if (r == 0) printf("spawn tree done\n");
+    } else if (strcmp(role, "child") == 0) {
+        /* The parent's rank r sends to this world's rank r. */
+        MPI_Comm parent;
+        int v;
+        MPI_Comm_get_parent(&parent);
+        for (int i = 0; i < 50; i++) MPI_Recv(&v, 1, MPI_INT, r, 5, parent, MPI_STATUS_IGNORE);
+        MPI_Comm_disconnect(&parent);
+        char *args[] = {"grandchild", NULL};
+        MPI_Comm_spawn(argv[0], args, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
+                       MPI_ERRCODES_IGNORE);
+        for (int i = 0; r == 0 && i < 7; i++) MPI_Send(&i, 1, MPI_INT, 0, 5, inter);
+        MPI_Comm_disconnect(&inter);
+        for (int i = 0; i < 100; i++) MPI_Barrier(MPI_COMM_WORLD);
+    } else {
+        recv_from_parent(7);
+        for (int i = 0; i < 3; i++) MPI_Comm_size(MPI_COMM_WORLD, &n);
+    }
+    MPI_Finalize();
+    return 0;
+}
