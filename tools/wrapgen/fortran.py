@@ -346,7 +346,7 @@ def role_code(fn, sig, gen_error):
         elif role == "out":
             # A Fortran argument is never a NULL pointer.
             before.append(f"msc_c.out = (void *){param};")
-        elif role in ("n", "reqs", "statuses", "indices"):
+        elif role in ("n", "reqs", "statuses", "indices", "parts"):
             pass
         elif role in ("types", "rtypes"):
             # Arrays of Fortran handles: left NULL (converting each element
@@ -354,6 +354,9 @@ def role_code(fn, sig, gen_error):
             pass
         else:
             _error(gen_error, f"{fn.name}: role {role} has no Fortran template")
+    if "parts" in r:   # partitions multiply the count (wrapgen.py's role_lines)
+        which = "count" if "count" in r else "rcount"
+        before.append(f"msc_c.{which} *= (MPI_Count)msc_f_int({r['parts']});")
     if "reqs" in r:
         st = f"&{r['statuses']}" if "statuses" in r else "NULL"
         before.append(f"msc_f_requests_in(&msc_c, msc_b, msc_f_int({r['n']}), {r['reqs']}, {st});")

@@ -44,7 +44,7 @@ ROLES = {"buf", "rbuf", "count", "rcount", "type", "rtype", "peer", "tag", "rpee
          "root", "op", "comm", "counts", "rcounts", "status", "request", "reqio", "n", "reqs",
          "statuses", "flag", "index", "outcount", "indices", "newcomm", "commio", "obj",
          "win", "file", "offset", "out", "group", "tdisp", "tcount", "ttype", "types",
-         "rtypes"}
+         "rtypes", "parts"}
 
 
 # Role obj: the address of an MPI handle (made, committed or freed by the
@@ -253,6 +253,13 @@ def role_lines(fn):
         elif role == "commio":
             out.append(f"msc_c.newcomm = {param};")
             out.append(f"msc_c.comm = {param} ? *{param} : MPI_COMM_NULL;")
+    if "parts" in r:
+        # Partitioned communication (MPI-4.0 §4): the message is all the
+        # partitions, each `count` elements.
+        which = "count" if "count" in r else "rcount" if "rcount" in r else None
+        if not which:
+            raise GenError(f"{fn.name}: role parts needs role count or rcount")
+        out.append(f"msc_c.{which} *= (MPI_Count){r['parts']};")
     if "reqs" in r:
         n = r.get("n")
         if not n:
