@@ -142,3 +142,12 @@ int msc_banner_print(FILE *o, const char *dir, const char *shown)
             shown);
     return lines + 1;
 }
+
+int msc_banner_ranks(const char *dir)
+{
+    msc_json_doc_t *doc = load(dir, "profile.json");
+    if (!doc) return -1;
+    int n = (int)msc_json_int(msc_json_root(doc), "ranks");
+    msc_json_free(doc);
+    return n;
+}

@@ -18,4 +18,7 @@
  * readable profile.json (nothing is written then). */
 int msc_banner_print(FILE *o, const char *dir, const char *shown);
 
+/* The ranks profile.json in `dir` covers, or -1 without one. */
+int msc_banner_ranks(const char *dir);
+
 #endif

@@ -49,6 +49,11 @@ msc_cli_test(usage 60 usage.sh)
 msc_cli_test(dry-run 60 dry-run.sh)
 msc_cli_test(signals 60 signals.sh)
 msc_cli_test(install 120 install.sh)
+# A job that spawns worlds: every world's summary and report (Open MPI:
+# MPICH 4.0.2's spawn fails natively here).
+if("openmpi" IN_LIST MSC_FLAVORS)
+  msc_cli_test(openmpi/worlds 180 worlds.sh ${MSC_TEST_BIN}/openmpi/comms_spawn)
+endif()
 foreach(f IN LISTS MSC_FLAVORS)
   msc_cli_test(${f}/detect 60 detect.sh ${f})
   foreach(case ranks exit-code default-dir quiet none preload singleton)

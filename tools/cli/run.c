@@ -753,13 +753,22 @@ static int run(run_request_t *r)
         /* Each world that MPI_Comm_spawn made, with results of its own. */
         char **worlds = NULL;
         int nw = msc_outdir_worlds(r->value[MSC_SET_OUTPUT], &worlds);
+        int procs = 0, unknown = 0, n0 = msc_banner_ranks(r->value[MSC_SET_OUTPUT]);
+        if (n0 < 0) unknown++;
+        else procs += n0;
         for (int i = 0; i < nw; i++) {
             char *dir = keepf("%s/worlds/%s", r->value[MSC_SET_OUTPUT], worlds[i]);
             char *shown = keepf("%s/worlds/%s", shown_dir, worlds[i]);
             fprintf(stderr, "mpiscope: spawned world %d of %d, %s:\n", i + 1, nw, worlds[i]);
             if (!msc_banner_print(stderr, dir, shown))
                 fprintf(stderr, "mpiscope: no profile in %s\n", shown);
+            int n = msc_banner_ranks(dir);
+            if (n < 0) unknown++;
+            else procs += n;
         }
+        if (nw)
+            fprintf(stderr, "mpiscope: %d worlds (the job's and %d spawned), %d processes%s\n",
+                    nw + 1, nw, procs, unknown ? " in the worlds with a profile" : "");
         msc_outdir_worlds_free(worlds, nw);
         size_t n = msc_outdir_results(r->value[MSC_SET_OUTPUT], held, sizeof held);
         if (n) {

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# `mpiscope run` and `mpiscope report` of a job that spawns worlds
+# (tests/comms/spawn.c: the job's world of 2 ranks spawns 2 processes,
+# which spawn 1): each world's closing summary, one line with the worlds and
+# processes seen, and a report that shows each spawned world under its own
+# heading, exit 0 (docs/worlds.md).
+#   worlds.sh <spawn program>
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+prog=$1
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+capture "$MSC_CLI" run -o "$MSC_OUT/run" -- mpirun.openmpi -np 2 "$prog"
+expect_rc 0 "mpiscope run of the spawn tree"
+[[ $out == *"spawn tree done"* ]] || fail "the program's output is missing: $out"
+[ "$(grep -c '^mpiscope: spawned world [12] of 2, ' <<<"$err")" = 2 ] ||
+  fail "no closing summary of each spawned world: $err"
+grep -qx "mpiscope: 3 worlds (the job's and 2 spawned), 5 processes" <<<"$err" ||
+  fail "no line with the worlds and processes: $err"
+capture "$MSC_CLI" report "$MSC_OUT/run"
+expect_rc 0 "mpiscope report of the spawn tree"
+[ "$(grep -c '^==== spawned world [12] of 2: ' <<<"$out")" = 2 ] ||
+  fail "the report does not show both spawned worlds"
+[ "$(grep -c '^mpiscope profile of ' <<<"$out")" = 3 ] ||
+  fail "the report does not hold 3 profiles"
+finish
