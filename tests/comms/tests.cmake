@@ -102,3 +102,14 @@ if("mpich" IN_LIST MSC_FLAVORS)
     ENV MPISCOPE_MODE=profile,check MPISCOPE_QUIET=1
     CHECK "${part_check} && grep -q '\"count\": 0' $MPISCOPE_OUTPUT/checks.json")
 endif()
+
+# Connect/accept between two jobs launched separately (Open MPI, through its
+# ompi-server; MPICH's Hydra has no name server across mpiexec runs).
+if("openmpi" IN_LIST MSC_FLAVORS)
+  msc_mpi_program(openmpi comms_connect SOURCES connect.c)
+  add_test(NAME openmpi/comms/connect-accept
+    COMMAND ${CMAKE_CURRENT_LIST_DIR}/connect.sh ${CMAKE_BINARY_DIR}/bin/mpiscope
+            ${MSC_TEST_BIN}/openmpi/comms_connect ${MSC_TEST_OUT}/openmpi_comms_connect-accept)
+  set_tests_properties(openmpi/comms/connect-accept PROPERTIES TIMEOUT 180
+    LABELS "mpi;openmpi" PROCESSORS 2)
+endif()
