@@ -499,6 +499,7 @@ static void chk_enter(msc_call_t *c)
     if (!never_waits(c->kind) && !nonblocking_probe(c)) chk_wd_enter(c);
     pending_sum = 0;
     chk_args_enter(c); /* args.c: NULL pointers and handles, constructors, operations */
+    if (msc_fn_roles[c->fn] & MSC_ROLE_ARGS) chk_topo_enter(c); /* topo.c: topology, split */
     switch (c->kind) {
     case MSC_KIND_PROBE:
     case MSC_KIND_SEND_INIT:
@@ -910,6 +911,7 @@ static int chk_init(int slot)
     chk_cfg.tag_ub = flag && ub ? *ub : 32767;
     chk_findings_init();
     chk_optable_init();
+    chk_topo_init();
     chk_objects_init();
     chk_eh_init();
     chk_outside_init();

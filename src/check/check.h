@@ -78,6 +78,9 @@ void chk_site_key(void *site, uint64_t *key, uint64_t *off) CHK_INTERNAL;
 /* NULL pointers and handles, datatype constructors, operation and
  * datatype combinations, MPI_IN_PLACE of collectives: before PMPI. */
 void chk_args_enter(msc_call_t *c) CHK_INTERNAL;
+/* topo.c: the arguments of topology and split calls (role args). */
+void chk_topo_init(void) CHK_INTERNAL;
+void chk_topo_enter(msc_call_t *c) CHK_INTERNAL;
 /* Fills the table of section 5.9.2 (once, at the module's init). */
 void chk_optable_init(void) CHK_INTERNAL;
 /* 1: the predefined operation is defined on the predefined datatype; 0:

@@ -131,6 +131,12 @@ typedef struct msc_call {
     MPI_Offset offset;        /* IO kinds, _at forms: bytes or etypes, as MPI takes it */
     MPI_Group group;          /* role group: a group handle the call reads */
     void *out;                /* role out: an OUT argument the standard requires (not NULL) */
+    /* Role args (C bindings only; nargs 0 in the others): the call's first
+     * nargs arguments in order, each cast to an integer (handles, ints and
+     * pointers alike), for checks of arguments no other role names. Set
+     * only for functions with the role: read nothing for the others. */
+    intptr_t arg[10];
+    int nargs;
     uint64_t req_id;          /* posting kinds: id of the new request (0: none) */
     msc_done_t *done;         /* completion kinds: what completed (thread scratch) */
     int ndone;

@@ -261,7 +261,7 @@ def role_code(fn, sig, gen_error):
     r = fn.roles
     have = {a.name for a in sig.args}
     for role, param in r.items():
-        if param not in have:
+        if param not in have and role != "args":  # args=all names no one argument
             _error(gen_error, f"{fn.name}: role {role}={param} is not a Fortran argument")
     decl, before, after = [], [], {}
 
@@ -348,6 +348,10 @@ def role_code(fn, sig, gen_error):
             before.append(f"msc_c.out = (void *){param};")
         elif role in ("n", "reqs", "statuses", "indices", "parts"):
             pass
+        elif role == "args":
+            # Fortran arguments are addresses of INTEGERs and arrays of
+            # them: not given (the checks that read them see none).
+            before.append("msc_c.nargs = 0;")
         elif role in ("types", "rtypes"):
             # Arrays of Fortran handles: left NULL (converting each element
             # would need storage per call); the checks then give no verdict.

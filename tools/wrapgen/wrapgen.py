@@ -44,7 +44,8 @@ ROLES = {"buf", "rbuf", "count", "rcount", "type", "rtype", "peer", "tag", "rpee
          "root", "op", "comm", "counts", "rcounts", "status", "request", "reqio", "n", "reqs",
          "statuses", "flag", "index", "outcount", "indices", "newcomm", "commio", "obj",
          "win", "file", "offset", "out", "group", "tdisp", "tcount", "ttype", "types",
-         "rtypes", "parts"}
+         "rtypes", "parts", "args"}
+MAX_ARGS = 10  # role args: the call's first arguments, as integers (call.h: msc_call_t.arg)
 
 
 # Role obj: the address of an MPI handle (made, committed or freed by the
@@ -188,6 +189,11 @@ def select(protos, symbols, macros, facts, legacy=frozenset(), added=frozenset()
             raise GenError(f"{name}: variadic, and no hand-written wrapper exists")
         resolved = {}
         for role, params in roles.items():
+            if role == "args":  # args=all: no one parameter
+                if params != "all":
+                    raise GenError(f"{name}: role args takes 'all', not '{params}'")
+                resolved[role] = "all"
+                continue
             # "@N": the N-th parameter, for prototypes declared without names.
             found = [proto.params[int(x[1:])].name if x[1:].isdigit() and
                      int(x[1:]) < len(proto.params) else x
@@ -253,6 +259,12 @@ def role_lines(fn):
         elif role == "commio":
             out.append(f"msc_c.newcomm = {param};")
             out.append(f"msc_c.comm = {param} ? *{param} : MPI_COMM_NULL;")
+    if "args" in r:
+        # Every argument as an integer, for checks of arguments no other
+        # role names (src/check/topo.c reads them by position).
+        for i, prm in enumerate(p.params[:MAX_ARGS]):
+            out.append(f"msc_c.arg[{i}] = (intptr_t){prm.name};")
+        out.append(f"msc_c.nargs = {min(len(p.params), MAX_ARGS)};")
     if "parts" in r:
         # Partitioned communication (MPI-4.0 §4): the message is all the
         # partitions, each `count` elements.

@@ -1962,6 +1962,112 @@ static void my_sum(void *in, void *inout, int *len, MPI_Datatype *t)
 """)
 
 
+# --- topology and split arguments (MPI-3.1 sections 6.4.2, 7.5) --------------
+
+def topology():
+    """Arguments of topology and split calls that the standard constrains.
+    Each case: (name, section and rule, erroneous call, correct twin, setup,
+    cleanup after either)."""
+    cart1 = """int dims1[1] = {size}, per1[1] = {0};
+    MPI_Comm cart;
+    MPI_Cart_create(MPI_COMM_WORLD, 1, dims1, per1, 0, &cart);"""
+    ring = """int *index = malloc(sizeof(int) * (size_t)size), *edges = malloc(sizeof(int) * (size_t)size);
+    for (int i = 0; i < size; i++) index[i] = i + 1, edges[i] = (i + 1) % size;"""
+    graph = ring + """
+    MPI_Comm graph;
+    MPI_Graph_create(MPI_COMM_WORLD, size, index, edges, 0, &graph);"""
+    cases = [
+        ("split_color_negative", "6.4.2: color is a nonnegative integer or MPI_UNDEFINED",
+         "MPI_Comm_split(MPI_COMM_WORLD, -3, rank, &c);", "MPI_Comm_split(MPI_COMM_WORLD, 0, rank, &c);",
+         "MPI_Comm c = MPI_COMM_NULL;", "if (c != MPI_COMM_NULL) MPI_Comm_free(&c);", "LOCAL:ARG:SPLIT"),
+        ("split_type_negative", "6.4.2: split_type is MPI_COMM_TYPE_SHARED, an implementation's "
+         "type or MPI_UNDEFINED",
+         "MPI_Comm_split_type(MPI_COMM_WORLD, -5, 0, MPI_INFO_NULL, &c);",
+         "MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &c);",
+         "MPI_Comm c = MPI_COMM_NULL;", "if (c != MPI_COMM_NULL) MPI_Comm_free(&c);", "LOCAL:ARG:SPLIT"),
+        ("dims_negative", "7.5.2: an entry of dims is 0 or a dimension's size, never negative",
+         "int dims[2] = {-1, 0}; MPI_Dims_create(size, 2, dims);",
+         "int dims[2] = {0, 0}; MPI_Dims_create(size, 2, dims);", "", "", "LOCAL:ARG:TOPOLOGY"),
+        ("dims_not_divisible", "7.5.2: nnodes must be a multiple of the product of the fixed "
+         "dims",
+         "int dims[2] = {3, 0}; MPI_Dims_create(4, 2, dims);",
+         "int dims[2] = {2, 0}; MPI_Dims_create(4, 2, dims);", "", "", "LOCAL:ARG:TOPOLOGY"),
+        ("cart_create_zero_dim", "7.5.1: every dimension of a grid has at least one process",
+         "int dims[2] = {size, 0}, per[2] = {0, 0}; MPI_Cart_create(MPI_COMM_WORLD, 2, dims, per, 0, &c);",
+         "int dims[2] = {size, 1}, per[2] = {0, 0}; MPI_Cart_create(MPI_COMM_WORLD, 2, dims, per, 0, &c);",
+         "MPI_Comm c = MPI_COMM_NULL;", "if (c != MPI_COMM_NULL) MPI_Comm_free(&c);", "LOCAL:ARG:TOPOLOGY"),
+        ("cart_create_too_large", "7.5.1: a grid larger than the group is erroneous",
+         "int dims[1] = {size + 1}, per[1] = {0}; MPI_Cart_create(MPI_COMM_WORLD, 1, dims, per, 0, &c);",
+         "int dims[1] = {size}, per[1] = {0}; MPI_Cart_create(MPI_COMM_WORLD, 1, dims, per, 0, &c);",
+         "MPI_Comm c = MPI_COMM_NULL;", "if (c != MPI_COMM_NULL) MPI_Comm_free(&c);", "LOCAL:ARG:TOPOLOGY"),
+        ("cart_map_too_large", "7.5.8: MPI_Cart_map's grid is no larger than the group",
+         "int dims[1] = {size + 2}, per[1] = {0}, nr; MPI_Cart_map(MPI_COMM_WORLD, 1, dims, per, &nr);",
+         "int dims[1] = {size}, per[1] = {0}, nr; MPI_Cart_map(MPI_COMM_WORLD, 1, dims, per, &nr);",
+         "", "", "LOCAL:ARG:TOPOLOGY"),
+        ("cart_rank_out_of_range", "7.5.5: a coordinate out of range in a non-periodic dimension "
+         "is erroneous (the twin: the same coordinate in a periodic dimension, which wraps)",
+         "int dims[1] = {size}, per[1] = {0}, co[1] = {size}, r; MPI_Comm c; MPI_Cart_create(MPI_COMM_WORLD, 1, dims, per, 0, &c); MPI_Cart_rank(c, co, &r);",
+         "int dims[1] = {size}, per[1] = {1}, co[1] = {size}, r; MPI_Comm c; MPI_Cart_create(MPI_COMM_WORLD, 1, dims, per, 0, &c); MPI_Cart_rank(c, co, &r);",
+         "", "MPI_Comm_free(&c);", "LOCAL:ARG:TOPOLOGY"),
+        ("cart_coords_rank", "7.5.5: the rank is one of the communicator",
+         "int co[1]; MPI_Cart_coords(cart, size, 1, co);", "int co[1]; MPI_Cart_coords(cart, size - 1, 1, co);",
+         cart1, "MPI_Comm_free(&cart);", "LOCAL:ARG:TOPOLOGY"),
+        ("cart_shift_direction", "7.5.6: the direction is a dimension of the grid",
+         "int src, dst; MPI_Cart_shift(cart, 1, 1, &src, &dst);",
+         "int src, dst; MPI_Cart_shift(cart, 0, 1, &src, &dst);",
+         cart1, "MPI_Comm_free(&cart);", "LOCAL:ARG:TOPOLOGY"),
+        ("graph_edge_out_of_range", "7.5.3: every edge names a node of the graph",
+         "edges[size - 1] = size; MPI_Graph_create(MPI_COMM_WORLD, size, index, edges, 0, &g);",
+         "MPI_Graph_create(MPI_COMM_WORLD, size, index, edges, 0, &g);",
+         ring + "\n    MPI_Comm g = MPI_COMM_NULL;", "if (g != MPI_COMM_NULL) MPI_Comm_free(&g);\n    free(index);\n    free(edges);",
+         "LOCAL:ARG:TOPOLOGY"),
+        ("graph_index_decreasing", "7.5.3: index holds running totals of the degrees",
+         "index[1] = 0; MPI_Graph_create(MPI_COMM_WORLD, size, index, edges, 0, &g);",
+         "MPI_Graph_create(MPI_COMM_WORLD, size, index, edges, 0, &g);",
+         ring + "\n    MPI_Comm g = MPI_COMM_NULL;", "if (g != MPI_COMM_NULL) MPI_Comm_free(&g);\n    free(index);\n    free(edges);",
+         "LOCAL:ARG:TOPOLOGY"),
+        ("graph_too_many_nodes", "7.5.3: a graph has no more nodes than the group has processes",
+         "int ix[8] = {1, 2, 3, 4, 5, 6, 7, 8}, ed[8] = {0, 0, 0, 0, 0, 0, 0, 0}; MPI_Graph_create(MPI_COMM_WORLD, size + 1, ix, ed, 0, &g);",
+         "int ix[8] = {1, 2, 3, 4, 5, 6, 7, 8}, ed[8] = {0, 0, 0, 0, 0, 0, 0, 0}; MPI_Graph_create(MPI_COMM_WORLD, size, ix, ed, 0, &g);",
+         "MPI_Comm g = MPI_COMM_NULL;", "if (g != MPI_COMM_NULL) MPI_Comm_free(&g);", "LOCAL:ARG:TOPOLOGY"),
+        ("graph_neighbors_rank", "7.5.5: the rank is one of the communicator",
+         "int n; MPI_Graph_neighbors_count(graph, size, &n);", "int n; MPI_Graph_neighbors_count(graph, size - 1, &n);",
+         graph, "MPI_Comm_free(&graph);\n    free(index);\n    free(edges);", "LOCAL:ARG:TOPOLOGY"),
+        ("dist_adjacent_source", "7.5.4: sources and destinations are ranks of the communicator",
+         "int w[1] = {1}, src[1] = {size}, dst[1] = {(rank + 1) % size}; MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, src, w, 1, dst, w, MPI_INFO_NULL, 0, &g);",
+         "int w[1] = {1}, src[1] = {(rank + size - 1) % size}, dst[1] = {(rank + 1) % size}; MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, src, w, 1, dst, w, MPI_INFO_NULL, 0, &g);",
+         "MPI_Comm g = MPI_COMM_NULL;", "if (g != MPI_COMM_NULL) MPI_Comm_free(&g);", "LOCAL:ARG:TOPOLOGY"),
+        ("dist_adjacent_negative_degree", "7.5.4: a degree is never negative",
+         "int w[1] = {1}, src[1] = {0}, dst[1] = {0}; MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, -1, src, w, 0, dst, w, MPI_INFO_NULL, 0, &g);",
+         "int w[1] = {1}, src[1] = {0}, dst[1] = {0}; MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 0, src, w, 0, dst, w, MPI_INFO_NULL, 0, &g);",
+         "MPI_Comm g = MPI_COMM_NULL;", "if (g != MPI_COMM_NULL) MPI_Comm_free(&g);", "LOCAL:ARG:TOPOLOGY"),
+        ("dist_create_destination", "7.5.4: every edge's destination is a rank of the communicator",
+         "int w[1] = {1}, s[1] = {rank}, d[1] = {1}, t[1] = {size + 1}; MPI_Dist_graph_create(MPI_COMM_WORLD, 1, s, d, t, w, MPI_INFO_NULL, 0, &g);",
+         "int w[1] = {1}, s[1] = {rank}, d[1] = {1}, t[1] = {(rank + 1) % size}; MPI_Dist_graph_create(MPI_COMM_WORLD, 1, s, d, t, w, MPI_INFO_NULL, 0, &g);",
+         "MPI_Comm g = MPI_COMM_NULL;", "if (g != MPI_COMM_NULL) MPI_Comm_free(&g);", "LOCAL:ARG:TOPOLOGY"),
+        ("dist_create_negative_degree", "7.5.4: a degree is never negative",
+         "int w[1] = {1}, s[1] = {rank}, d[1] = {-2}, t[1] = {0}; MPI_Dist_graph_create(MPI_COMM_WORLD, 1, s, d, t, w, MPI_INFO_NULL, 0, &g);",
+         "int w[1] = {1}, s[1] = {rank}, d[1] = {0}, t[1] = {0}; MPI_Dist_graph_create(MPI_COMM_WORLD, 1, s, d, t, w, MPI_INFO_NULL, 0, &g);",
+         "MPI_Comm g = MPI_COMM_NULL;", "if (g != MPI_COMM_NULL) MPI_Comm_free(&g);", "LOCAL:ARG:TOPOLOGY"),
+    ]
+    for name, rule, bad, good, setup, cleanup, cls in cases:
+        fn = bad.split("MPI_")[-1].split("(")[0]
+        doc = f"""Topology and split arguments, MPI-3.1 section {rule}. MPICH 4.0.2
+accepts several of these calls and goes on with a wrong grid, rank or
+communicator; check mode must find each before the call.
+
+Erroneous: the {fn} call marked below. Correct twin: the same call with
+arguments the rule allows (the #else branch)."""
+        body = START + ("    " + setup + "\n" if setup else "") + f"""\
+#ifdef BUG
+    {bad} /* EXPECT: {cls} */
+#else
+    {good}
+#endif
+""" + ("    " + cleanup + "\n" if cleanup else "")
+        emit("topology", name, doc, body, includes=("stdlib.h",))
+
+
 def main():
     p2p_types()
     p2p_trunc()
@@ -1976,6 +2082,7 @@ def main():
     lifecycle()
     threads()
     leaks()
+    topology()
     for old in glob.glob(os.path.join(HERE, "*", "g_*.c")):
         if os.path.relpath(old, HERE) not in OUT:
             os.remove(old)
