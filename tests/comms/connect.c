@@ -13,12 +13,18 @@ int main(int argc, char **argv) {
     MPI_Comm inter; int v = 0, r;
     MPI_Comm_rank(MPI_COMM_WORLD, &r);
     if (strcmp(argv[1], "server") == 0) {
-        if (r == 0) { MPI_Open_port(MPI_INFO_NULL, port); MPI_Publish_name("msc-test", MPI_INFO_NULL, port); }
+        if (r == 0) {
+            MPI_Open_port(MPI_INFO_NULL, port);
+            MPI_Publish_name("msc-test", MPI_INFO_NULL, port);
+            printf("published\n");
+            fflush(stdout);
+        }
         MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter);
         for (int i = 0; i < 10; i++) MPI_Recv(&v, 1, MPI_INT, r, 1, inter, MPI_STATUS_IGNORE);
         MPI_Comm_disconnect(&inter);
         if (r == 0) { MPI_Unpublish_name("msc-test", MPI_INFO_NULL, port); MPI_Close_port(port); }
     } else {
+        /* connect.sh starts the client once the server said "published". */
         if (r == 0) MPI_Lookup_name("msc-test", MPI_INFO_NULL, port);
         MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter);
         for (int i = 0; i < 10; i++) MPI_Send(&i, 1, MPI_INT, r, 1, inter);

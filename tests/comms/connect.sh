@@ -22,6 +22,8 @@ launch() { # role
 }
 launch server &
 server=$!
+# The client looks the port up once the server has published it.
+for i in $(seq 600); do grep -q '^published' "$out/server.out" 2>/dev/null && break; sleep 0.1; done
 launch client
 crc=$?
 wait $server
