@@ -151,3 +151,12 @@ int msc_banner_ranks(const char *dir)
     msc_json_free(doc);
     return n;
 }
+
+int msc_banner_spawned(const char *dir)
+{
+    msc_json_doc_t *doc = load(dir, "profile.json");
+    if (!doc) return 0;
+    int n = (int)msc_json_int(msc_json_root(doc), "spawned_worlds");
+    msc_json_free(doc);
+    return n;
+}

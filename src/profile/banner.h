@@ -21,4 +21,8 @@ int msc_banner_print(FILE *o, const char *dir, const char *shown);
 /* The ranks profile.json in `dir` covers, or -1 without one. */
 int msc_banner_ranks(const char *dir);
 
+/* The worlds the run in `dir` spawned (profile.json's spawned_worlds), 0
+ * without one. */
+int msc_banner_spawned(const char *dir);
+
 #endif

@@ -520,6 +520,7 @@ void msc_pset_merge(set_t *st, const char *b, size_t len)
     st->h.dropped_requests += h.dropped_requests;
     st->h.files_dropped += h.files_dropped;
     st->h.files_merged += h.files_merged;
+    st->h.worlds_spawned += h.worlds_spawned;
     for (int c = 0; c < 2; c++)
         for (int k = 0; k < 2; k++) st->h.tot[c][k] += h.tot[c][k];
     for (int k = 0; k < 3; k++) st->h.omitted[k] += h.omitted[k];
@@ -670,6 +671,7 @@ static void prof_write(bool flush, const char *why)
     io_ns = local_files(&st);
     st.h.dropped_sites = f.dropped;
     st.h.dropped_requests = msc_requests_dropped();
+    st.h.worlds_spawned = atomic_load(&msc_prof.worlds_spawned);
     msc_pset_trim(&st);
 
     uint64_t now = flush ? msc_now_ns() : msc_g.t_finalize_begin;

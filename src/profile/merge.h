@@ -54,6 +54,7 @@ typedef struct {
     uint64_t omitted[3];      /* pairs, msgs, bytes left out by the pair budget */
     uint64_t files_dropped;   /* opens of files beyond a rank's MPISCOPE_PROFILE_FILES */
     uint64_t files_merged;    /* file records summed into "O" by the merge budget */
+    uint64_t worlds_spawned;  /* MPI_Comm_spawn(_multiple) calls, counted at their roots */
     uint64_t npairs, nrec, nranks, nhosts;
 } header_t;
 

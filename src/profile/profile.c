@@ -728,6 +728,17 @@ static __attribute__((noinline)) msc_psite_t *site_lookup(msc_ptab_t *p, msc_cal
 
 /* What a call adds beyond its time: bytes, histogram, matrix, epochs and
  * the operations it completed, for every kind. */
+/* A world made by MPI_Comm_spawn(_multiple): counted once, at the call's
+ * root, so that the report can tell whether every spawned world left
+ * results (docs/worlds.md). */
+static void spawned(const msc_call_t *c)
+{
+    int me = -1;
+    if (c->rc == MPI_SUCCESS && c->comm != MPI_COMM_NULL &&
+        PMPI_Comm_rank(c->comm, &me) == MPI_SUCCESS && me == c->root)
+        atomic_fetch_add_explicit(&msc_prof.worlds_spawned, 1, memory_order_relaxed);
+}
+
 static __attribute__((noinline)) void leave_kind(msc_ptab_t *p, msc_call_t *c, msc_pfn_t *f,
                                                  msc_pstat_t *st)
 {
@@ -801,6 +812,9 @@ static __attribute__((noinline)) void leave_kind(msc_ptab_t *p, msc_call_t *c, m
     default:
         if (MSC_UNLIKELY((int)c->fn == msc_prof.fn_type_free))
             atomic_fetch_add_explicit(&msc_prof.type_epoch, 1, memory_order_release);
+        else if (MSC_UNLIKELY((int)c->fn == msc_prof.fn_spawn ||
+                              (int)c->fn == msc_prof.fn_spawn_multiple))
+            spawned(c);
         break;
     }
     if (MSC_UNLIKELY(c->ndone)) completions(p, c);
@@ -851,7 +865,7 @@ static void profile_leave(msc_call_t *c)
     uint64_t sent;
     switch (c->kind) {
     case MSC_KIND_OTHER:
-        if (MSC_LIKELY((int)c->fn != msc_prof.fn_type_free && !c->ndone)) return;
+        if (MSC_LIKELY(!msc_prof.other_slow[c->fn] && !c->ndone)) return;
         break;
     case MSC_KIND_SEND:
     case MSC_KIND_ISEND:
@@ -912,6 +926,11 @@ static int profile_init(int slot)
     msc_prof.per_rank = msc_g.settings.v[MSC_SET_PROFILE_PER_RANK].num != 0;
     setup_shapes();
     msc_prof.fn_type_free = msc_fn_lookup("MPI_Type_free");
+    msc_prof.fn_spawn = msc_fn_lookup("MPI_Comm_spawn");
+    msc_prof.fn_spawn_multiple = msc_fn_lookup("MPI_Comm_spawn_multiple");
+    int slow[] = {msc_prof.fn_type_free, msc_prof.fn_spawn, msc_prof.fn_spawn_multiple};
+    for (size_t i = 0; i < sizeof slow / sizeof *slow; i++)
+        if (slow[i] >= 0) msc_prof.other_slow[slow[i]] = 1;
     msc_pio_init();
     msc_prun_init();
     return 0;

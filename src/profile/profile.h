@@ -133,6 +133,11 @@ typedef struct {
     _Atomic uint64_t comm_epoch;  /* bumped when a communicator is freed */
     _Atomic uint64_t type_epoch;  /* bumped when a datatype is freed */
     int fn_type_free;        /* function id of MPI_Type_free, or -1 */
+    int fn_spawn, fn_spawn_multiple; /* MPI_Comm_spawn(_multiple), or -1 */
+    /* Kind OTHER functions whose leave does work (MPI_Type_free, the
+     * spawns): one load on the fast path instead of a compare per function. */
+    unsigned char other_slow[MSC_FN_COUNT];
+    _Atomic uint64_t worlds_spawned; /* spawn calls at whose root this rank was */
     _Atomic bool coll_inits; /* a persistent collective was made: MPI_Start looks */
     unsigned char io_write[MSC_FN_COUNT]; /* IO_END functions: 1 for writes */
     uint64_t off_since_ns;   /* ns, when MPI_Pcontrol(0) took effect (0: recording) */

@@ -309,6 +309,7 @@ void msc_pwrite_json(FILE *o, set_t *st, bool flush, const char *per_rank_fns, c
     }
     fprintf(o, "]},\n");
     json_io(o, st, ranks, nranks, rank0);
+    fprintf(o, ",\n\"spawned_worlds\": %llu", (unsigned long long)st->h.worlds_spawned);
     fprintf(o, ",\n\"dropped\": {\"callsite_calls\": %llu, \"callsites_merged\": %llu, "
                "\"requests\": %llu}",
             (unsigned long long)st->h.dropped_sites, (unsigned long long)st->h.merged_sites,

@@ -3,7 +3,8 @@
 # (tests/comms/spawn.c: the job's world of 2 ranks spawns 2 processes,
 # which spawn 1): each world's closing summary, one line with the worlds and
 # processes seen, and a report that shows each spawned world under its own
-# heading, exit 0 (docs/worlds.md).
+# heading, exit 0; a spawned world that records nothing is named as missing
+# and makes the report partial (docs/worlds.md).
 #   worlds.sh <spawn program>
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -22,4 +23,14 @@ expect_rc 0 "mpiscope report of the spawn tree"
   fail "the report does not show both spawned worlds"
 [ "$(grep -c '^mpiscope profile of ' <<<"$out")" = 3 ] ||
   fail "the report does not hold 3 profiles"
+# A world spawned without mpiscope's recording (spawn.c "lost"): named as
+# missing, and the report is partial (exit 3).
+capture "$MSC_CLI" run -o "$MSC_OUT/lost" -- mpirun.openmpi -np 2 "$prog" lost
+expect_rc 0 "mpiscope run of a job whose spawned world records nothing"
+expect_in "$err" "mpiscope: 1 of the 1 worlds MPI_Comm_spawn made left no results" "run names the missing world"
+capture "$MSC_CLI" report "$MSC_OUT/lost"
+expect_rc 3 "mpiscope report of a run with a world missing"
+expect_in "$out" "PARTIAL RUN: 1 of the 1 worlds MPI_Comm_spawn made left no results" "report names the missing world"
+capture "$MSC_CLI" report --allow-partial "$MSC_OUT/lost"
+expect_rc 0 "mpiscope report --allow-partial of a run with a world missing"
 finish

@@ -51,6 +51,8 @@ def main():
         with open(f"{d}/profile.json") as f:
             prof = json.load(f)
         ranks, fns = want[w]
+        if prof["spawned_worlds"] != {"A": 1, "B": 1, "C": 0}[w]:
+            fail(f"world {w} ({d}): spawned_worlds {prof['spawned_worlds']}")
         if prof["ranks"] != ranks or prof["world_size"] != ranks:
             fail(f"world {w} ({d}): {prof['ranks']} ranks, want {ranks}")
         world = prof["run"]["world"]

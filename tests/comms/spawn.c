@@ -11,9 +11,15 @@
  *   world C (1 rank): receives the 7, disconnects; 3 MPI_Comm_size calls.
  *
  * World A's rank 0 prints "spawn tree done".
+ *
+ * With "lost", world A spawns world B with the role "mute": B's processes
+ * set MPISCOPE_MODE=none before MPI_Init (as a world started without
+ * mpiscope would), receive the 50 ints and end, so that B leaves no results
+ * and the report must say a world is missing.
  */
 #include <mpi.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void recv_from_parent(int n)
@@ -27,19 +33,26 @@ static void recv_from_parent(int n)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
     const char *role = argc > 1 ? argv[1] : "root";
+    if (strcmp(role, "mute") == 0) setenv("MPISCOPE_MODE", "none", 1);
+    MPI_Init(&argc, &argv);
     int r, n;
     MPI_Comm_rank(MPI_COMM_WORLD, &r);
     MPI_Comm inter;
-    if (strcmp(role, "root") == 0) {
-        char *args[] = {"child", NULL};
+    if (strcmp(role, "root") == 0 || strcmp(role, "lost") == 0) {
+        char *args[] = {strcmp(role, "lost") == 0 ? "mute" : "child", NULL};
         MPI_Comm_spawn(argv[0], args, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
                        MPI_ERRCODES_IGNORE);
         for (int i = 0; r < 2 && i < 50; i++) MPI_Send(&i, 1, MPI_INT, r, 5, inter);
         MPI_Comm_disconnect(&inter);
         for (int i = 0; i < 10; i++) MPI_Barrier(MPI_COMM_WORLD);
         if (r == 0) printf("spawn tree done\n");
+    } else if (strcmp(role, "mute") == 0) {
+        MPI_Comm parent;
+        int v;
+        MPI_Comm_get_parent(&parent);
+        for (int i = 0; i < 50; i++) MPI_Recv(&v, 1, MPI_INT, r, 5, parent, MPI_STATUS_IGNORE);
+        MPI_Comm_disconnect(&parent);
     } else if (strcmp(role, "child") == 0) {
         /* The parent's rank r sends to this world's rank r. */
         MPI_Comm parent;

@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../src/profile/banner.h"
 #include "../../src/profile/pjson.h"
 #include "commands.h"
 #include "report_cli.h"
@@ -582,7 +583,9 @@ int msc_cmd_report_all(int argc, char **argv)
     int at = run_dir_arg(argc, argv);
     char **worlds = NULL;
     int nw = at >= 0 ? msc_outdir_worlds(argv[at], &worlds) : 0;
-    if (nw == 0) return rc;
+    int spawned = at >= 0 ? msc_banner_spawned(argv[at]) : 0;
+    bool allow_partial = false;
+    for (int i = 0; i < argc; i++) allow_partial |= strcmp(argv[i], "--allow-partial") == 0;
     char **args = calloc((size_t)argc + 1, sizeof *args);
     for (int i = 0; args && i < nw; i++) {
         char dir[4600];
@@ -594,8 +597,18 @@ int msc_cmd_report_all(int argc, char **argv)
         fflush(stdout);
         int w = report_one(argc, args);
         if (rc == 0) rc = w;
+        spawned += msc_banner_spawned(dir);
     }
     free(args);
     msc_outdir_worlds_free(worlds, nw);
+    if (spawned > nw) {
+        /* A world's results missing, like a rank's: the report is partial. */
+        printf("\nPARTIAL RUN: %d of the %d worlds MPI_Comm_spawn made left no results in "
+               "%s/worlds (spawned without mpiscope loaded, or failed before MPI_Init)\n",
+               spawned - nw, spawned, argv[at]);
+        fprintf(stderr, "mpiscope report: %d of the %d spawned worlds left no results\n",
+                spawned - nw, spawned);
+        if (rc == 0 && !allow_partial) rc = 3;
+    }
     return rc;
 }

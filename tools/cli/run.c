@@ -754,6 +754,7 @@ static int run(run_request_t *r)
         char **worlds = NULL;
         int nw = msc_outdir_worlds(r->value[MSC_SET_OUTPUT], &worlds);
         int procs = 0, unknown = 0, n0 = msc_banner_ranks(r->value[MSC_SET_OUTPUT]);
+        int spawned = msc_banner_spawned(r->value[MSC_SET_OUTPUT]);
         if (n0 < 0) unknown++;
         else procs += n0;
         for (int i = 0; i < nw; i++) {
@@ -765,10 +766,15 @@ static int run(run_request_t *r)
             int n = msc_banner_ranks(dir);
             if (n < 0) unknown++;
             else procs += n;
+            spawned += msc_banner_spawned(dir);
         }
         if (nw)
             fprintf(stderr, "mpiscope: %d worlds (the job's and %d spawned), %d processes%s\n",
                     nw + 1, nw, procs, unknown ? " in the worlds with a profile" : "");
+        if (spawned > nw)
+            fprintf(stderr, "mpiscope: %d of the %d worlds MPI_Comm_spawn made left no results "
+                            "(spawned without mpiscope loaded, or failed before MPI_Init)\n",
+                    spawned - nw, spawned);
         msc_outdir_worlds_free(worlds, nw);
         size_t n = msc_outdir_results(r->value[MSC_SET_OUTPUT], held, sizeof held);
         if (n) {
