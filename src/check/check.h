@@ -267,7 +267,15 @@ typedef struct {
     int nlog, caplog;
     uint64_t run;          /* running hash of the logged descriptors */
     uint64_t psum;         /* sum of their pair sums (vector forms, global.c) */
+    /* Agreements before a collective not yet complete at its call (global.c:
+     * rooted and prefix collectives never wait long for them), oldest
+     * first; each is judged in this order once complete. */
+    struct coll_pending *pend;
+    int npend, cappend;
 } chk_comm_t;
+/* Completes e's pending collective agreements (global.c) before its shadow
+ * goes: every member posted them. */
+void chk_coll_settle_all(chk_comm_t *e) CHK_INTERNAL;
 /* Registers a communicator the application got (creating its shadow:
  * collective over its members). */
 void chk_comm_add(MPI_Comm c, msc_fn_t fn, void *site) CHK_INTERNAL;
@@ -354,6 +362,7 @@ enum {
     CHK_CF_NBR_AGV = 1 << 11,    /* Neighbor_allgatherv */
     CHK_CF_NBR_A2AV = 1 << 12,   /* Neighbor_alltoallv */
     CHK_CF_NBR_A2AW = 1 << 13,   /* Neighbor_alltoallw */
+    CHK_CF_SCAN = 1 << 14,       /* Scan (Exscan: CHK_CF_EXSCAN) */
 };
 unsigned chk_coll_form(msc_fn_t fn) CHK_INTERNAL;
 void chk_coll_enter(msc_call_t *c) CHK_INTERNAL;

@@ -11,14 +11,32 @@
  * the collectives it calls on it (blocking and nonblocking, which must come
  * in the same order on all members), so all agree which instance is which.
  *
- * The first SYNC_FIRST blocking collectives of each communicator are checked
- * at once, before the application's call: the members compare a hash of
- * their descriptors with one small MPI_Allreduce (MAX of the hash and of its
- * complement: equal when max == min), and only when they differ allgather
- * the descriptors and judge them; each member reports its own part under a
- * group key that merges them into one finding. A mismatch that would make
- * MPI abort or hang is on record before. That makes those collectives
- * synchronising, which the standard allows.
+ * The first SYNC_FIRST blocking collectives of each communicator in which
+ * every member needs every other's contribution (a barrier, the all- forms,
+ * reduce-scatter: all_depend) are checked at once, before the application's
+ * call: the members compare a hash of their descriptors with one small
+ * MPI_Allreduce (MAX of the hash and of its complement: equal when max ==
+ * min), and only when they differ allgather the descriptors and judge them;
+ * each member reports its own part under a group key that merges them into
+ * one finding. A mismatch that would make MPI abort or hang is on record
+ * before. That agreement waits for no member the application's call would
+ * not wait for. A rooted collective (a broadcast's root needs nobody), a
+ * scan (rank i needs ranks below it) and a neighbourhood collective (its
+ * neighbours only) may return before the others arrive, and a program may
+ * rely on that (MPI-3.1 section 5.14 calls such a program unsafe, not
+ * erroneous): waiting for every member there made correct-in-practice
+ * programs hang under check mode (a root's MPI_Bcast, then a rendezvous
+ * send that the other rank receives before its own MPI_Bcast). For those
+ * the agreement is posted nonblocking (MPI_Iallreduce) and waited for at
+ * most AGREE_WAIT_NS: the members of an erroneous call arrive together
+ * (MPI then aborts or hangs in it), so a mismatch is on record first as
+ * before; a member still missing after that is not waited for. The
+ * agreement then stays pending and is judged, in order, at the next
+ * collective on the communicator (waiting only if that one is of the first
+ * kind), at MPI_Comm_free or at MPI_Finalize, where every member has posted
+ * it. A member that judges late exchanges the descriptors late; the
+ * members that judged in time wait for it in that exchange, which is only
+ * the case when the collective was mismatched, an error already.
  *
  * Later ones, and every nonblocking one, go into a log per communicator: the
  * descriptor and call site, and a running hash. At every LOG_N-th logged
@@ -35,8 +53,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "check.h"
+#include "clock.h"
+#include "log.h"
 
 /* --- collectives --------------------------------------------------------- */
 
@@ -56,6 +77,7 @@ static void form_fill(void)
         {"Alltoallv", CHK_CF_ALLTOALLV},     {"Alltoallw", CHK_CF_ALLTOALLW},
         {"Reduce_scatter", CHK_CF_RSCATTER}, {"Neighbor_allgatherv", CHK_CF_NBR_AGV},
         {"Neighbor_alltoallv", CHK_CF_NBR_A2AV}, {"Neighbor_alltoallw", CHK_CF_NBR_A2AW},
+        {"Scan", CHK_CF_SCAN},
     };
     for (int fn = 0; fn < MSC_FN_COUNT; fn++) {
         const char *name = msc_fn_name[fn];
@@ -514,6 +536,116 @@ void chk_coll_leave(msc_call_t *c)
     chk_unlock();
 }
 
+/* Whether every member of the collective `fn` waits for every other's
+ * contribution in any implementation: then an agreement before it makes no
+ * member wait for one the call itself would not wait for. */
+static bool all_depend(msc_fn_t fn, unsigned long long roles)
+{
+    return !(roles & MSC_ROLE_ROOT) &&
+           !(chk_coll_form(fn) & (CHK_CF_NEIGHBOR | CHK_CF_EXSCAN | CHK_CF_SCAN));
+}
+
+/* --- agreements not waited for long (rooted and prefix collectives) --------- */
+
+#define AGREE_WAIT_NS 1000000000ull /* 1 s */
+
+typedef struct coll_pending {
+    MPI_Request q;
+    uint64_t v[4], r[4];
+    coll_t me;
+    uint64_t seq;
+    void *site;
+} coll_pending_t;
+
+/* The members' sums `r` of an agreement: equal descriptors, or the
+ * descriptors exchanged and judged (a finding for each mismatch). True if a
+ * mismatch was found. */
+static bool agree_judge(chk_comm_t *e, const uint64_t r[4], coll_t *me, uint64_t seq, void *site)
+{
+    if ((uint64_t)e->size * r[1] == r[0] * r[0] && !r[2] && !r[3]) return false;
+    uint64_t key = instance_key(e, seq);
+    return exchange(e->shadow, e->size, me, 1, &key, &site);
+}
+
+/* Tests `q` until it completes or `ns` have passed, with short sleeps once
+ * a quick spin has not seen it. True if complete. */
+static bool wait_bounded(MPI_Request *q, uint64_t ns)
+{
+    uint64_t start = msc_now_ns();
+    for (int i = 0;; i++) {
+        int flag = 0;
+        if (PMPI_Test(q, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS || flag) return true;
+        if (msc_now_ns() - start > ns) return false;
+        if (i > 100) usleep(i > 1000 ? 1000 : 20);
+    }
+}
+
+/* Judges e's pending agreements that are complete, oldest first, stopping
+ * at the first that is not. `wait`: wait for each (where every member has
+ * posted them: the collective being entered waits for every member, or the
+ * communicator is being freed), but at most SETTLE_WAIT_NS: a member that
+ * never called the collective (an erroneous program) must not hang the
+ * tool; its agreement is then abandoned, its buffers kept, and the
+ * collective left to the log's comparison and the deadlock watchdog.
+ * Lock held. */
+#define SETTLE_WAIT_NS 10000000000ull /* 10 s */
+static void settle(chk_comm_t *e, bool wait)
+{
+    int done = 0;
+    for (; done < e->npend; done++) {
+        coll_pending_t *p = &e->pend[done];
+        int flag = 0;
+        if (wait) flag = wait_bounded(&p->q, SETTLE_WAIT_NS);
+        else PMPI_Test(&p->q, &flag, MPI_STATUS_IGNORE);
+        if (!flag && wait) {
+            msc_warn_once("coll-agreement", "check: a collective's agreement among its "
+                          "members did not complete within %d s (a member never called "
+                          "collective #%llu on its communicator?); not waited for",
+                          (int)(SETTLE_WAIT_NS / 1000000000ull), (unsigned long long)p->seq);
+            /* MPI still owns the buffers of the abandoned requests. */
+            e->pend = NULL, e->npend = e->cappend = 0;
+            return;
+        }
+        if (!flag) break;
+        agree_judge(e, p->r, &p->me, p->seq, p->site);
+    }
+    if (done) memmove(e->pend, e->pend + done, sizeof *e->pend * (size_t)(e->npend - done));
+    e->npend -= done;
+}
+
+void chk_coll_settle_all(chk_comm_t *e)
+{
+    if (!e || !e->npend) return;
+    pthread_mutex_lock(&e->coll_mu);
+    settle(e, true);
+    pthread_mutex_unlock(&e->coll_mu);
+}
+
+/* The agreement of a rooted or prefix collective (the first SYNC_FIRST):
+ * posted behind any pending ones and judged now only if it completes within
+ * AGREE_WAIT_NS and none is before it. */
+static void agree_bounded(chk_comm_t *e, const uint64_t v[4], coll_t *me, uint64_t seq,
+                          void *site)
+{
+    if (e->npend == e->cappend) {
+        int cap = e->cappend ? 2 * e->cappend : 8;
+        coll_pending_t *p = realloc(e->pend, sizeof *p * (size_t)cap);
+        if (!p) return; /* left to the log's comparison: not judged early */
+        e->pend = p, e->cappend = cap;
+    }
+    coll_pending_t *p = &e->pend[e->npend];
+    memcpy(p->v, v, sizeof p->v);
+    p->me = *me, p->seq = seq, p->site = site;
+    if (PMPI_Iallreduce(p->v, p->r, 4, MPI_UINT64_T, MPI_SUM, e->shadow, &p->q) != MPI_SUCCESS)
+        return;
+    e->npend++;
+    if (e->npend > 1 || !wait_bounded(&p->q, AGREE_WAIT_NS)) return;
+    e->npend--;
+    /* A mismatched instance whose members then wait in it is no longer
+     * progress for the deadlock watchdog (see below). */
+    if (agree_judge(e, p->r, &p->me, seq, site)) chk_wd_coll_mismatch();
+}
+
 static void coll_enter_locked(msc_call_t *c, chk_comm_t *e)
 {
     uint64_t seq = ++e->coll_seq;
@@ -537,6 +669,15 @@ static void coll_enter_locked(msc_call_t *c, chk_comm_t *e)
                               (roles & MSC_ROLE_ROOT) && c->root == me);
     } else {
         chk_rp_unordered(); /* a persistent collective: its starts are not replayed */
+    }
+    bool everyone = all_depend(c->fn, roles);
+    /* Earlier agreements first, in order (every member judges them in the
+     * same order); waited for only where this collective waits anyway. */
+    if (e->npend) settle(e, blocking && everyone);
+    if (blocking && seq <= SYNC_FIRST && (!everyone || e->npend)) {
+        uint64_t v[4] = {h, h * h, unsure, me.psig};
+        agree_bounded(e, v, &me, seq, c->site);
+        return;
     }
     if (blocking && seq <= SYNC_FIRST) {
         /* Sums: the hashes agree when n * sum(h^2) == sum(h)^2 (the sum of
@@ -585,6 +726,7 @@ void chk_coll_comm_free(MPI_Comm comm)
     chk_unlock();
     if (!e) return;
     pthread_mutex_lock(&e->coll_mu);
+    settle(e, true);
     verify(e, false);
     pthread_mutex_unlock(&e->coll_mu);
 }
@@ -594,6 +736,7 @@ void chk_coll_finalize(chk_comm_t **list, int n)
     /* Nonblocking, all posted before any is waited for: ranks need not
      * agree on an order of the communicators, only on the one comparison
      * per communicator. Every member compares, with or without a log. */
+    for (int i = 0; i < n; i++) chk_coll_settle_all(list[i]);
     uint64_t (*v)[3] = calloc((size_t)n + 1, sizeof *v), (*r)[3] = calloc((size_t)n + 1, sizeof *r);
     uint64_t *pv = calloc((size_t)n + 1, sizeof *pv), *pr = calloc((size_t)n + 1, sizeof *pr);
     MPI_Request *q = calloc(2 * (size_t)n + 1, sizeof *q);

@@ -703,6 +703,8 @@ void chk_comm_add_shadowed(MPI_Comm c, msc_fn_t fn, void *site, bool given, MPI_
 static void comm_release(chk_comm_t *e)
 {
     if (!e) return;
+    chk_coll_settle_all(e);
+    free(e->pend);
     free(e->log);
     free(e->log_site);
     free(e->log_seq);

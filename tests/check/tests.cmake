@@ -5,7 +5,8 @@
 # most (it busy-polls when ranks outnumber the cores).
 set(chk_expect ${CMAKE_CURRENT_LIST_DIR}/expect.py)
 set(chk_progs neg_count args leaks send_modified coll_mismatch coll_root p2p_type unreceived
-    deadlock potential clean pending bounds deadlock_links rma_state deadlock_self zerobuf race deadlock_poll deadlock_places)
+    deadlock potential clean pending bounds deadlock_links rma_state deadlock_self zerobuf race deadlock_poll deadlock_places
+    rooted_first)
 foreach(f IN LISTS MSC_FLAVORS)
   foreach(p IN LISTS chk_progs)
     msc_mpi_program(${f} check_${p} SOURCES ${p}.c)
@@ -109,6 +110,11 @@ foreach(f IN LISTS MSC_FLAVORS)
       "ordered_ok 3" "named_ok 3" "tags_ok 3" "barrier_ok 3")
   chk_case_tests(race "" ${race_cases})
   chk_case_tests(zerobuf NP ${zb_cases})
+  # A root's MPI_Bcast, then a rendezvous send received before the other
+  # rank's MPI_Bcast: ends natively, so check mode must not hang it (the
+  # tool's agreement before a rooted collective made it wait: issue 24); the
+  # replay reports the potential deadlock, and the twin is silent.
+  chk_case_tests(rooted_first "" "bug 2" "ok 2")
   # MPISCOPE_CHECK_ABORT: the first finding ends the run, and is on file.
   msc_mpi_test(${f} check/abort NP 2 PROGRAM check_neg_count TIMEOUT 60 EXPECT_RC 1
     ENV MPISCOPE_MODE=check MPISCOPE_CHECK_ABORT=1
