@@ -242,6 +242,18 @@ static void start_modules(bool none)
     if (!none) msc_fatal_install();
 }
 
+/* The output directory, the request table and the modules, once the
+ * process knows its world and rank. */
+static void start_recording(void)
+{
+    bool none = mode_none();
+    if (!none) msc_output_setup(program_name());
+    if (!none && !msc_requests_init((int)msc_g.settings.v[MSC_SET_MAX_REQUESTS].num))
+        msc_warn_once("requests", "out of memory for the request table; completions of "
+                                  "nonblocking operations will not be understood");
+    start_modules(none);
+}
+
 void msc_runtime_init(int thread_provided)
 {
     msc_clock_finish();
@@ -259,12 +271,7 @@ void msc_runtime_init(int thread_provided)
     }
     PMPI_Comm_set_name(msc_g.comm, "mpiscope private");
     world_identify();
-    bool none = mode_none();
-    if (!none) msc_output_setup(program_name());
-    if (!none && !msc_requests_init((int)msc_g.settings.v[MSC_SET_MAX_REQUESTS].num))
-        msc_warn_once("requests", "out of memory for the request table; completions of "
-                                  "nonblocking operations will not be understood");
-    start_modules(none);
+    start_recording();
 }
 
 void msc_runtime_init_solo(int rank, int size, MPI_Group world, int thread_provided)
@@ -277,12 +284,7 @@ void msc_runtime_init_solo(int rank, int size, MPI_Group world, int thread_provi
     msc_g.world_size = size;
     msc_g.world_group = world;
     msc_log_set_rank(rank);
-    bool none = mode_none();
-    if (!none) msc_output_setup(program_name());
-    if (!none && !msc_requests_init((int)msc_g.settings.v[MSC_SET_MAX_REQUESTS].num))
-        msc_warn_once("requests", "out of memory for the request table; completions of "
-                                  "nonblocking operations will not be understood");
-    start_modules(none);
+    start_recording();
 }
 
 void msc_runtime_resume_solo(void)

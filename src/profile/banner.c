@@ -19,16 +19,8 @@ static msc_json_doc_t *load(const char *dir, const char *name)
 {
     char path[4096 + 64];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    char *buf = NULL;
     size_t n = 0;
-    FILE *m = open_memstream(&buf, &n);
-    char chunk[65536];
-    size_t got;
-    while (m && (got = fread(chunk, 1, sizeof chunk, f)) > 0) fwrite(chunk, 1, got, m);
-    fclose(f);
-    if (m) fclose(m);
+    char *buf = msc_read_file(path, &n);
     char err[128];
     msc_json_doc_t *d = buf ? msc_json_parse(buf, n, err, sizeof err) : NULL;
     free(buf);

@@ -23,8 +23,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "banner.h"
 #include "log.h"
+#include "pjson.h"
 #include "output.h"
 #include "state.h"
 
@@ -33,27 +33,6 @@ static int cycle; /* K: this process's writes so far */
 static void set_path(char *path, size_t size, int rank, int k)
 {
     snprintf(path, size, "%s/.profile/rank%d.%d.set", msc_g.outdir, rank, k);
-}
-
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    char *buf = NULL;
-    size_t n = 0;
-    FILE *m = open_memstream(&buf, &n);
-    char chunk[65536];
-    size_t got;
-    while (m && (got = fread(chunk, 1, sizeof chunk, f)) > 0) fwrite(chunk, 1, got, m);
-    bool bad = ferror(f);
-    fclose(f);
-    if (m) fclose(m);
-    if (bad) {
-        free(buf);
-        return NULL;
-    }
-    *len = n;
-    return buf;
 }
 
 /* Merges every rank's set of write k into one and writes the profile; false
@@ -66,7 +45,7 @@ static bool join(int k)
     for (int r = 0; r < msc_g.world_size; r++) {
         size_t len = 0;
         set_path(path, sizeof path, r, k);
-        char *b = read_file(path, &len);
+        char *b = msc_read_file(path, &len);
         if (!b) {
             msc_pset_free(&all);
             return false;
@@ -75,16 +54,7 @@ static bool join(int k)
         msc_pset_trim(&all);
         free(b);
     }
-    char *json = NULL;
-    size_t len = 0;
-    FILE *o = open_memstream(&json, &len);
-    if (o) {
-        msc_pwrite_json(o, &all, false, NULL, NULL);
-        fclose(o);
-        msc_pwrite_files(json, len, "profile");
-        if (!msc_g.settings.v[MSC_SET_QUIET].num) msc_banner_print(stderr, msc_g.outdir, msc_g.outdir);
-    }
-    free(json);
+    msc_pwrite_profile(&all, false, NULL, NULL, "profile");
     msc_pset_free(&all);
     for (int r = 0; r < msc_g.world_size; r++) {
         set_path(path, sizeof path, r, k);

@@ -38,7 +38,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "banner.h"
 #include "callsite.h"
 #include "clock.h"
 #include "runinfo.h"
@@ -705,23 +704,11 @@ static void prof_write(bool flush, const char *why)
 
     bool writer = flush || msc_g.world_rank == 0;
     if (writer && st.nranks && msc_g.outdir[0]) {
-        char *json = NULL;
-        size_t len = 0;
-        FILE *o = open_memstream(&json, &len);
-        if (o) {
-            msc_pwrite_json(o, &st, flush, per_rank, why);
-            fclose(o);
-            char base[64];
-            if (why) snprintf(base, sizeof base, "profile.rank%d.incomplete", msc_g.world_rank);
-            else if (flush) snprintf(base, sizeof base, "profile.rank%d.flush%d", msc_g.world_rank, msc_prof.flushes);
-            else snprintf(base, sizeof base, "profile");
-            msc_pwrite_files(json, len, base);
-            /* Run without `mpiscope run` (which prints it itself, after the
-             * launcher): the closing summary, before the core's last line. */
-            if (!flush && !msc_g.settings.v[MSC_SET_QUIET].num)
-                msc_banner_print(stderr, msc_g.outdir, msc_g.outdir);
-        }
-        free(json);
+        char base[64];
+        if (why) snprintf(base, sizeof base, "profile.rank%d.incomplete", msc_g.world_rank);
+        else if (flush) snprintf(base, sizeof base, "profile.rank%d.flush%d", msc_g.world_rank, msc_prof.flushes);
+        else snprintf(base, sizeof base, "profile");
+        msc_pwrite_profile(&st, flush, per_rank, why, base);
     }
     if (flush && !why) msc_prof.flushes++;
     free(per_rank);

@@ -105,6 +105,12 @@ int msc_pmerge_by_bytes(const void *a, const void *b) __attribute__((visibility(
 void msc_pwrite_json(FILE *o, set_t *st, bool flush, const char *per_rank_fns, const char *why)
     __attribute__((visibility("hidden")));
 
+/* profile.json of the set as <base>.json and <base>.txt (msc_pwrite_json,
+ * msc_pwrite_files) and, for the run's profile (not `flush`) outside
+ * `mpiscope run`'s quiet, the closing summary on stderr. */
+void msc_pwrite_profile(set_t *st, bool flush, const char *per_rank_fns, const char *why,
+                        const char *base) __attribute__((visibility("hidden")));
+
 /* Writes <base>.json and renders <base>.txt from it (rank 0, or a rank
  * writing its own). */
 void msc_pwrite_files(const char *json, size_t len, const char *base)

@@ -282,3 +282,24 @@ const char *msc_json_str(const msc_json_t *obj, const char *key, const char *dfl
     const msc_json_t *v = msc_json_get(obj, key);
     return v && v->type == MSC_JSTR ? v->str : dflt;
 }
+
+char *msc_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *m = open_memstream(&buf, &n);
+    char chunk[65536];
+    size_t got;
+    while (m && (got = fread(chunk, 1, sizeof chunk, f)) > 0) fwrite(chunk, 1, got, m);
+    bool bad = ferror(f) != 0;
+    fclose(f);
+    if (m) fclose(m);
+    if (bad || !m) {
+        free(buf);
+        return NULL;
+    }
+    *len = n;
+    return buf;
+}

@@ -33,6 +33,10 @@ typedef struct msc_json_doc msc_json_doc_t;
 
 /* Parses `len` bytes of `text`. NULL on error, with a message in err. */
 msc_json_doc_t *msc_json_parse(const char *text, size_t len, char *err, size_t errlen);
+
+/* The whole file at `path` (malloc'd, *len its bytes), or NULL if it cannot
+ * be opened or read. */
+char *msc_read_file(const char *path, size_t *len);
 const msc_json_t *msc_json_root(const msc_json_doc_t *d);
 void msc_json_free(msc_json_doc_t *d);
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "banner.h"
 #include "log.h"
 #include "output.h"
 #include "pjson.h"
@@ -343,4 +344,22 @@ void msc_pwrite_files(const char *json, size_t len, const char *base)
         msc_out_close(&out);
     }
     msc_json_free(doc);
+}
+
+void msc_pwrite_profile(set_t *st, bool flush, const char *per_rank_fns, const char *why,
+                        const char *base)
+{
+    char *json = NULL;
+    size_t len = 0;
+    FILE *o = open_memstream(&json, &len);
+    if (o) {
+        msc_pwrite_json(o, st, flush, per_rank_fns, why);
+        fclose(o);
+        msc_pwrite_files(json, len, base);
+        /* Run without `mpiscope run` (which prints it itself, after the
+         * launcher): the closing summary, before the core's last line. */
+        if (!flush && !msc_g.settings.v[MSC_SET_QUIET].num)
+            msc_banner_print(stderr, msc_g.outdir, msc_g.outdir);
+    }
+    free(json);
 }

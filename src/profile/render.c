@@ -719,22 +719,6 @@ static char *rank_file(const char *dir, int rank, int64_t *flush)
     return best;
 }
 
-static char *read_all(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    char *buf = NULL;
-    size_t n = 0;
-    FILE *m = open_memstream(&buf, &n);
-    char chunk[65536];
-    size_t got;
-    while (m && (got = fread(chunk, 1, sizeof chunk, f)) > 0) fwrite(chunk, 1, got, m);
-    fclose(f);
-    if (m) fclose(m);
-    *len = n;
-    return buf;
-}
-
 int msc_profile_render_partial(FILE *o, FILE *err, const char *dir, const msc_render_opts_t *opts)
 {
     /* The world size: from any partial file, else from the notes. */
@@ -765,7 +749,7 @@ int msc_profile_render_partial(FILE *o, FILE *err, const char *dir, const msc_re
     for (int r = 0; r < world; r++) {
         char *path = rank_file(dir, r, &flush[r]);
         size_t len = 0;
-        char *text = path ? read_all(path, &len) : NULL;
+        char *text = path ? msc_read_file(path, &len) : NULL;
         char msg[256];
         if (text) docs[r] = msc_json_parse(text, len, msg, sizeof msg);
         if (text && !docs[r]) fprintf(err, "mpiscope report: %s is not valid JSON: %s\n", path, msg);

@@ -22,12 +22,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void recv_from_parent(int n)
+/* n ints from the parent world's rank `from`, then the parent let go. */
+static void recv_from_parent(int from, int n)
 {
     MPI_Comm parent;
     int v;
     MPI_Comm_get_parent(&parent);
-    for (int i = 0; i < n; i++) MPI_Recv(&v, 1, MPI_INT, 0, 5, parent, MPI_STATUS_IGNORE);
+    for (int i = 0; i < n; i++) MPI_Recv(&v, 1, MPI_INT, from, 5, parent, MPI_STATUS_IGNORE);
     MPI_Comm_disconnect(&parent);
 }
 
@@ -48,18 +49,10 @@ int main(int argc, char **argv)
         for (int i = 0; i < 10; i++) MPI_Barrier(MPI_COMM_WORLD);
         if (r == 0) printf("spawn tree done\n");
     } else if (strcmp(role, "mute") == 0) {
-        MPI_Comm parent;
-        int v;
-        MPI_Comm_get_parent(&parent);
-        for (int i = 0; i < 50; i++) MPI_Recv(&v, 1, MPI_INT, r, 5, parent, MPI_STATUS_IGNORE);
-        MPI_Comm_disconnect(&parent);
+        recv_from_parent(r, 50);
     } else if (strcmp(role, "child") == 0) {
         /* The parent's rank r sends to this world's rank r. */
-        MPI_Comm parent;
-        int v;
-        MPI_Comm_get_parent(&parent);
-        for (int i = 0; i < 50; i++) MPI_Recv(&v, 1, MPI_INT, r, 5, parent, MPI_STATUS_IGNORE);
-        MPI_Comm_disconnect(&parent);
+        recv_from_parent(r, 50);
         char *args[] = {"grandchild", NULL};
         MPI_Comm_spawn(argv[0], args, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
                        MPI_ERRCODES_IGNORE);
@@ -67,7 +60,7 @@ int main(int argc, char **argv)
         MPI_Comm_disconnect(&inter);
         for (int i = 0; i < 100; i++) MPI_Barrier(MPI_COMM_WORLD);
     } else {
-        recv_from_parent(7);
+        recv_from_parent(0, 7);
         for (int i = 0; i < 3; i++) MPI_Comm_size(MPI_COMM_WORLD, &n);
     }
     MPI_Finalize();
