@@ -231,8 +231,11 @@ static void start_modules(bool none)
     }
     if (left_out[0] && msc_g.world_rank == 0)
         msc_warn("this process entered MPI through MPI_Session_init (MPI-4 sessions), where "
-                 "mpiscope records the profile only; not run in it: %s (docs/worlds.md)",
-                 left_out);
+                 "mpiscope records the profile only; not run in it: %s (docs/worlds.md)%s",
+                 left_out,
+                 (mask >> mode_bit("profile")) & 1
+                     ? ""
+                     : ". MPISCOPE_MODE does not ask for the profile, so nothing is recorded");
     hooks_install();
     msc_hooks_refresh();
     msc_g.t_ready = msc_now_ns();

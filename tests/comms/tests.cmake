@@ -64,6 +64,10 @@ if("mpich" IN_LIST MSC_FLAVORS)
       ENV MPISCOPE_MODE=profile,${m} MPISCOPE_QUIET=1 MSC_KEEP_STDOUT=1 MSC_KEEP_STDERR=1
       CHECK "${sess_check} only 2 ${m}")
   endforeach()
+  # Trace alone: nothing can be recorded in a sessions process, and it says so.
+  msc_mpi_test(mpich comms/sessions-only-trace-alone NP 2 PROGRAM comms_sessions ARGS only
+    TIMEOUT 120 ENV MPISCOPE_MODE=trace MPISCOPE_QUIET=1 MSC_KEEP_STDERR=1
+    CHECK "test \"$(grep -c 'not run in it: trace (docs/worlds.md). MPISCOPE_MODE does not ask for the profile, so nothing is recorded' $MSC_OUT/.stderr)\" = 1 && test ! -e $MSC_OUT/profile.json")
   # Begun by MPI_Init, the world model's trace covers the session's
   # communicator too: every message matched.
   msc_mpi_test(mpich comms/sessions-init-first-trace NP 2 PROGRAM comms_sessions
