@@ -154,7 +154,8 @@ bool trc_segment_finish(uint64_t loc, uint64_t chunk, uint64_t base)
  * whole chunks, and an empty chunk that ends the file (a header numbering
  * no event, then END_OF_FILE and END_OF_BUFFER, as a closed writer's last
  * chunk ends) is appended: readers then get every event of the whole chunks.
- * A file without a whole chunk is emptied (readers see no events). */
+ * A file without a whole chunk, or whose end cannot be written (the disk
+ * is still full), is emptied (readers see no events). */
 bool trc_segment_salvage(uint64_t loc, uint64_t chunk)
 {
     char path[PATH_MAX + 64];
@@ -183,7 +184,19 @@ bool trc_segment_salvage(uint64_t loc, uint64_t chunk)
         memcpy(end + HDR_LAST, &n, sizeof n);
         end[HDR_SIZE] = END_OF_FILE;
         end[HDR_SIZE + 1] = END_OF_BUFFER;
-        ok = pwrite(fd, end, sizeof end, whole) == (ssize_t)sizeof end;
+        /* The disk is full: the end goes where the part-written chunk's
+         * bytes already are when there are enough of them, so that nothing
+         * new is allocated (another rank may have taken the space that
+         * cutting the file back frees), and only then is the file cut. */
+        if (size - whole >= (off_t)sizeof end)
+            ok = pwrite(fd, end, sizeof end, whole) == (ssize_t)sizeof end &&
+                 ftruncate(fd, whole + (off_t)sizeof end) == 0;
+        else
+            ok = ftruncate(fd, whole) == 0 &&
+                 pwrite(fd, end, sizeof end, whole) == (ssize_t)sizeof end;
+        /* A file without its end makes the reader loop: better none of
+         * its events than that. */
+        if (!ok) ok = ftruncate(fd, 0) == 0;
     } else {
         ok = ftruncate(fd, 0) == 0;
     }
