@@ -270,7 +270,11 @@ static char *partial_trace_ranks(const char *dir)
     return text;
 }
 
-static int report_one(int argc, char **argv)
+/* The report of one run directory (or of several runs' scaling). The
+ * single run directory's index in argv goes to *dir_at (-1 for several
+ * runs, --html or --part, whose spawned worlds are not reported here), and
+ * --allow-partial to *allow_out. */
+static int report_one(int argc, char **argv, int *dir_at, bool *allow_out)
 {
     const char *target = NULL, *html_out = NULL;
     bool html = false, no_ws = false, reanalyze = false, weak = false, allow_partial = false;
@@ -362,10 +366,13 @@ static int report_one(int argc, char **argv)
             free(pass), free(runs);
             return 2;
         } else {
+            if (!target) *dir_at = i;
             target = target ? target : a;
             runs[nruns++] = argv[i];
         }
     }
+    *allow_out = allow_partial;
+    if (nruns != 1 || html || nparts) *dir_at = -1;
     if (nruns > 1) {
         /* Several runs: POP's scaling table (scaling.c). */
         int rc = 2;
@@ -555,37 +562,18 @@ static int report_one(int argc, char **argv)
     return rc;
 }
 
-/* The single run directory of a `report` command line, or -1: the last word
- * that is neither an option nor an option's value. */
-static int run_dir_arg(int argc, char **argv)
-{
-    static const char *const with_value[] = {"--sort", "--limit", "-o", "--from", "--to",
-                                             "--part", "--parallel-locations", "--np", "--mpi"};
-    int at = -1, runs = 0;
-    for (int i = 0; i < argc; i++) {
-        bool valued = false;
-        for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++)
-            valued |= strcmp(argv[i], with_value[k]) == 0;
-        if (valued) i++;
-        else if (argv[i][0] != '-') at = i, runs++;
-        else if (!strcmp(argv[i], "--html") || !strcmp(argv[i], "--part")) return -1;
-    }
-    return runs == 1 ? at : -1;
-}
-
 /* `mpiscope report DIR`: the run's report, then, for each world that
  * MPI_Comm_spawn made (DIR/worlds/<id>, a result directory of its own),
  * the same report of that world under a heading that names it. The exit
  * status is the first nonzero one (a partial world's 3 included). */
 int msc_cmd_report_all(int argc, char **argv)
 {
-    int rc = report_one(argc, argv);
-    int at = run_dir_arg(argc, argv);
+    int at = -1, ignored;
+    bool allow_partial = false, also;
+    int rc = report_one(argc, argv, &at, &allow_partial);
     char **worlds = NULL;
     int nw = at >= 0 ? msc_outdir_worlds(argv[at], &worlds) : 0;
     int spawned = at >= 0 ? msc_banner_spawned(argv[at]) : 0;
-    bool allow_partial = false;
-    for (int i = 0; i < argc; i++) allow_partial |= strcmp(argv[i], "--allow-partial") == 0;
     char **args = calloc((size_t)argc + 1, sizeof *args);
     for (int i = 0; args && i < nw; i++) {
         char dir[4600];
@@ -595,7 +583,7 @@ int msc_cmd_report_all(int argc, char **argv)
         fflush(stdout);
         printf("\n==== spawned world %d of %d: %s (%s) ====\n\n", i + 1, nw, worlds[i], dir);
         fflush(stdout);
-        int w = report_one(argc, args);
+        int w = report_one(argc, args, &ignored, &also);
         if (rc == 0) rc = w;
         spawned += msc_banner_spawned(dir);
     }
