@@ -242,7 +242,7 @@ bool chk_req_overlap(uintptr_t lo, uintptr_t hi, bool writes, MPI_Request self, 
 bool chk_req_earlier_recv(MPI_Comm comm, int src, int tag, uint64_t seq) CHK_INTERNAL;
 
 /* Communicators: world ranks of the members and the shadow communicators. */
-typedef struct {
+typedef struct chk_comm {
     int size, rsize;       /* local group; remote group (intercommunicators), else 0 */
     int *world;            /* world rank of each local member (NULL: not known) */
     int *rworld;           /* of each remote member */
@@ -263,7 +263,6 @@ typedef struct {
     /* Collectives logged since the last comparison (global.c). */
     struct coll *log;
     void **log_site;
-    uint64_t *log_seq;
     int nlog, caplog;
     uint64_t run;          /* running hash of the logged descriptors */
     uint64_t psum;         /* sum of their pair sums (vector forms, global.c) */
@@ -272,10 +271,23 @@ typedef struct {
      * first; each is judged in this order once complete. */
     struct coll_pending *pend;
     int npend, cappend;
+    /* Comparisons of earlier logs posted and not yet complete, oldest
+     * first, and exchanges of descriptors posted (coll_agree.c). */
+    struct coll_cmp *cmps;
+    struct coll_xchg *xchgs;
+    /* Its traffic was given up at MPI_Finalize or after a member never
+     * came: MPI keeps the shadow and the buffers. */
+    bool abandoned;
+    struct chk_comm *retired_next; /* coll_agree.c's list of freed ones */
 } chk_comm_t;
-/* Completes e's pending collective agreements (global.c) before its shadow
- * goes: every member posted them. */
-void chk_coll_settle_all(chk_comm_t *e) CHK_INTERNAL;
+/* A freed communicator's entry (taken from the registry): kept by
+ * coll_agree.c while the tool's traffic on its shadow is pending (true),
+ * and given to chk_comm_destroy once complete. */
+bool chk_coll_retire(chk_comm_t *e) CHK_INTERNAL;
+/* Advances the retired communicators' traffic (cheap when there is none). */
+void chk_coll_progress(void) CHK_INTERNAL;
+/* Frees a communicator's entry and its shadow (objects.c). */
+void chk_comm_destroy(chk_comm_t *e) CHK_INTERNAL;
 /* Registers a communicator the application got (creating its shadow:
  * collective over its members). */
 void chk_comm_add(MPI_Comm c, msc_fn_t fn, void *site) CHK_INTERNAL;
@@ -309,6 +321,10 @@ MPI_Comm chk_shadow_new(MPI_Comm via, bool app) CHK_INTERNAL;
  * c, made from c's shadow within the budget (MPI_COMM_NULL when c has no
  * shadow, or no room). Collective over c. */
 MPI_Comm chk_side_of(MPI_Comm c) CHK_INTERNAL;
+/* A shadow kept after its communicator was freed (`in`), or no longer
+ * kept (before chk_shadow_free): out of the budget, still an MPI context
+ * id. */
+void chk_shadow_park(bool in) CHK_INTERNAL;
 /* Frees one made by chk_shadow_new (nothing for MPI_COMM_NULL). */
 void chk_shadow_free(MPI_Comm *s) CHK_INTERNAL;
 void chk_comm_remove(MPI_Comm c) CHK_INTERNAL;
@@ -368,10 +384,12 @@ unsigned chk_coll_form(msc_fn_t fn) CHK_INTERNAL;
 void chk_coll_enter(msc_call_t *c) CHK_INTERNAL;
 /* After the collective (blocking or not, or its init) returned. */
 void chk_coll_leave(msc_call_t *c) CHK_INTERNAL;
-/* Before MPI_Comm_free (collective): the logged collectives are compared. */
+/* Before MPI_Comm_free (collective): the logged collectives are compared
+ * (posted; judged when complete, never waited for here). */
 void chk_coll_comm_free(MPI_Comm comm) CHK_INTERNAL;
-/* At MPI_Finalize: the same for every communicator still alive; `list`
- * holds them in an order all ranks share (by creation). */
+/* At MPI_Finalize: the same for every communicator still alive, and what
+ * is pending on them and on the freed ones waited for while it moves;
+ * `list` holds the live ones. */
 void chk_coll_finalize(chk_comm_t **list, int n) CHK_INTERNAL;
 void chk_p2p_send_enter(msc_call_t *c) CHK_INTERNAL;
 

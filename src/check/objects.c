@@ -524,6 +524,10 @@ enum { CID_LIMIT = 2048 };
 enum { CID_FIXED = 4 };
 
 static _Atomic int held;     /* the tool's budgeted communicators alive */
+/* Shadows of freed communicators kept while the tool's traffic on them
+ * completes (coll_agree.c): they hold MPI's context ids, but not the
+ * budget, which the application's next communicator gets at once. */
+static _Atomic int parked;
 static _Atomic int app_live; /* the application's communicators registered, not freed */
 static _Atomic bool short_here; /* a communicator of this process got no shadow */
 static _Atomic bool short_said; /* world rank 0: the line is out */
@@ -537,8 +541,14 @@ static int budget(void)
 /* This process's own answer: one more communicator of the tool's fits. */
 static bool room_here(void)
 {
-    int h = atomic_load(&held), a = atomic_load(&app_live);
-    return h < budget() && a + h + CID_FIXED + 1 <= CID_LIMIT / 2;
+    int h = atomic_load(&held), a = atomic_load(&app_live), p = atomic_load(&parked);
+    return h < budget() && a + h + p + CID_FIXED + 1 <= CID_LIMIT / 2;
+}
+
+void chk_shadow_park(bool in)
+{
+    atomic_fetch_add(&held, in ? -1 : 1);
+    atomic_fetch_add(&parked, in ? 1 : -1);
 }
 
 static void say_short_now(void)
@@ -700,15 +710,15 @@ void chk_comm_add_shadowed(MPI_Comm c, msc_fn_t fn, void *site, bool given, MPI_
     }
 }
 
-static void comm_release(chk_comm_t *e)
+void chk_comm_destroy(chk_comm_t *e)
 {
-    if (!e) return;
-    chk_coll_settle_all(e);
+    atomic_fetch_sub(&app_live, 1);
+    /* Given up with the tool's traffic pending: MPI keeps the shadow and
+     * the buffers. */
+    if (e->abandoned) return;
     free(e->pend);
     free(e->log);
     free(e->log_site);
-    free(e->log_seq);
-    atomic_fetch_sub(&app_live, 1);
     /* One owner: p2p.c keeps a shadow on which sidecar records are still
      * awaited, and frees it (chk_shadow_free) once they have come. */
     if (e->shadow != MPI_COMM_NULL && !chk_p2p_comm_free(e->shadow)) chk_shadow_free(&e->shadow);
@@ -716,6 +726,16 @@ static void comm_release(chk_comm_t *e)
     free(e->rworld);
     pthread_mutex_destroy(&e->coll_mu);
     free(e);
+}
+
+/* A communicator freed (or at MPI_Finalize): its entry goes when the
+ * tool's traffic on its shadow has completed (coll_agree.c keeps it
+ * until then). */
+static void comm_release(chk_comm_t *e)
+{
+    if (!e) return;
+    if (!e->abandoned && chk_coll_retire(e)) return;
+    chk_comm_destroy(e);
 }
 
 void chk_comm_remove(MPI_Comm c)

@@ -44,7 +44,7 @@
  *
  * MPISCOPE_CHECK_SYNC_SENDS: after a standard-mode MPI_Send the sender waits
  * for the receiver's acknowledgement (on the shadow, tag ack_tag() of the
- * message's: from 1, never a batch's), sent when the receiver has paired
+ * message's: from 1, never a batch's nor MPI_TAG_UB), sent when the receiver has paired
  * the record: MPI_Send then behaves as MPI_Ssend, and a
  * program that only completes thanks to buffering deadlocks visibly. That
  * wait is the setting's purpose, the one place where the checks block.
@@ -323,7 +323,8 @@ static int ack_tag(int tag)
                 : 32767;
         atomic_store_explicit(&ub, u, memory_order_relaxed);
     }
-    return tag >= 0 && tag < u ? tag + 1 : BATCH_TAG + 1;
+    /* Below MPI_TAG_UB, which coll_agree.c's exchanges use. */
+    return tag >= 0 && tag < u - 1 ? tag + 1 : BATCH_TAG + 1;
 }
 
 static void poll_now(void);
