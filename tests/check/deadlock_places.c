@@ -1,7 +1,8 @@
 /* A deadlock in each place a rank can block (issue 24 item 2), one case per
  * argument, 2 ranks: rank 0 blocks in the call named by the case, waiting
  * for rank 1, which waits for rank 0 in MPI_Recv (or, for "finalize", has
- * gone on to MPI_Finalize). Check mode must report GLOBAL:DEADLOCK:HARD
+ * gone on to MPI_Finalize); "inter" waits on an intercommunicator whose
+ * groups are rank 0 and rank 1. Check mode must report GLOBAL:DEADLOCK:HARD
  * with both calls and end the run (exit 3). With "_ok" appended, rank 1
  * first does what rank 0 waits for, and the run ends normally with no
  * finding. A marker `expect(case):` applies to that case only.
@@ -15,6 +16,7 @@
 enum { BIG = 1 << 22 }; /* ints: 16 MiB, beyond any MPI's eager limit */
 static int rank, ok, x, y;
 static const char *c;
+static MPI_Comm inter = MPI_COMM_NULL, half = MPI_COMM_NULL; /* "inter" */
 
 static int is(const char *name)
 {
@@ -35,13 +37,15 @@ static void rank1(void)
             int *b = malloc(sizeof(int) * BIG);
             MPI_Recv(b, BIG, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             free(b);
-        } else if (is("probe") || is("waitany") || is("waitall") || is("finalize"))
+        } else if (is("inter"))
+            MPI_Send(&x, 1, MPI_INT, 0, 1, inter);
+        else if (is("probe") || is("waitany") || is("waitall") || is("finalize"))
             MPI_Send(&x, 1, MPI_INT, 0, 1, MPI_COMM_WORLD);
         else if (is("waitsome"))
             MPI_Send(&x, 1, MPI_INT, 0, 1, MPI_COMM_WORLD);
     }
     if (!is("finalize"))
-        MPI_Recv(&y, 1, MPI_INT, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* expect(coll): GLOBAL:DEADLOCK:HARD rank=1 */ /* expect(icoll): GLOBAL:DEADLOCK:HARD rank=1 */ /* expect(bigsend): GLOBAL:DEADLOCK:HARD rank=1 */ /* expect(probe): GLOBAL:DEADLOCK:HARD rank=1 */ /* expect(waitany): GLOBAL:DEADLOCK:HARD rank=1 */ /* expect(waitall): GLOBAL:DEADLOCK:HARD rank=1 */ /* expect(waitsome): GLOBAL:DEADLOCK:HARD rank=1 */ /* expect(threads): GLOBAL:DEADLOCK:HARD rank=1 */
+        MPI_Recv(&y, 1, MPI_INT, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* expect(coll): GLOBAL:DEADLOCK:HARD rank=1 */ /* expect(icoll): GLOBAL:DEADLOCK:HARD rank=1 */ /* expect(bigsend): GLOBAL:DEADLOCK:HARD rank=1 */ /* expect(probe): GLOBAL:DEADLOCK:HARD rank=1 */ /* expect(waitany): GLOBAL:DEADLOCK:HARD rank=1 */ /* expect(waitall): GLOBAL:DEADLOCK:HARD rank=1 */ /* expect(waitsome): GLOBAL:DEADLOCK:HARD rank=1 */ /* expect(threads): GLOBAL:DEADLOCK:HARD rank=1 */ /* expect(inter): GLOBAL:DEADLOCK:HARD rank=1 */
 }
 
 static void *thread_recv(void *arg)
@@ -82,6 +86,8 @@ static void rank0(void)
         if (r[0] != MPI_REQUEST_NULL) MPI_Wait(&r[0], MPI_STATUS_IGNORE);
         MPI_Cancel(&r[1]);
         MPI_Wait(&r[1], MPI_STATUS_IGNORE);
+    } else if (is("inter")) {
+        MPI_Recv(&y, 1, MPI_INT, 0, 1, inter, MPI_STATUS_IGNORE); /* expect(inter): GLOBAL:DEADLOCK:HARD rank=0 */
     } else if (is("finalize")) {
         MPI_Recv(&y, 1, MPI_INT, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* expect(finalize): GLOBAL:DEADLOCK:HARD rank=0 */
         return;
@@ -100,6 +106,10 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     c = argc > 1 ? argv[1] : "";
     ok = strstr(c, "_ok") != NULL;
+    if (is("inter")) { /* rank 0 and rank 1 each a group of one */
+        MPI_Comm_split(MPI_COMM_WORLD, rank, 0, &half);
+        MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, 1 - rank, 7, &inter);
+    }
     if (rank == 0) rank0();
     else if (rank == 1) {
         if (is("threads") && ok) {
@@ -108,6 +118,7 @@ int main(int argc, char **argv)
         }
         rank1();
     }
+    if (inter != MPI_COMM_NULL) MPI_Comm_free(&inter), MPI_Comm_free(&half);
     MPI_Finalize(); /* expect(finalize): GLOBAL:DEADLOCK:HARD rank=1 */
     return 0;
 }

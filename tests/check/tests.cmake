@@ -103,7 +103,7 @@ foreach(f IN LISTS MSC_FLAVORS)
   # A deadlock in each place a rank can block (deadlock_places.c), reported
   # and ended; each twin ends normally with no finding.
   chk_deadlock_tests(deadlock_places deadlock_at coll icoll bigsend probe waitany waitall waitsome
-    finalize threads)
+    finalize threads inter)
   # Message races of race.c, one case per run (issue 25): each found with
   # the receive and both sends, exit 0; each twin silent.
   set(race_cases "any2 3" "self 2" "irecv 3" "persistent 3" "barrier 3" "anytag_ok 2"
