@@ -20,7 +20,8 @@
  * outside MPI.
  *
  * The session wrappers exist where mpi.h declares sessions (MPI_VERSION 4:
- * MPICH 4; Open MPI 4.1 has none). The open sessions are few and change
+ * MPICH 4; Open MPI 4.1 has none), for C and for MPICH's mpi_f08 (whose
+ * calls do not reach the C functions); one body serves both. The open sessions are few and change
  * rarely: a small array under a mutex.
  */
 #include <pthread.h>
@@ -110,35 +111,41 @@ static bool session_remove(MPI_Session s)
     return last;
 }
 
-MSC_API int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session)
+/* The MPI call that begins a session, as the C or the Fortran binding
+ * makes it: returns its error code and sets *out to the new session. */
+typedef int (*session_begin_t)(void *args, MPI_Session *out);
+typedef int (*session_end_t)(void *args);
+
+static int session_init_via(session_begin_t begin, void *args)
 {
+    MPI_Session session = MPI_SESSION_NULL;
     int phase = atomic_load(&msc_g.phase);
     bool first = phase == MSC_PHASE_BEFORE_INIT, again = msc_g.solo && phase == MSC_PHASE_DONE;
     if (!first && !again) {
         /* Another session: in the world model a call like any other; in a
          * solo process one more thing to end before the results are written. */
-        int rc = PMPI_Session_init(info, errhandler, session);
-        if (rc == MPI_SUCCESS && msc_g.solo) session_add(*session);
+        int rc = begin(args, &session);
+        if (rc == MPI_SUCCESS && msc_g.solo) session_add(session);
         count_call(MSC_FN_MPI_Session_init);
         return rc;
     }
     msc_lifecycle_init_begin();
-    int rc = PMPI_Session_init(info, errhandler, session);
+    int rc = begin(args, &session);
     if (rc == MPI_SUCCESS) {
         MPI_Group g;
         int rank = 0, size = 1;
-        if (!world_of(*session, &g, &rank, &size)) {
+        if (!world_of(session, &g, &rank, &size)) {
             msc_warn_once("session-world", "the MPI gives no mpi://WORLD process set to this "
                                            "session; mpiscope records nothing in this process");
         } else {
-            session_add(*session);
+            session_add(session);
             if (first) {
-                group_source = *session;
-                msc_runtime_init_solo(rank, size, g, session_thread_level(*session));
+                group_source = session;
+                msc_runtime_init_solo(rank, size, g, session_thread_level(session));
             } else {
                 pthread_mutex_lock(&models_lock);
                 msc_g.world_group = g;
-                group_source = *session;
+                group_source = session;
                 pthread_mutex_unlock(&models_lock);
                 msc_runtime_resume_solo();
             }
@@ -149,22 +156,93 @@ MSC_API int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Sessi
     return rc;
 }
 
-MSC_API int MPI_Session_finalize(MPI_Session *session)
+/* `s`: the session the call `end` ends. */
+static int session_finalize_via(MPI_Session s, session_end_t end, void *args, void *site)
 {
-    if (!msc_g.solo || atomic_load(&msc_g.phase) != MSC_PHASE_RUNNING) {
+    if (!msc_g.solo || atomic_load(&msc_g.phase) != MSC_PHASE_RUNNING || !session_remove(s)) {
         count_call(MSC_FN_MPI_Session_finalize);
-        return PMPI_Session_finalize(session);
+        return end(args);
     }
-    MPI_Session s = *session;
-    if (!session_remove(s)) {
-        count_call(MSC_FN_MPI_Session_finalize);
-        return PMPI_Session_finalize(session);
-    }
-    msc_lifecycle_finalize_begin(MSC_FN_MPI_Session_finalize, MSC_CALLER());
-    int rc = PMPI_Session_finalize(session);
+    msc_lifecycle_finalize_begin(MSC_FN_MPI_Session_finalize, site);
+    int rc = end(args);
     msc_lifecycle_finalize_end();
     return rc;
 }
+
+typedef struct {
+    MPI_Info info;
+    MPI_Errhandler errhandler;
+    MPI_Session *session;
+} c_init_args_t;
+
+static int c_begin(void *args, MPI_Session *out)
+{
+    c_init_args_t *a = args;
+    int rc = PMPI_Session_init(a->info, a->errhandler, a->session);
+    *out = *a->session;
+    return rc;
+}
+
+static int c_end(void *args)
+{
+    return PMPI_Session_finalize(args);
+}
+
+MSC_API int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session)
+{
+    c_init_args_t a = {info, errhandler, session};
+    return session_init_via(c_begin, &a);
+}
+
+MSC_API int MPI_Session_finalize(MPI_Session *session)
+{
+    return session_finalize_via(*session, c_end, session, MSC_CALLER());
+}
+
+#if defined(MPICH_VERSION)
+/* MPICH's mpi_f08 layer begins and ends sessions through PMPI_ directly
+ * (as it does MPI_Init), so its linker names are wrapped here and call
+ * MPICH's own profiling names; its mpif.h and `use mpi` layers call the C
+ * functions above. Arguments by reference: TYPE(MPI_Info) and the other
+ * handles are one INTEGER; ierror is optional (NULL when absent). */
+void pmpir_session_init_f08_(MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *session,
+                             MPI_Fint *ierror);
+void pmpir_session_finalize_f08_(MPI_Fint *session, MPI_Fint *ierror);
+
+typedef struct {
+    MPI_Fint *info, *errhandler, *session, *ierror;
+} f08_args_t;
+
+static int f08_begin(void *args, MPI_Session *out)
+{
+    f08_args_t *a = args;
+    pmpir_session_init_f08_(a->info, a->errhandler, a->session, a->ierror);
+    *out = PMPI_Session_f2c(*a->session);
+    return *a->ierror;
+}
+
+static int f08_end(void *args)
+{
+    f08_args_t *a = args;
+    pmpir_session_finalize_f08_(a->session, a->ierror);
+    return *a->ierror;
+}
+
+MSC_API void mpi_session_init_f08_(MPI_Fint *info, MPI_Fint *errhandler, MPI_Fint *session,
+                                   MPI_Fint *ierror)
+{
+    MPI_Fint ierr = MPI_SUCCESS;
+    f08_args_t a = {info, errhandler, session, ierror ? ierror : &ierr};
+    session_init_via(f08_begin, &a);
+}
+
+MSC_API void mpi_session_finalize_f08_(MPI_Fint *session, MPI_Fint *ierror)
+{
+    MPI_Fint ierr = MPI_SUCCESS;
+    f08_args_t a = {NULL, NULL, session, ierror ? ierror : &ierr};
+    session_finalize_via(PMPI_Session_f2c(*session), f08_end, &a, MSC_CALLER());
+}
+#endif /* MPICH_VERSION */
 
 #endif /* MPI_VERSION >= 4 */
 

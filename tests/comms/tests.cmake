@@ -64,6 +64,20 @@ if("mpich" IN_LIST MSC_FLAVORS)
       ENV MPISCOPE_MODE=profile,${m} MPISCOPE_QUIET=1 MSC_KEEP_STDOUT=1 MSC_KEEP_STDERR=1
       CHECK "${sess_check} only 2 ${m}")
   endforeach()
+  # The same from Fortran: `use mpi` reaches the C MPI_Session_init, and
+  # MPICH's mpi_f08 PMPI_Session_init directly (wrapped by its linker names).
+  if(MSC_mpich_MPIFC)
+    foreach(b usempi f08)
+      set(flags)
+      if(b STREQUAL "f08")
+        set(flags -DMSC_USE_F08)
+      endif()
+      msc_mpi_program(mpich comms_sessions_${b} LANG Fortran SOURCES sessions_f.F90 FLAGS ${flags})
+      msc_mpi_test(mpich comms/sessions-only-fortran-${b} NP 2 PROGRAM comms_sessions_${b}
+        TIMEOUT 120 ENV MPISCOPE_QUIET=1 MSC_KEEP_STDOUT=1
+        CHECK "${sess_check} only 2")
+    endforeach()
+  endif()
   # Trace alone: nothing can be recorded in a sessions process, and it says so.
   msc_mpi_test(mpich comms/sessions-only-trace-alone NP 2 PROGRAM comms_sessions ARGS only
     TIMEOUT 120 ENV MPISCOPE_MODE=trace MPISCOPE_QUIET=1 MSC_KEEP_STDERR=1
