@@ -242,6 +242,7 @@ static void check_pointers(msc_call_t *c)
         if (c->peer != MPI_PROC_NULL) check_buf(c, c->rbuf, c->rcount, c->rtype, "receive buffer");
         break;
     case MSC_KIND_SENDRECV:
+    case MSC_KIND_ISENDRECV:
         if (c->peer != MPI_PROC_NULL) check_buf(c, c->buf, c->count, c->type, "send buffer");
         if (c->rpeer != MPI_PROC_NULL && c->rbuf != c->buf)
             check_buf(c, c->rbuf, c->rcount, c->rtype, "receive buffer");

@@ -249,10 +249,11 @@ static void check_pending_overlap(msc_call_t *c, const void *buf, MPI_Count coun
 
 static void check_p2p(msc_call_t *c)
 {
+    bool sr = c->kind == MSC_KIND_SENDRECV || c->kind == MSC_KIND_ISENDRECV;
     bool send = c->kind == MSC_KIND_SEND || c->kind == MSC_KIND_ISEND ||
-                c->kind == MSC_KIND_SEND_INIT || c->kind == MSC_KIND_SENDRECV;
+                c->kind == MSC_KIND_SEND_INIT || sr;
     bool recv = c->kind == MSC_KIND_RECV || c->kind == MSC_KIND_IRECV ||
-                c->kind == MSC_KIND_RECV_INIT || c->kind == MSC_KIND_SENDRECV;
+                c->kind == MSC_KIND_RECV_INIT || sr;
     if (has(c, MSC_ROLE_COMM) && !check_comm(c, c->comm)) return;
     if (send) {
         check_count(c, c->count, "");
@@ -262,9 +263,8 @@ static void check_p2p(msc_call_t *c)
         check_not_in_place(c, c->buf);
     }
     if (recv) {
-        check_count(c, c->rcount, c->kind == MSC_KIND_SENDRECV ? "receive " : "");
-        check_type(c, c->rtype, c->kind == MSC_KIND_SENDRECV ? "receive " : "");
-        bool sr = c->kind == MSC_KIND_SENDRECV;
+        check_count(c, c->rcount, sr ? "receive " : "");
+        check_type(c, c->rtype, sr ? "receive " : "");
         check_rank(c, c->comm, sr ? c->rpeer : c->peer, true, "source");
         check_tag(c, sr ? c->rtag : c->tag, true);
         check_not_in_place(c, c->rbuf);
@@ -275,7 +275,7 @@ static void check_p2p(msc_call_t *c)
     }
     /* MPI_Sendrecv's buffers must be disjoint, the same buffer included
      * (MPI-3.1 3.10); MPI_Sendrecv_replace's one buffer is both. */
-    if (c->kind == MSC_KIND_SENDRECV && !strstr(msc_fn_name[c->fn], "_replace")) {
+    if (sr && !strstr(msc_fn_name[c->fn], "_replace")) {
         uintptr_t a0, a1, b0, b1;
         if (span(c->buf, c->count, c->type, &a0, &a1) &&
             span(c->rbuf, c->rcount, c->rtype, &b0, &b1) && a0 < b1 && b0 < a1)
@@ -462,6 +462,7 @@ static bool never_waits(msc_kind_t k)
     case MSC_KIND_TYPE_COMMIT: case MSC_KIND_RMA_PUT: case MSC_KIND_RMA_GET: case MSC_KIND_RMA_ACC:
     case MSC_KIND_RMA_RPUT: case MSC_KIND_RMA_RGET: case MSC_KIND_RMA_RACC:
     case MSC_KIND_IO_IREAD: case MSC_KIND_IO_IWRITE: case MSC_KIND_ICOMM:
+    case MSC_KIND_ISENDRECV:
         return true;
     default:
         return false;
@@ -525,6 +526,7 @@ static void chk_enter(msc_call_t *c)
             pending_recv.nrsum = 0;
         break;
     case MSC_KIND_SENDRECV:
+    case MSC_KIND_ISENDRECV:
         check_p2p(c);
         if (c->peer != MPI_PROC_NULL)
             check_pending_overlap(c, c->buf, c->count, c->type, false, MPI_REQUEST_NULL);
@@ -589,6 +591,13 @@ static void post_request(msc_call_t *c, uint32_t ev)
         q.checksum = pending_sum;
         q.sig = chk_sig(c->type, c->count);
         if (c->peer != MPI_PROC_NULL) cspan(c->buf, c->count, c->type, &q.lo, &q.hi);
+    } else if (c->kind == MSC_KIND_ISENDRECV) {
+        /* The request is the receive's (the send was checked when posted). */
+        q.kind = MSC_KIND_IRECV;
+        q.peer = c->rpeer, q.tag = c->rtag, q.buf = c->rbuf;
+        q.sig = chk_sig(c->rtype, c->rcount);
+        q.writes = true;
+        if (c->rpeer != MPI_PROC_NULL) cspan(c->rbuf, c->rcount, c->rtype, &q.lo, &q.hi);
     } else if (c->kind == MSC_KIND_IRECV || c->kind == MSC_KIND_RECV_INIT) {
         q.peer = c->peer, q.tag = c->tag, q.buf = c->rbuf;
         q.sig = chk_sig(c->rtype, c->rcount);
@@ -656,6 +665,9 @@ static uint32_t completed(msc_call_t *c, MPI_Request r, MPI_Status *st)
                        "before reusing the buffer, or use a second buffer.",
                        msc_fn_name[q.fn], msc_fn_name[c->fn]);
     }
+    MPI_Status fixed;
+    if (q.kind == MSC_KIND_IRECV && msc_fn_kind[q.fn] == MSC_KIND_ISENDRECV)
+        st = msc_isendrecv_status(st, &fixed, q.peer, q.tag, q.sig.bytes);
     if ((q.kind == MSC_KIND_IRECV || q.kind == MSC_KIND_RECV_INIT) && st)
         chk_p2p_recv_done(q.comm, st, q.sig, q.fn, q.site, q.post_seq, false, q.rp_ev);
     if ((q.kind == MSC_KIND_IRECV || q.kind == MSC_KIND_RECV_INIT) && q.nrsum && st)
@@ -828,6 +840,18 @@ static void chk_leave(msc_call_t *c)
     case MSC_KIND_ICOMM:
         post_request(c, CHK_RP_NONE);
         chk_icomm_posted(c);
+        break;
+    case MSC_KIND_ISENDRECV:
+        /* The replay sees the receive, posted and completed by the
+         * request; the send is posted with it and never waited for
+         * alone, so it completes in the replay as it may with buffering
+         * (no cycle it could make is reported: none made up either). */
+        if (c->rc == MPI_SUCCESS) {
+            uint32_t s = c->peer == MPI_PROC_NULL ? CHK_RP_NONE
+                                                  : chk_rp_send(c->fn, c->site, CHK_RP_BUFFERED);
+            post_request(c, recv_event(c, CHK_RP_POST, c->rpeer, c->rtag));
+            chk_p2p_send_leave(c, s);
+        }
         break;
     case MSC_KIND_SEND:
         if (c->rc == MPI_SUCCESS)

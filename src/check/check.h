@@ -466,7 +466,7 @@ _Static_assert(MSC_KIND_COUNT <= 64, "a kind mask is one word");
 #define CHK_STATE_ENTER                                                                    \
     (CHK_STATE_COMPLETION | CHK_STATE_RMA | CHK_K(START) | CHK_K(STARTALL) |                \
      CHK_K(REQUEST_FREE) | CHK_K(CANCEL) | CHK_K(HANDLE_FREE) | CHK_K(SEND) | CHK_K(ISEND) | \
-     CHK_K(RECV) | CHK_K(IRECV) | CHK_K(SENDRECV))
+     CHK_K(RECV) | CHK_K(IRECV) | CHK_K(SENDRECV) | CHK_K(ISENDRECV))
 #define CHK_STATE_LEAVE                                                                    \
     (CHK_STATE_COMPLETION | CHK_K(RMA_RPUT) | CHK_K(RMA_RGET) | CHK_K(RMA_RACC) |            \
      CHK_K(RMA_FENCE) | CHK_K(REQUEST_FREE) | CHK_K(HANDLE_NEW) | CHK_K(HANDLE_FREE) |        \

@@ -174,7 +174,8 @@ void chk_state_enter(msc_call_t *c)
         chk_reqstate_enter(c);
     if (k & CHK_STATE_COMPLETION) chk_rma_req_enter(c);
     if (k & (CHK_STATE_RMA | CHK_K(HANDLE_FREE))) chk_rma_enter(c);
-    if (k & (CHK_K(SEND) | CHK_K(ISEND) | CHK_K(RECV) | CHK_K(IRECV) | CHK_K(SENDRECV)))
+    if (k & (CHK_K(SEND) | CHK_K(ISEND) | CHK_K(RECV) | CHK_K(IRECV) | CHK_K(SENDRECV) |
+             CHK_K(ISENDRECV)))
         chk_rma_p2p_enter(c);
 }
 

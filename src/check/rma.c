@@ -258,6 +258,7 @@ void chk_rma_p2p_enter(msc_call_t *c)
         if (c->peer != MPI_PROC_NULL) check_use(c, c->rbuf, c->rcount, c->rtype, true);
         break;
     case MSC_KIND_SENDRECV:
+    case MSC_KIND_ISENDRECV:
         if (c->peer != MPI_PROC_NULL) check_use(c, c->buf, c->count, c->type, false);
         if (c->rpeer != MPI_PROC_NULL) check_use(c, c->rbuf, c->rcount, c->rtype, true);
         break;

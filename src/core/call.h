@@ -14,6 +14,10 @@
  *   SEND_INIT,
  *   RECV_INIT     as ISEND/IRECV (persistent)
  *   SENDRECV      comm peer tag buf count type rpeer rtag rbuf rcount rtype status
+ *   ISENDRECV     as SENDRECV without status, and request: the send (peer, tag,
+ *                 buf, count, type) is posted with the receive; the request
+ *                 table holds the receive (kind IRECV: peer rpeer, tag rtag),
+ *                 whose completion comes back in done[] like an MPI_Irecv's
  *   PROBE         comm peer tag status (and flag for Iprobe)
  *   WAIT, TEST    request, req_in (the handle before the call), status, flag for TEST
  *   WAITALL ..    nreq requests reqs_in statuses (flag, index, outcount, indices)

@@ -334,10 +334,19 @@ static inline __attribute__((always_inline)) void fill(msc_req_info_t *in, const
         in->newcomm_at = NULL;
         return;
     }
-    bool p2p = k == MSC_KIND_SEND_INIT || k == MSC_KIND_RECV_INIT || k == MSC_KIND_IMRECV;
+    if (k == MSC_KIND_ISENDRECV) {
+        /* The request is the receive's (call.h): an MPI_Irecv to the modules. */
+        in->kind = MSC_KIND_IRECV;
+        in->tag = c->rtag;
+    }
+    bool p2p = k == MSC_KIND_SEND_INIT || k == MSC_KIND_RECV_INIT || k == MSC_KIND_IMRECV ||
+               k == MSC_KIND_ISENDRECV;
     bool coll = k == MSC_KIND_ICOLL || k == MSC_KIND_COLL_INIT;
     bool icomm = k == MSC_KIND_ICOMM;
-    in->peer = !p2p ? MPI_UNDEFINED : k == MSC_KIND_IMRECV ? MPI_ANY_SOURCE : c->peer;
+    in->peer = !p2p                    ? MPI_UNDEFINED
+               : k == MSC_KIND_IMRECV    ? MPI_ANY_SOURCE
+               : k == MSC_KIND_ISENDRECV ? c->rpeer
+                                         : c->peer;
     in->root = coll ? c->root : MPI_UNDEFINED;
     in->counts_are_mpi_count = (uint8_t)(coll && c->counts_are_mpi_count != 0);
     in->send_in_place = coll && c->buf == MPI_IN_PLACE;
@@ -361,7 +370,7 @@ static void post(msc_call_t *c)
      * matched receive not its own; a nonblocking communicator constructor
      * has no data. */
     bool rd = k == MSC_KIND_IRECV || k == MSC_KIND_RECV_INIT || k == MSC_KIND_IMRECV ||
-              k == MSC_KIND_IO_IREAD || k == MSC_KIND_RMA_RGET;
+              k == MSC_KIND_IO_IREAD || k == MSC_KIND_RMA_RGET || k == MSC_KIND_ISENDRECV;
     bool nocomm = k == MSC_KIND_IMRECV || k == MSC_KIND_IO_IREAD || k == MSC_KIND_IO_IWRITE ||
                   k == MSC_KIND_RMA_RPUT || k == MSC_KIND_RMA_RGET || k == MSC_KIND_RMA_RACC;
     bool coll = k == MSC_KIND_ICOLL || k == MSC_KIND_COLL_INIT;
@@ -391,6 +400,17 @@ static bool done_room(msc_call_t *c, int n)
     return true;
 }
 
+/* A receive completed by an MPI_Isendrecv(_replace)'s request: its status
+ * as the modules read it (requests.h: msc_isendrecv_status). */
+static void isendrecv_status(msc_done_t *d)
+{
+    MPI_Status *s = msc_isendrecv_status(d->status, &d->fixed, d->info.peer, d->info.tag,
+                                         d->info.bytes);
+    if (s == d->status) return;
+    d->status = s;
+    d->bytes = d->info.bytes;
+}
+
 static void complete(msc_call_t *c, MPI_Request r, MPI_Status *status)
 {
     if (r == MPI_REQUEST_NULL) return;
@@ -415,6 +435,7 @@ static void complete(msc_call_t *c, MPI_Request r, MPI_Status *status)
         bool recv = d->info.kind == MSC_KIND_IRECV || d->info.kind == MSC_KIND_RECV_INIT ||
                     d->info.kind == MSC_KIND_IMRECV || file; /* file operations: bytes done */
         if (recv) d->bytes = msc_status_bytes(status);
+        if (msc_fn_kind[d->info.fn] == MSC_KIND_ISENDRECV) isendrecv_status(d);
     }
     c->ndone++;
 }
@@ -437,6 +458,7 @@ void msc_requests_leave(msc_call_t *c)
     case MSC_KIND_RMA_RGET:
     case MSC_KIND_RMA_RACC:
     case MSC_KIND_ICOMM:
+    case MSC_KIND_ISENDRECV:
         post(c);
         return;
     case MSC_KIND_START:

@@ -47,6 +47,7 @@ static inline bool msc_kind_has_requests(msc_kind_t kind)
     case MSC_KIND_WAITSOME: case MSC_KIND_TESTSOME: case MSC_KIND_START: case MSC_KIND_STARTALL:
     case MSC_KIND_REQUEST_FREE: case MSC_KIND_IO_IREAD: case MSC_KIND_IO_IWRITE:
     case MSC_KIND_RMA_RPUT: case MSC_KIND_RMA_RGET: case MSC_KIND_RMA_RACC: case MSC_KIND_ICOMM:
+    case MSC_KIND_ISENDRECV:
         return true;
     default:
         return false;

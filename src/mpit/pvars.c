@@ -555,7 +555,8 @@ static void check_receive(msc_call_t *c)
         length = (uint64_t)sum;
     } else {
         /* Own measure: had the message already arrived? */
-        bool sendrecv = c->kind == MSC_KIND_SENDRECV; /* its receive side is rpeer, rtag */
+        /* its receive side is rpeer, rtag */
+        bool sendrecv = c->kind == MSC_KIND_SENDRECV || c->kind == MSC_KIND_ISENDRECV;
         int source = sendrecv ? c->rpeer : c->peer, tag = sendrecv ? c->rtag : c->tag;
         if (source == MPI_PROC_NULL) return;
         if (s->skip) { /* no run: this one is not probed */
@@ -576,7 +577,7 @@ static void pv_enter(msc_call_t *c)
 {
     if (!check_on) return;
     bool receive = c->kind == MSC_KIND_RECV || c->kind == MSC_KIND_IRECV ||
-                   c->kind == MSC_KIND_SENDRECV;
+                   c->kind == MSC_KIND_SENDRECV || c->kind == MSC_KIND_ISENDRECV;
     bool comm_free = c->kind == MSC_KIND_COMM_FREE; /* c->comm: the one being freed */
     if (!receive && !comm_free) return;
     while (atomic_flag_test_and_set_explicit(&checking, memory_order_acquire)) {

@@ -128,7 +128,7 @@ static int group_of(msc_kind_t k)
     switch (k) {
     case MSC_KIND_SEND: case MSC_KIND_RECV: case MSC_KIND_SENDRECV: case MSC_KIND_ISEND:
     case MSC_KIND_IRECV: case MSC_KIND_SEND_INIT: case MSC_KIND_RECV_INIT: case MSC_KIND_PROBE:
-    case MSC_KIND_MRECV: case MSC_KIND_IMRECV:
+    case MSC_KIND_MRECV: case MSC_KIND_IMRECV: case MSC_KIND_ISENDRECV:
         return G_P2P;
     case MSC_KIND_COLL: case MSC_KIND_ICOLL:
         return G_COLL;
@@ -183,6 +183,7 @@ static __attribute__((noinline)) void mod_count(msc_call_t *c)
     if (c->rc != MPI_SUCCESS) return;
     switch (c->kind) {
     case MSC_KIND_SEND:
+    case MSC_KIND_ISENDRECV: /* the send; its receive completes as an MPI_Irecv's, below */
         count(d, c->comm, c->peer, V_MSGS_SENT, msc_type_bytes(c->type, c->count));
         break;
     case MSC_KIND_RECV:

@@ -746,6 +746,7 @@ static __attribute__((noinline)) void leave_kind(msc_ptab_t *p, msc_call_t *c, m
     switch (c->kind) {
     case MSC_KIND_SEND:
     case MSC_KIND_ISEND:
+    case MSC_KIND_ISENDRECV: /* the send; the receive at its completion */
         if (!ok || c->peer == MPI_PROC_NULL) break;
         {
             uint64_t sent = type_bytes(p, c->type, c->count);
@@ -869,6 +870,7 @@ static void profile_leave(msc_call_t *c)
         break;
     case MSC_KIND_SEND:
     case MSC_KIND_ISEND:
+    case MSC_KIND_ISENDRECV:
         if (c->rc != MPI_SUCCESS || c->ndone || !send_memo(p, c, &sent)) break;
         add_sized(f, st, sent, 0);
         return;

@@ -977,7 +977,7 @@ static bool foreign_message(const msc_call_t *c)
 {
     switch (c->kind) {
     case MSC_KIND_SEND: case MSC_KIND_RECV: case MSC_KIND_SENDRECV: case MSC_KIND_ISEND:
-    case MSC_KIND_IRECV:
+    case MSC_KIND_IRECV: case MSC_KIND_ISENDRECV:
         return c->comm != MPI_COMM_NULL && trc_comm(c->comm)->foreign;
     default:
         return false;
@@ -1029,6 +1029,16 @@ static void records(trc_thread_t *t, msc_call_t *c, uint64_t te, uint64_t tl)
         break;
     case MSC_KIND_IMRECV:
         if (c->req_id) emit(t, &(trc_rec_t){.kind = R_IRECV_REQUEST, .t = te, .y = c->req_id});
+        break;
+    case MSC_KIND_ISENDRECV:
+        /* The send as a send event when posted (OTF2 has no event for half
+         * a request); the receive is the request's, as MPI_Irecv's. */
+        if (c->peer != MPI_PROC_NULL)
+            emit(t, &(trc_rec_t){.kind = R_SEND, .t = te, .a = (uint32_t)c->peer,
+                                .b = trc_comm(c->comm)->ref, .c = (uint32_t)c->tag,
+                                .x = send_bytes(t, c->type, c->count)});
+        if (c->req_id && c->rpeer != MPI_PROC_NULL)
+            emit(t, &(trc_rec_t){.kind = R_IRECV_REQUEST, .t = te, .y = c->req_id});
         break;
     case MSC_KIND_START:
         started(t, c->req_in, te);

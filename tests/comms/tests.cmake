@@ -121,6 +121,24 @@ if("mpich" IN_LIST MSC_FLAVORS)
     CHECK "${part_check} && grep -q '\"count\": 0' $MPISCOPE_OUTPUT/checks.json")
 endif()
 
+# MPI_Isendrecv and MPI_Isendrecv_replace (MPI-4: MPICH): one request for
+# a send and a receive; exact counts (check_isendrecv.py), every message
+# matched in the trace, no finding in check mode, and with "bug" the type
+# mismatch of the receive half found.
+if("mpich" IN_LIST MSC_FLAVORS)
+  msc_mpi_program(mpich comms_isendrecv SOURCES isendrecv.c)
+  set(isr_check "${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_isendrecv.py $MSC_OUT")
+  msc_mpi_test(mpich comms/isendrecv-profile-trace NP 2 PROGRAM comms_isendrecv TIMEOUT 120
+    ENV MPISCOPE_MODE=profile,trace MPISCOPE_QUIET=1
+    CHECK "${isr_check} 2 && ${comms_trace}")
+  msc_mpi_test(mpich comms/isendrecv-check NP 2 PROGRAM comms_isendrecv TIMEOUT 120
+    ENV MPISCOPE_MODE=profile,check MPISCOPE_QUIET=1
+    CHECK "${isr_check} 2 && grep -q '\"count\": 0' $MPISCOPE_OUTPUT/checks.json")
+  msc_mpi_test(mpich comms/isendrecv-check-bug NP 2 PROGRAM comms_isendrecv ARGS bug TIMEOUT 120
+    ENV MPISCOPE_MODE=check MPISCOPE_QUIET=1
+    CHECK "${comms_expect} ${CMAKE_CURRENT_LIST_DIR}/isendrecv.c bug")
+endif()
+
 # Connect/accept between two jobs launched separately (Open MPI, through its
 # ompi-server; MPICH's Hydra has no name server across mpiexec runs).
 if("openmpi" IN_LIST MSC_FLAVORS)

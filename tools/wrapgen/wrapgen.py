@@ -38,7 +38,7 @@ KINDS = ["OTHER", "LIFECYCLE", "HANDWRITTEN", "SEND", "RECV", "SENDRECV", "ISEND
          "CANCEL", "COLL", "ICOLL", "COMM", "COMM_FREE", "ABORT", "HANDLE_NEW", "HANDLE_FREE",
          "TYPE_COMMIT", "RMA_PUT", "RMA_GET", "RMA_ACC", "RMA_FENCE", "RMA_LOCK", "RMA_UNLOCK",
          "RMA_PSCW", "IO_READ", "IO_WRITE", "IO_IREAD", "IO_IWRITE", "RMA_RPUT", "RMA_RGET",
-         "RMA_RACC", "RMA_SYNC", "COLL_INIT", "IO_END", "ICOMM"]
+         "RMA_RACC", "RMA_SYNC", "COLL_INIT", "IO_END", "ICOMM", "ISENDRECV"]
 
 ROLES = {"buf", "rbuf", "count", "rcount", "type", "rtype", "peer", "tag", "rpeer", "rtag",
          "root", "op", "comm", "counts", "rcounts", "status", "request", "reqio", "n", "reqs",
