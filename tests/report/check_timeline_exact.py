@@ -130,10 +130,16 @@ def compare(what, calls, view, shown):
 
 
 def shot(html, view, path):
-    s = chromium(["--screenshot=" + path, "--window-size=1200,520"],
-                 "file://" + os.path.abspath(html) + "#tl=" + view + ",solo")
-    if s.returncode != 0 or not os.path.exists(path):
-        fail(f"no screenshot {path}")
+    # Headless Chromium on a loaded machine now and then exits without
+    # writing the file (a CI-like run with MPI jobs beside it): tried three
+    # times, and its own words kept for the failure.
+    for attempt in range(3):
+        s = chromium(["--screenshot=" + path, "--window-size=1200,520"],
+                     "file://" + os.path.abspath(html) + "#tl=" + view + ",solo")
+        if s.returncode == 0 and os.path.exists(path):
+            break
+    else:
+        fail(f"no screenshot {path} after 3 tries (exit {s.returncode}): {s.stderr[-400:]}")
         return set()
     w, h, rows, bpp = png_pixels(path)
     return {(rows[y][x], rows[y][x + 1], rows[y][x + 2]) for y in range(0, h, 2)
