@@ -11,7 +11,11 @@ counted under MPI_Wait and MPI_Waitall, and one matrix cell per ring edge of
 30 messages and 960 bytes.
 """
 import json
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from profile_rows import check_rows  # noqa: E402
 
 MSG = 8 * 4
 
@@ -25,19 +29,13 @@ def main():
     out, n = sys.argv[1], int(sys.argv[2])
     with open(f"{out}/profile.json") as f:
         prof = json.load(f)
-    fns = {f["name"]: f for f in prof["functions"]}
     want = {  # name: (calls, bytes_sent, bytes_recv, histogram)
         "MPI_Isendrecv": (20 * n, 20 * n * MSG, 20 * n * MSG, {6: 40 * n}),
         "MPI_Isendrecv_replace": (10 * n, 10 * n * MSG, 10 * n * MSG, {6: 20 * n}),
         "MPI_Wait": (20 * n, 0, 0, {}),
         "MPI_Waitall": (10 * n, 0, 0, {}),
     }
-    for name, w in want.items():
-        f = fns.get(name)
-        got = f and (f["calls"], f["bytes_sent"], f["bytes_recv"],
-                     {h["bin"]: h["count"] for h in f["histogram"]})
-        if got != w:
-            fail(f"{name}: {got}, want {w}")
+    check_rows(prof, want, fail)
     p2p = sorted((p["from"], p["to"], p["messages"], p["bytes"])
                  for p in prof["matrix"]["pairs"] if p["class"] == "p2p")
     ring = sorted((r, (r + 1) % n, 30, 30 * MSG) for r in range(n))

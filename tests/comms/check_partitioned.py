@@ -10,7 +10,11 @@ persistent request, 5 in histogram bin 10 (512..1023 bytes), one matrix cell
 of 5 messages and 2560 bytes; the MPI_Pready* calls are calls of their own.
 """
 import json
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from profile_rows import check_rows  # noqa: E402
 
 CYCLES, MSG = 5, 8 * 16 * 4
 
@@ -23,7 +27,6 @@ def fail(msg):
 def main():
     with open(f"{sys.argv[1]}/profile.json") as f:
         prof = json.load(f)
-    fns = {f["name"]: f for f in prof["functions"]}
     want = {  # name: (calls, bytes_sent, bytes_recv, histogram)
         "MPI_Psend_init": (1, CYCLES * MSG, 0, {10: CYCLES}),
         "MPI_Precv_init": (1, 0, CYCLES * MSG, {10: CYCLES}),
@@ -32,12 +35,7 @@ def main():
         "MPI_Pready_list": (CYCLES, 0, 0, {}),
         "MPI_Pready": (2 * CYCLES, 0, 0, {}),
     }
-    for name, w in want.items():
-        f = fns.get(name)
-        got = f and (f["calls"], f["bytes_sent"], f["bytes_recv"],
-                     {h["bin"]: h["count"] for h in f["histogram"]})
-        if got != w:
-            fail(f"{name}: {got}, want {w}")
+    check_rows(prof, want, fail)
     pairs = [(p["from"], p["to"], p["class"], p["messages"], p["bytes"])
              for p in prof["matrix"]["pairs"]]
     if pairs != [(0, 1, "p2p", CYCLES, CYCLES * MSG)]:
