@@ -1009,7 +1009,7 @@ static const msc_module_t chk_module = {
     .outer = true, /* the thread-level check before any other hook's MPI call */
 };
 
-__attribute__((constructor)) static void chk_register(void)
+MSC_CONSTRUCTOR static void chk_register(void)
 {
     msc_module_register(&chk_module);
 }

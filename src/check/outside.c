@@ -267,7 +267,7 @@ void chk_outside_init(void)
                  (unsigned long long)dropped, OUTSIDE_MAX);
 }
 
-__attribute__((constructor)) static void chk_outside_register(void)
+MSC_CONSTRUCTOR static void chk_outside_register(void)
 {
     msc_outside_hook = outside;
 }

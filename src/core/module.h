@@ -17,6 +17,10 @@
 
 #include "call.h"
 
+/* How every constructor of the library is declared: before stack_scrub.c's,
+ * which clears the stack they used (see there why). */
+#define MSC_CONSTRUCTOR __attribute__((constructor(1000)))
+
 #define MSC_MODULE_ABI 5 /* 2: due hooks; 3: nest hooks; 4: outer; 5: solo */
 
 typedef struct msc_module {

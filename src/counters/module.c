@@ -109,7 +109,7 @@ static const msc_module_t counters_module = {
     .leave_wanted = &wanted,
 };
 
-__attribute__((constructor)) static void counters_register(void)
+MSC_CONSTRUCTOR static void counters_register(void)
 {
     msc_module_register(&counters_module);
 }

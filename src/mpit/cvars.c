@@ -327,7 +327,7 @@ static const msc_module_t module = {
     .preinit = cvars_preinit,
 };
 
-__attribute__((constructor)) static void cvars_register(void)
+MSC_CONSTRUCTOR static void cvars_register(void)
 {
     msc_module_register(&module);
 }

@@ -811,7 +811,7 @@ static const msc_module_t module = {
     .finalize = pv_finalize,
 };
 
-__attribute__((constructor)) static void pvars_register(void)
+MSC_CONSTRUCTOR static void pvars_register(void)
 {
     msc_module_register(&module);
 }

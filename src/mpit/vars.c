@@ -647,7 +647,7 @@ static void register_pvars(int root)
     }
 }
 
-__attribute__((constructor)) static void mpit_register(void)
+MSC_CONSTRUCTOR static void mpit_register(void)
 {
     slot = msc_module_register(&module);
     int root = msc_mpit_category_register("mpiscope", "mpiscope, the MPI profiling and tracing "

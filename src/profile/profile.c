@@ -988,7 +988,7 @@ static const msc_module_t profile_module = {
     .solo = true,
 };
 
-__attribute__((constructor)) static void profile_register(void)
+MSC_CONSTRUCTOR static void profile_register(void)
 {
     msc_module_register(&profile_module);
 }

@@ -1753,7 +1753,7 @@ static const msc_module_t trace_module = {
     .emergency = trace_emergency,
 };
 
-__attribute__((constructor)) static void trace_register(void)
+MSC_CONSTRUCTOR static void trace_register(void)
 {
     msc_module_register(&trace_module);
 }

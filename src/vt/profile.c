@@ -219,7 +219,7 @@ static const msc_module_t vt_profile_module = {
     .finalize = prof_finalize,
 };
 
-__attribute__((constructor)) static void vt_profile_register(void)
+MSC_CONSTRUCTOR static void vt_profile_register(void)
 {
     msc_module_register(&vt_profile_module);
 }

@@ -61,7 +61,7 @@ static _Atomic bool traced_off;      /* VT_traceoff in effect */
 
 _Thread_local vt_tls_t vt_tls;
 
-__attribute__((constructor)) static void vt_origin(void)
+MSC_CONSTRUCTOR static void vt_origin(void)
 {
     origin = msc_clock_monotonic_ns();
 }

@@ -118,3 +118,16 @@ foreach(f IN LISTS MSC_FLAVORS)
             $<TARGET_FILE:mpiscope_${f}> ${MSC_${f}_LIBFILES})
   set_tests_properties(${f}/intercept/coverage PROPERTIES TIMEOUT 30 LABELS "${f};intercept")
 endforeach()
+
+# The application's main finds nothing of the tool's on its stack: the
+# library's constructors clear what they left (src/core/stack_scrub.c).
+foreach(f IN LISTS MSC_FLAVORS)
+  msc_mpi_program(${f} main_frame SOURCES main_frame.c
+    FLAGS -Wall ${MSC_WERROR} -Wno-uninitialized -Wno-maybe-uninitialized)
+  foreach(m profile trace check)
+    msc_mpi_test(${f} intercept/main_frame/${m} NP 2 PROGRAM main_frame
+      ENV MPISCOPE_MODE=${m} MSC_KEEP_STDOUT=1
+      CHECK "test $(grep -c 'libmpiscope loaded. 0 words' $MSC_OUT/.stdout) = 2")
+    set_property(TEST ${f}/intercept/main_frame/${m} APPEND PROPERTY LABELS intercept)
+  endforeach()
+endforeach()
