@@ -414,7 +414,7 @@ static void track_new_objects(msc_call_t *c)
             chk_type_commit(t);
         }
     } else if (c->kind == MSC_KIND_COMM && c->newcomm) {
-        chk_comm_add(*c->newcomm, c->fn, c->site);
+        chk_comm_made(c);
     }
 }
 
@@ -493,11 +493,40 @@ static bool poll_found(const msc_call_t *c)
     return !c->flag || *c->flag;
 }
 
+/* The calls whose checks use the shadow of their communicator (c->comm):
+ * a shadow still being made is waited for before them (objects.c, "shadows
+ * made lazily"); local calls (MPI_Comm_rank, attributes, names) never wait. */
+static bool uses_shadow(msc_kind_t k)
+{
+    switch (k) {
+    case MSC_KIND_SEND:
+    case MSC_KIND_RECV:
+    case MSC_KIND_SENDRECV:
+    case MSC_KIND_ISEND:
+    case MSC_KIND_IRECV:
+    case MSC_KIND_ISENDRECV:
+    case MSC_KIND_SEND_INIT:
+    case MSC_KIND_RECV_INIT:
+    case MSC_KIND_PROBE:
+    case MSC_KIND_COLL:
+    case MSC_KIND_ICOLL:
+    case MSC_KIND_COLL_INIT:
+    case MSC_KIND_COMM:
+    case MSC_KIND_ICOMM:
+    case MSC_KIND_COMM_FREE:
+    case MSC_KIND_HANDLE_NEW: /* windows and files: over c->comm when set */
+        return true;
+    default:
+        return false;
+    }
+}
+
 static void chk_enter(msc_call_t *c)
 {
     chk_thr_enter(c);
     chk_wd_poll_other(c);
     if (!never_waits(c->kind) && !nonblocking_probe(c)) chk_wd_enter(c);
+    if (uses_shadow(c->kind)) chk_shadow_settle(c->comm);
     pending_sum = 0;
     chk_args_enter(c); /* args.c: NULL pointers and handles, constructors, operations */
     if (msc_fn_roles[c->fn] & MSC_ROLE_ARGS) chk_topo_enter(c); /* topo.c: topology, split */
@@ -960,6 +989,7 @@ static void chk_finalize(void)
 {
     chk_thr_finalize();
     chk_wd_finalizing(msc_tls.site); /* MPI_Finalize's caller (C and Fortran wrappers set it) */
+    chk_shadow_settle_all();
     enum { MAXC = 4096 };
     chk_comm_t **comms = malloc(sizeof *comms * MAXC);
     if (comms) chk_coll_finalize(comms, chk_comm_entries(comms, MAXC));

@@ -250,6 +250,11 @@ typedef struct chk_comm {
      * over budget): global.c's collectives, p2p.c's sidecar batches (tag 0)
      * and acknowledgements (tags from 1). */
     MPI_Comm shadow;
+    /* A shadow still being made (objects.c, "shadows made lazily"): the
+     * PMPI_Comm_idup's request, and where it writes the new communicator.
+     * shadow stays MPI_COMM_NULL until chk_shadow_settle. */
+    MPI_Request shadow_req;
+    MPI_Comm shadow_next;
     MPI_Comm app;          /* the application's communicator these shadow */
     bool inter;
     uint64_t coll_seq;     /* collectives seen on it */
@@ -291,6 +296,16 @@ void chk_comm_destroy(chk_comm_t *e) CHK_INTERNAL;
 /* Registers a communicator the application got (creating its shadow:
  * collective over its members). */
 void chk_comm_add(MPI_Comm c, msc_fn_t fn, void *site) CHK_INTERNAL;
+/* A blocking constructor returned (kind COMM, c->comm the parent, rc
+ * MPI_SUCCESS): registers its new communicator, if any, and starts making
+ * its shadow without waiting for the other members (objects.c). Called on
+ * every member of the parent, those given MPI_COMM_NULL too. */
+void chk_comm_made(const msc_call_t *c) CHK_INTERNAL;
+/* Before the tool uses c's shadow (every call on c, check.c's enter):
+ * completes its making if still pending. Cheap when none is pending. */
+void chk_shadow_settle(MPI_Comm c) CHK_INTERNAL;
+/* The same for every communicator (MPI_Finalize). */
+void chk_shadow_settle_all(void) CHK_INTERNAL;
 /* The same with its shadow `given` (made and counted already by
  * chk_shadow_adopt, or MPI_COMM_NULL for none), or made here when not given. */
 void chk_comm_add_shadowed(MPI_Comm c, msc_fn_t fn, void *site, bool given, MPI_Comm shadow) CHK_INTERNAL;

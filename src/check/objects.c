@@ -659,12 +659,13 @@ void chk_comm_add(MPI_Comm c, msc_fn_t fn, void *site)
     chk_comm_add_shadowed(c, fn, site, false, MPI_COMM_NULL);
 }
 
-void chk_comm_add_shadowed(MPI_Comm c, msc_fn_t fn, void *site, bool given, MPI_Comm shadow)
+/* A new entry for c, its members known, no shadow yet (NULL: no memory). */
+static chk_comm_t *comm_entry_new(MPI_Comm c)
 {
-    if (c == MPI_COMM_NULL) return;
     chk_comm_t *e = calloc(1, sizeof *e);
-    if (!e) return;
-    e->shadow = MPI_COMM_NULL;
+    if (!e) return NULL;
+    e->shadow = e->shadow_next = MPI_COMM_NULL;
+    e->shadow_req = MPI_REQUEST_NULL;
     e->app = c;
     pthread_mutex_init(&e->coll_mu, NULL);
     int inter = 0;
@@ -685,12 +686,16 @@ void chk_comm_add_shadowed(MPI_Comm c, msc_fn_t fn, void *site, bool given, MPI_
     }
     e->key = 0xcbf29ce484222325ull;
     for (int i = 0; e->world && i < e->size; i++) e->key = (e->key ^ (uint64_t)e->world[i]) * 0x100000001b3ull;
-    /* Collective over the members, like the constructor that made c; never
-     * MPI_Comm_dup of c, which would run the application's attribute copy
-     * callbacks (and their delete callbacks when the shadow is freed).
-     * A nonblocking constructor's shadow comes made (icomm.c). */
-    atomic_fetch_add(&app_live, 1);
-    e->shadow = given ? shadow : chk_shadow_new(c, true);
+    return e;
+}
+
+static void settle_entry(chk_comm_t *e);
+static pthread_mutex_t settle_mu;
+
+/* Enters e into the registry as c's (or frees it when the registry is
+ * full). */
+static void comm_entry_register(chk_comm_t *e, MPI_Comm c, msc_fn_t fn, void *site)
+{
     chk_lock();
     obj_t *o = get(MSC_OBJ_COMM, key_of(&c, sizeof c));
     if (o) {
@@ -703,11 +708,212 @@ void chk_comm_add_shadowed(MPI_Comm c, msc_fn_t fn, void *site, bool given, MPI_
     changed();
     if (!o) {
         atomic_fetch_sub(&app_live, 1);
+        if (e->shadow_req != MPI_REQUEST_NULL) {
+            pthread_mutex_lock(&settle_mu);
+            settle_entry(e);
+            pthread_mutex_unlock(&settle_mu);
+        }
         chk_shadow_free(&e->shadow);
         free(e->world), free(e->rworld);
         pthread_mutex_destroy(&e->coll_mu);
         free(e);
     }
+}
+
+void chk_comm_add_shadowed(MPI_Comm c, msc_fn_t fn, void *site, bool given, MPI_Comm shadow)
+{
+    if (c == MPI_COMM_NULL) return;
+    chk_comm_t *e = comm_entry_new(c);
+    if (!e) return;
+    /* Collective over the members, like the constructor that made c; never
+     * MPI_Comm_dup of c, which would run the application's attribute copy
+     * callbacks (and their delete callbacks when the shadow is freed).
+     * A nonblocking constructor's shadow comes made (icomm.c). */
+    atomic_fetch_add(&app_live, 1);
+    e->shadow = given ? shadow : chk_shadow_new(c, true);
+    comm_entry_register(e, c, fn, site);
+}
+
+/* --- shadows made lazily ------------------------------------------------- *
+ *
+ * A blocking constructor's shadow is not made inside the constructor's call
+ * with a blocking PMPI_Comm_create, as MPI_COMM_WORLD's is at MPI_Init:
+ * that call waits for every member, and a member may first need another of
+ * its own operations to complete. MPICH's test comm/comm_create_group_idup
+ * (Open MPI, 4 ranks) hung so: even ranks call MPI_Comm_create_group and
+ * then MPI_Comm_idup of MPI_COMM_WORLD, odd ranks the other way round; Open
+ * MPI makes a process's context ids in the order of the parents' ids, so the
+ * odd ranks' pending idup (parent id 0) held back their part of our create
+ * (parent: the new communicator), while the even ranks sat in our create
+ * and never reached their idup.
+ *
+ * So the constructor only starts PMPI_Comm_idup of the new communicator,
+ * on which no attribute is cached yet (no callback of the application's
+ * runs). Every member starts it as its constructor returns, whatever it does
+ * next; the first call on the communicator that uses its shadow
+ * (chk_shadow_settle, from check.c's enter: communication, collectives,
+ * constructors, windows, MPI_Comm_free; never MPI_Comm_rank and the like)
+ * or MPI_Finalize waits for it, which then needs nothing of the other
+ * members but MPI's progress in whatever MPI call they are in. The wait
+ * comes before any collective on the new communicator: Open MPI starts the
+ * idup's own reduction over it only when its turn comes among the context
+ * ids being made, so a collective posted before could be matched against
+ * it on another member. For the same reason at most UNSETTLED_MAX are
+ * pending, and the dup family (whose new communicator carries copied
+ * attributes: an idup of it would run their copy callbacks again, and an
+ * idup of the parent's shadow would interleave with the other operations on
+ * it) and the intercommunicator constructors keep the blocking way.
+ *
+ * The budget (one more communicator of the tool's fits on every member) is
+ * agreed where it can be without waiting for anything but the same
+ * constructor on the other members: for constructors collective over an
+ * intracommunicator parent (split, split_type, create, the topology
+ * constructors), a reduction (MIN) over the parent's shadow right after the
+ * constructor, on every member of the parent, those given MPI_COMM_NULL
+ * too; a parent without a shadow gives none. MPI_Comm_create_group (over a
+ * subgroup) and constructors over an intercommunicator parent have no
+ * communicator of the tool's over exactly their members at that point:
+ * their shadow is made whenever MPI gives one (counted, but not held to the
+ * budget). */
+/* At most UNSETTLED_MAX shadows are being made at once: before another
+ * starts, the oldest is waited for (Open MPI defers all but one context-id
+ * allocation at a time and retries the others on every poll). */
+enum { UNSETTLED_MAX = 8 };
+static _Atomic int unsettled;               /* entries whose shadow_req is pending */
+static chk_comm_t *unsettled_e[UNSETTLED_MAX]; /* oldest first, under settle_mu */
+static pthread_mutex_t settle_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* Under settle_mu. */
+static void settle_entry(chk_comm_t *e)
+{
+    MPI_Request r = e->shadow_req;
+    if (r == MPI_REQUEST_NULL) return;
+    int n = atomic_load(&unsettled);
+    for (int i = 0; i < n; i++)
+        if (unsettled_e[i] == e) {
+            for (int j = i + 1; j < n; j++) unsettled_e[j - 1] = unsettled_e[j];
+            break;
+        }
+    bool ok = PMPI_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS;
+    MPI_Comm s = ok ? e->shadow_next : MPI_COMM_NULL;
+    /* Counted in the budget since it was started. */
+    bool kept = s != MPI_COMM_NULL;
+    if (kept) {
+        PMPI_Comm_set_errhandler(s, MPI_ERRORS_RETURN);
+    } else {
+        atomic_fetch_sub(&held, 1);
+        say_short();
+    }
+    chk_lock();
+    e->shadow_req = MPI_REQUEST_NULL;
+    e->shadow_next = MPI_COMM_NULL;
+    e->shadow = kept ? s : MPI_COMM_NULL;
+    chk_unlock();
+    atomic_fetch_sub(&unsettled, 1);
+    changed(); /* chk_cinfo memos hold the shadow */
+}
+
+void chk_shadow_settle(MPI_Comm c)
+{
+    if (!atomic_load_explicit(&unsettled, memory_order_acquire) || c == MPI_COMM_NULL) return;
+    pthread_mutex_lock(&settle_mu);
+    chk_lock();
+    chk_comm_t *e = chk_comm_find(c);
+    bool pending = e && e->shadow_req != MPI_REQUEST_NULL;
+    chk_unlock();
+    if (pending) settle_entry(e);
+    pthread_mutex_unlock(&settle_mu);
+}
+
+void chk_shadow_settle_all(void)
+{
+    pthread_mutex_lock(&settle_mu);
+    while (atomic_load(&unsettled) > 0) settle_entry(unsettled_e[0]);
+    pthread_mutex_unlock(&settle_mu);
+}
+
+/* Constructors whose every parent member agrees on the budget over the
+ * parent's shadow. */
+static bool agrees_over_parent(msc_fn_t fn)
+{
+    switch (fn) {
+    case MSC_FN_MPI_Comm_split:
+    case MSC_FN_MPI_Comm_split_type:
+    case MSC_FN_MPI_Comm_create:
+    case MSC_FN_MPI_Cart_create:
+    case MSC_FN_MPI_Cart_sub:
+    case MSC_FN_MPI_Graph_create:
+    case MSC_FN_MPI_Dist_graph_create:
+    case MSC_FN_MPI_Dist_graph_create_adjacent:
+        return true;
+    default:
+        return false;
+    }
+}
+
+void chk_comm_made(const msc_call_t *c)
+{
+    /* The intercommunicator constructors and the dup family keep the
+     * blocking way, held to the budget by an agreement over the new
+     * communicator's members. */
+    if (c->fn == MSC_FN_MPI_Intercomm_create || c->fn == MSC_FN_MPI_Intercomm_merge ||
+        c->fn == MSC_FN_MPI_Comm_dup || c->fn == MSC_FN_MPI_Comm_dup_with_info) {
+        if (c->newcomm) chk_comm_add(*c->newcomm, c->fn, c->site);
+        return;
+    }
+    MPI_Comm nc = c->newcomm ? *c->newcomm : MPI_COMM_NULL;
+    MPI_Comm parent = MPI_COMM_NULL;
+    bool parent_known = false, parent_inter = false;
+    chk_lock();
+    chk_comm_t *pe = c->comm != MPI_COMM_NULL ? chk_comm_find(c->comm) : NULL;
+    if (pe) parent = pe->shadow, parent_known = true, parent_inter = pe->inter;
+    chk_unlock();
+    bool keep = true;
+    if (agrees_over_parent(c->fn) && parent_known && !parent_inter) {
+        /* Every member of the parent has the same parent shadow (or none),
+         * made together, and reaches this point after the same constructor. */
+        if (parent == MPI_COMM_NULL) {
+            keep = false;
+        } else {
+            int mine = room_here(), all = 0;
+            MPI_Request r = MPI_REQUEST_NULL;
+            if (PMPI_Iallreduce(&mine, &all, 1, MPI_INT, MPI_MIN, parent, &r) != MPI_SUCCESS ||
+                PMPI_Wait(&r, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+                all = 0;
+            keep = all != 0;
+        }
+    }
+    if (nc == MPI_COMM_NULL) return;
+    chk_comm_t *e = comm_entry_new(nc);
+    if (!e) return;
+    atomic_fetch_add(&app_live, 1);
+    if (!keep) {
+        say_short();
+    } else {
+        /* The new communicator returns errors for this one call (it has
+         * the parent's handler). */
+        MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+        if (PMPI_Comm_get_errhandler(nc, &eh) == MPI_SUCCESS)
+            PMPI_Comm_set_errhandler(nc, MPI_ERRORS_RETURN);
+        pthread_mutex_lock(&settle_mu);
+        while (atomic_load(&unsettled) >= UNSETTLED_MAX) settle_entry(unsettled_e[0]);
+        atomic_fetch_add(&held, 1); /* from now: the next constructor's answer counts it */
+        if (PMPI_Comm_idup(nc, &e->shadow_next, &e->shadow_req) != MPI_SUCCESS) {
+            e->shadow_req = MPI_REQUEST_NULL;
+            e->shadow_next = MPI_COMM_NULL;
+            atomic_fetch_sub(&held, 1);
+            say_short();
+        } else {
+            unsettled_e[atomic_load(&unsettled)] = e;
+            atomic_fetch_add(&unsettled, 1);
+        }
+        pthread_mutex_unlock(&settle_mu);
+        if (eh != MPI_ERRHANDLER_NULL) {
+            PMPI_Comm_set_errhandler(nc, eh);
+            PMPI_Errhandler_free(&eh);
+        }
+    }
+    comm_entry_register(e, nc, c->fn, c->site);
 }
 
 void chk_comm_destroy(chk_comm_t *e)
@@ -734,6 +940,11 @@ void chk_comm_destroy(chk_comm_t *e)
 static void comm_release(chk_comm_t *e)
 {
     if (!e) return;
+    if (e->shadow_req != MPI_REQUEST_NULL) {
+        pthread_mutex_lock(&settle_mu);
+        settle_entry(e);
+        pthread_mutex_unlock(&settle_mu);
+    }
     if (!e->abandoned && chk_coll_retire(e)) return;
     chk_comm_destroy(e);
 }
