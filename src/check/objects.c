@@ -346,14 +346,26 @@ void chk_req_new(MPI_Request r, const chk_req_t *info)
     chk_lock();
     uint64_t k = key_of(&r, sizeof r);
     obj_t *old = find(CLS_REQUEST, k);
-    if (old && old->live && old->req.active && !old->req.persistent && !info->persistent)
+    /* Two pending operations with one handle: MPI completed them as they
+     * were posted and handed both its one pre-completed handle (sends of
+     * both MPIs). Their data is sent already, and the application may
+     * complete them in any order, which the oldest-first rule of the
+     * displaced records cannot follow: their send checksums are dropped,
+     * or a completion compared one send's checksum with another's buffer,
+     * freed since (a false SEND_MODIFIED on almost every send of a window of
+     * two eager MPI_Isend completed out of order: MPICH's coll/nonblocking3). */
+    bool shared = old && old->live && old->req.active && !old->req.persistent && !info->persistent;
+    if (shared) {
+        old->req.checksum = 0;
         stale_push(k, old->poster, &old->req);
+    }
     obj_t *o = get(CLS_REQUEST, k);
     if (o) {
         o->poster = thread_id();
         span_list(o, false);
         recv_list(o, false);
         o->req = *info;
+        if (shared) o->req.checksum = 0;
         o->req.post_seq = ++post_seq;
         o->live = true;
         o->site = info->site;

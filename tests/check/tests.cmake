@@ -6,7 +6,7 @@
 set(chk_expect ${CMAKE_CURRENT_LIST_DIR}/expect.py)
 set(chk_progs neg_count args leaks send_modified coll_mismatch coll_root p2p_type unreceived
     deadlock potential clean pending bounds deadlock_links rma_state deadlock_self zerobuf race deadlock_poll deadlock_places
-    rooted_first free_sync lazy_shadow)
+    rooted_first free_sync lazy_shadow shared_handles)
 foreach(f IN LISTS MSC_FLAVORS)
   foreach(p IN LISTS chk_progs)
     msc_mpi_program(${f} check_${p} SOURCES ${p}.c)
@@ -130,6 +130,9 @@ foreach(f IN LISTS MSC_FLAVORS)
   endif()
   chk_case_tests(lazy_shadow "" "create_group_idup ${lazy_np}" "split_checked 2"
     "split_null ${np}")
+  # Small sends that share MPI's one pre-completed handle, completed out of
+  # order: no false SEND_MODIFIED; one modified before its wait: found.
+  chk_case_tests(shared_handles "" "out_of_order 2" "modified 2")
   # MPISCOPE_CHECK_ABORT: the first finding ends the run, and is on file.
   msc_mpi_test(${f} check/abort NP 2 PROGRAM check_neg_count TIMEOUT 60 EXPECT_RC 1
     ENV MPISCOPE_MODE=check MPISCOPE_CHECK_ABORT=1
