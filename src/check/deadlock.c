@@ -554,21 +554,56 @@ static void report(wait_t *w, const bool *dead)
             p->line = w[r].line;
         }
     }
+    /* The blocked ranks outside the cycle wait for it (or for one that
+     * does): each is named with its call and the first blocked rank it
+     * waits for, as a site of the finding where there is room. */
+    char tail[600];
+    size_t tused = 0;
+    tail[0] = 0;
     int nd = 0;
-    for (int r = 0; r < n; r++) nd += dead[r];
+    for (int r = 0; r < n; r++) {
+        if (!dead[r]) continue;
+        nd++;
+        bool in_cycle = false;
+        for (int i = from; i < len; i++) in_cycle |= order[i] == r;
+        if (in_cycle) continue;
+        int on = -1;
+        for (int i = 0; i < w[r].ntargets && on < 0; i++)
+            if (dead[w[r].targets[i]]) on = w[r].targets[i];
+        if (tused < sizeof tail)
+            tused += (size_t)snprintf(tail + tused, sizeof tail - tused,
+                                      "%srank %d in %s at %s:%d waits for rank %d", tused ? "; " : "",
+                                      r, w[r].call, w[r].file, w[r].line, on);
+        if (d.nparts < CHK_PARTS_MAX) {
+            chk_part_t *p = &d.parts[d.nparts++];
+            p->rank = r;
+            p->resolved = true;
+            snprintf(p->call, sizeof p->call, "%s", w[r].call);
+            snprintf(p->file, sizeof p->file, "%s", w[r].file);
+            snprintf(p->func, sizeof p->func, "%s", w[r].func);
+            p->line = w[r].line;
+        }
+    }
+    int ncycle = len - from;
+    char among[64];
+    snprintf(among, sizeof among, ncycle == 1 ? "%d of them waits for itself"
+                                              : "%d of them wait for each other",
+             ncycle);
     /* A longer text is cut, on purpose: GCC 12 at -Os warns about it. */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-truncation"
 #endif
     snprintf(d.text, sizeof d.text,
-             "%s%d rank%s stayed blocked for more than %llds and wait for each other: %sno rank of "
-             "the cycle can proceed. %s",
+             "%s%d rank%s stayed blocked for more than %llds%s%s: %sno rank of the cycle can "
+             "proceed.%s%s%s %s",
              potential ? "This program completes only if MPI buffers standard-mode sends. With "
                          "MPISCOPE_CHECK_SYNC_SENDS=1, MPI_Send waited for its receive as "
                          "MPI_Ssend would, and "
                        : "",
-             nd, nd == 1 ? "" : "s", chk_cfg.timeout_s, cyc,
+             nd, nd == 1 ? "" : "s", chk_cfg.timeout_s, nd == ncycle ? " and wait for each other" : "; ",
+             nd == ncycle ? "" : among, cyc,
+             tail[0] ? " Blocked behind the cycle: " : "", tail, tail[0] ? "." : "",
              potential ? "With larger messages or another MPI this hangs for real. Order sends "
                          "and receives so that every send meets a posted receive (e.g. even "
                          "ranks send first), or use MPI_Sendrecv or nonblocking calls."

@@ -6,7 +6,7 @@
 set(chk_expect ${CMAKE_CURRENT_LIST_DIR}/expect.py)
 set(chk_progs neg_count args leaks send_modified coll_mismatch coll_root p2p_type unreceived
     deadlock potential clean pending bounds deadlock_links rma_state deadlock_self zerobuf race deadlock_poll deadlock_places
-    rooted_first free_sync lazy_shadow shared_handles)
+    deadlock_tail rooted_first free_sync lazy_shadow shared_handles)
 foreach(f IN LISTS MSC_FLAVORS)
   foreach(p IN LISTS chk_progs)
     msc_mpi_program(${f} check_${p} SOURCES ${p}.c)
@@ -78,6 +78,20 @@ foreach(f IN LISTS MSC_FLAVORS)
   msc_mpi_test(${f} check/deadlock_links NP 2 PROGRAM check_deadlock_links TIMEOUT 60 EXPECT_RC 3
     ENV MPISCOPE_MODE=check MPISCOPE_CHECK_TIMEOUT=2
     CHECK "grep -qx victim $MPISCOPE_OUTPUT/victim.0 && grep -qx victim $MPISCOPE_OUTPUT/victim.1 && python3 ${chk_expect} $MPISCOPE_OUTPUT/checks.json ${CMAKE_CURRENT_LIST_DIR}/deadlock_links.c")
+  # A cycle of two ranks with the others blocked behind it (3 ranks; 4 on
+  # Open MPI, the fourth in a barrier): every blocked rank is a site of the
+  # finding and named in its text with what it waits for (the text said
+  # "3 ranks" and named 2); the twin ends normally with no finding.
+  set(tail_np 3)
+  if(f STREQUAL "openmpi")
+    set(tail_np 4)
+  endif()
+  msc_mpi_test(${f} check/deadlock_tail_${tail_np} NP ${tail_np} PROGRAM check_deadlock_tail ARGS tail${tail_np}
+    TIMEOUT 60 EXPECT_RC 3 ENV MPISCOPE_MODE=check MPISCOPE_CHECK_TIMEOUT=2
+    CHECK "python3 ${chk_expect} $MPISCOPE_OUTPUT/checks.json ${CMAKE_CURRENT_LIST_DIR}/deadlock_tail.c tail${tail_np} && grep -q '${tail_np} ranks stayed blocked for more than 2s' $MPISCOPE_OUTPUT/checks.txt && grep -q '2 of them wait for each other: rank 0 in MPI_Recv' $MPISCOPE_OUTPUT/checks.txt && grep -q 'Blocked behind the cycle: rank 2 in MPI_Recv at [^ ]*deadlock_tail.c:[0-9]* waits for rank 0' $MPISCOPE_OUTPUT/checks.txt")
+  msc_mpi_test(${f} check/deadlock_tail_ok_${tail_np} NP ${tail_np} PROGRAM check_deadlock_tail ARGS ok
+    TIMEOUT 60 ENV MPISCOPE_MODE=check MPISCOPE_CHECK_TIMEOUT=2
+    CHECK "python3 ${chk_expect} $MPISCOPE_OUTPUT/checks.json ${CMAKE_CURRENT_LIST_DIR}/deadlock_tail.c ok")
   chk_test(potential potential NP 2 TIMEOUT 60 EXPECT_RC 3
     ENV MPISCOPE_MODE=check MPISCOPE_CHECK_TIMEOUT=2 MPISCOPE_CHECK_SYNC_SENDS=1)
   # Without the setting the same program completes (exit 0), and the
