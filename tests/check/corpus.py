@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Runs the check corpus (tests/check/corpus/<category>/*.c) and scores it.
+"""Runs the check corpus (tests/check/corpus/<category>/*.c, and gen.py's
+programs in the build tree) and scores it.
 
     corpus.py --flavor F --mpirun MPIRUN --lib LIBMPISCOPE --cli MPISCOPE
-              --bin BINDIR --src CORPUSDIR --out OUTDIR [--category C ...]
+              --bin BINDIR --src CORPUSDIR [--src GENDIR] --out OUTDIR [--category C ...]
               [--jobs N] [--targets FILE] [--md FILE] [--native]
 
 Every source is built twice at build time (CMake, tests/check/tests.cmake):
@@ -248,8 +249,11 @@ def targets(path, flavor):
 
 def main():
     ap = argparse.ArgumentParser()
-    for o in ("flavor", "mpirun", "lib", "cli", "bin", "src", "out"):
+    for o in ("flavor", "mpirun", "lib", "cli", "bin", "out"):
         ap.add_argument("--" + o, required=True)
+    ap.add_argument("--src", action="append", required=True,
+                    help="a directory of <category>/ sources (repeated: the hand-written "
+                         "ones and gen.py's)")
     ap.add_argument("--category", action="append")
     ap.add_argument("--min-recall", type=float, default=0.9)
     ap.add_argument("--sample", type=int, default=1, help="run every N-th program only")
@@ -260,14 +264,14 @@ def main():
     ap.add_argument("--no-recall", action="store_true",
                     help="judge only the correct twins and exit codes (sanitizer builds)")
     a = ap.parse_args()
-    cats = a.category or sorted(d for d in os.listdir(a.src)
-                                if os.path.isdir(os.path.join(a.src, d)))
+    cats = a.category or sorted({d for top in a.src for d in os.listdir(top)
+                                 if os.path.isdir(os.path.join(top, d))})
     rec_target, known = targets(a.targets, a.flavor)
     todo = []
     for cat in cats:
-        srcs = glob.glob(os.path.join(a.src, cat, "*.c")) + \
-            glob.glob(os.path.join(a.src, cat, "*.F90"))
-        for i, src in enumerate(sorted(srcs)):
+        srcs = [s for top in a.src for ext in ("*.c", "*.F90")
+                for s in glob.glob(os.path.join(top, cat, ext))]
+        for i, src in enumerate(sorted(srcs, key=os.path.basename)):
             if i % a.sample:
                 continue
             only = markers(src)["only"]

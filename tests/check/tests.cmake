@@ -281,7 +281,8 @@ foreach(f IN LISTS MSC_FLAVORS)
     ENVIRONMENT "MSC_MPIRUN=${MSC_${f}_MPIRUN};MSC_LIB=${CMAKE_BINARY_DIR}/${MSC_LIBDIR_REL}/${f}/libmpiscope.so;MSC_OUT=${MSC_TEST_OUT}/${f}_check_outside")
 endforeach()
 
-# The corpus (corpus/<category>/*.c, docs/checks.md, corpus/README.md): each
+# The corpus (corpus/<category>/*.c and gen.py's families, docs/checks.md,
+# corpus/README.md): each
 # source built twice at build time, with -DBUG (the erroneous program,
 # `EXPECT:` markers on the lines its findings must name) and without (its
 # correct twin, which must give no finding and exit 0). corpus.py runs a
@@ -303,8 +304,19 @@ set(MPISCOPE_CORPUS_FROM "" CACHE PATH "A build tree whose corpus programs to ru
 if(NOT MPISCOPE_TEST_CORPUS)
   return()
 endif()
+# gen.py's families are generated here, at configure time, into the build
+# tree (never committed), and again when gen.py changes; it leaves a file
+# whose text is unchanged alone, so only changed programs are rebuilt.
+set(chk_corpus_gen ${CMAKE_BINARY_DIR}/tests/check/corpus-gen)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+  ${CMAKE_CURRENT_LIST_DIR}/corpus/gen.py)
+execute_process(COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/corpus/gen.py ${chk_corpus_gen}
+  RESULT_VARIABLE chk_gen_rc OUTPUT_VARIABLE chk_gen_out ERROR_VARIABLE chk_gen_out)
+if(NOT chk_gen_rc EQUAL 0)
+  message(FATAL_ERROR "tests/check/corpus/gen.py failed: ${chk_gen_out}")
+endif()
 file(GLOB chk_corpus CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/corpus/*/*.c
-     ${CMAKE_CURRENT_LIST_DIR}/corpus/*/*.F90)
+     ${CMAKE_CURRENT_LIST_DIR}/corpus/*/*.F90 ${chk_corpus_gen}/*/g_*.c)
 set(chk_corpus_cats)
 foreach(src IN LISTS chk_corpus)
   get_filename_component(d ${src} DIRECTORY)
@@ -363,7 +375,7 @@ foreach(f IN LISTS MSC_FLAVORS)
               --mpirun ${MSC_${f}_MPIRUN}
               --lib ${CMAKE_BINARY_DIR}/${MSC_LIBDIR_REL}/${f}/libmpiscope.so
               --cli ${CMAKE_BINARY_DIR}/bin/mpiscope --bin ${bin}
-              --src ${CMAKE_CURRENT_LIST_DIR}/corpus --out ${MSC_TEST_OUT}/${f}_corpus
+              --src ${CMAKE_CURRENT_LIST_DIR}/corpus --src ${chk_corpus_gen} --out ${MSC_TEST_OUT}/${f}_corpus
               --category ${cat} --jobs 2 ${mode})
     set_tests_properties(${f}/check/corpus/${cat} PROPERTIES TIMEOUT 900
       LABELS "mpi;${f};check;corpus")

@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
 """Writes the generated families of the check corpus (tests/check/corpus/).
 
-    python3 tests/check/corpus/gen.py          # rewrites every g_*.c
+    python3 tests/check/corpus/gen.py OUTDIR   # writes OUTDIR/<category>/g_*.c
 
 Each family is one erroneous pattern applied to several calls, types or
-operations; every program it makes is committed as a readable source
-(<category>/g_<name>.c), built twice by CMake (-DBUG: the erroneous program;
-without: its correct twin) and scored by tests/check/corpus.py. Nothing is
-generated at build or test time: after editing this file, run it and commit
-its output. Hand-written programs (names without g_) live beside them.
+operations; every program it makes is a readable source
+(OUTDIR/<category>/g_<name>.c), built twice by CMake (-DBUG: the erroneous
+program; without: its correct twin) and scored by tests/check/corpus.py.
+CMake runs this at configure time into the build tree
+(build/tests/check/corpus-gen; again whenever this file changes); the
+programs are never committed. A file whose text is unchanged is not
+rewritten, so it is not rebuilt. Hand-written programs (names without g_)
+live in tests/check/corpus/<category>/.
 
 The programs are written from the MPI standard (MPI-3.1 section numbers in
 each header), not taken from any benchmark. Each erroneous program marks the
@@ -16,9 +19,9 @@ line its finding must name with an EXPECT marker (see corpus.py).
 """
 import glob
 import os
+import sys
 import textwrap
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = {}
 
 
@@ -1685,7 +1688,7 @@ MPI_FILE_NULL, MPI_REQUEST_NULL for MPI_Start) do not name objects. Erroneous:
     MPI_File fh;
     (void)n; (void)off;
     MPI_Win_create(buf, sizeof buf, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
-    snprintf(fname, sizeof fname, "/tmp/mpiscope-corpus-%d-%d", (int)getpid(), rank);
+    snprintf(fname, sizeof fname, "corpus-file-%d-%d", (int)getpid(), rank);
     MPI_File_open(MPI_COMM_SELF, fname, MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL, &fh);
     MPI_Win_fence(0, win);
 #ifdef BUG
@@ -1941,7 +1944,7 @@ freed. Correct twin: freed with {free}."""
          "MPI_Win w; int *mem;", "MPI_Win_allocate(4 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &w);",
          "MPI_Win_free(&w);", ""),
         ("file_open", "LOCAL:LEAK:FILE", "a file opened with MPI_File_open", "MPI_File_close",
-         "MPI_File fh; char fname[64]; snprintf(fname, sizeof fname, \"/tmp/mpiscope-corpus-leak-%d-%d\", (int)getpid(), rank);",
+         "MPI_File fh; char fname[64]; snprintf(fname, sizeof fname, \"corpus-leak-%d-%d\", (int)getpid(), rank);",
          "MPI_File_open(MPI_COMM_SELF, fname, MPI_MODE_CREATE | MPI_MODE_WRONLY | MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL, &fh);",
          "MPI_File_close(&fh);", "#ifdef BUG\n    unlink(fname);\n#endif"),
     ]
@@ -2083,11 +2086,14 @@ def main():
     threads()
     leaks()
     topology()
-    for old in glob.glob(os.path.join(HERE, "*", "g_*.c")):
-        if os.path.relpath(old, HERE) not in OUT:
+    if len(sys.argv) != 2:
+        sys.exit("usage: gen.py OUTDIR")
+    outdir = sys.argv[1]
+    for old in glob.glob(os.path.join(outdir, "*", "g_*.c")):
+        if os.path.relpath(old, outdir) not in OUT:
             os.remove(old)
     for rel, src in OUT.items():
-        path = os.path.join(HERE, rel)
+        path = os.path.join(outdir, rel)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         if os.path.exists(path):
             with open(path) as f:

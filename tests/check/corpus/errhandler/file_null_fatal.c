@@ -14,7 +14,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_ARE_FATAL);
-    snprintf(name, sizeof name, "/tmp/mpiscope-corpus-%d-%d", (int)getpid(), rank);
+    snprintf(name, sizeof name, "corpus-file-%d-%d", (int)getpid(), rank);
 #ifdef BUG
     MPI_File_open(MPI_COMM_SELF, name, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh); /* EXPECT: LOCAL:MPI_ERROR */
 #else
