@@ -80,7 +80,7 @@ def page_data(html):
     lines = [l.split(" ") for l in txt.split("|")]
     span = next((int(f[1]) for f in lines if f[0] == "H"), 0)
     wins = [(int(f[1]), int(f[2]), f[3]) for f in lines if f[0] == "W"]
-    nexact = sum(len(f[3].split(",")) // 4 for f in lines if f[0] == "E")
+    nexact = sum(len(f[3].split(",")) // 8 for f in lines if f[0] == "E")  # 8 numbers a call
     return span, wins, nexact
 
 

@@ -39,8 +39,9 @@ foreach(f IN LISTS MSC_FLAVORS)
       ENV MPISCOPE_MODE=profile,trace MPISCOPE_QUIET=1
       CHECK "${rep_py} ${CMAKE_CURRENT_LIST_DIR}/check_planted.py $MPISCOPE_OUTPUT ${mode} ${pn} ${tu} ${rep_cli}")
   endforeach()
-  # The timeline of the HTML page in headless Chromium at two zoom levels
-  # (screenshots kept as test-output/<mpi>_report_timeline/timeline-*.png).
+  # The timeline of the HTML page in headless Chromium: rows, critical path,
+  # a scripted hover and click, keys, three zoom levels (screenshots kept as
+  # test-output/<mpi>_report_timeline/timeline-*.png).
   # The page of a 3.66 M-event trace is checked by report/timeline-exact
   # (with its windows of exact calls), not here.
   set(tl_gen -)

@@ -538,6 +538,27 @@ static void delay_pass(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result
 
 enum { AT_ENTER = 0, AT_LEAVE = 1, AT_END = 2 /* the end of the location */ };
 
+/* The stretch [a, b) of location loc joins the path (walked backwards, so
+ * it ends where the previous one began, or earlier on another location);
+ * kept for the timeline only, the latest WS_CP_SEGS of them. */
+static void cp_stretch(ws_ctx_t *c, ws_pass_t *p, uint32_t loc, uint64_t a, uint64_t b)
+{
+    if (!c->opts.timeline || b <= a) return;
+    if (p->cp_nseg && p->cp_seg[p->cp_nseg - 1].loc == loc && p->cp_seg[p->cp_nseg - 1].from == b) {
+        p->cp_seg[p->cp_nseg - 1].from = a;
+        return;
+    }
+    p->cp_total++;
+    if (p->cp_nseg == WS_CP_SEGS) return;
+    if (p->cp_nseg == p->cp_capseg) {
+        size_t cap = p->cp_capseg ? 2 * p->cp_capseg : 256;
+        ws_cpseg_t *v = realloc(p->cp_seg, cap * sizeof *v);
+        if (!v) return;
+        p->cp_seg = v, p->cp_capseg = cap;
+    }
+    p->cp_seg[p->cp_nseg++] = (ws_cpseg_t){a, b, loc};
+}
+
 static void critical_path(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result_t *r,
                           buf_t *txt)
 {
@@ -589,18 +610,22 @@ static void critical_path(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_res
                     d.loc < c->nlocs) {
                     rk[nr + (size_t)l->rank] += ws_leave(l, cl) - d.t;
                     cp_mpi[cl->site] += ws_leave(l, cl) - d.t;
+                    cp_stretch(c, p, loc, d.t, ws_leave(l, cl));
                     rk[2 * nr]++;
                     loc = d.loc, k = d.call, mode = AT_ENTER;
                     continue;
                 }
                 rk[nr + (size_t)l->rank] += ws_leave(l, cl) - cl->enter;
                 cp_mpi[cl->site] += ws_leave(l, cl) - cl->enter;
+                cp_stretch(c, p, loc, cl->enter, ws_leave(l, cl));
                 mode = AT_ENTER;
             } else {
                 uint64_t g = gap_len(l, k);
                 uint32_t code = ws_gap_code(l, k, NULL);
                 rk[(size_t)l->rank] += g;
                 cp_gap[KIND(code) * nn + NODE(code)] += g;
+                cp_stretch(c, p, loc, k ? ws_leave(l, &l->calls.v[k - 1]) : ws_loc_begin(l),
+                           k < l->calls.n ? cl->enter : ws_loc_end(l));
                 if (k == 0) { /* the start of the path */
                     rk[2 * nr + 2] = (uint64_t)l->rank, rk[2 * nr + 3] = ws_loc_begin(l) - p->t0;
                     break;

@@ -25,9 +25,13 @@
  * text and sorts them by location, so one process and many give the same
  * result. The text: lines separated by '|', fields by spaces (H span exact
  * stride columns...; W from-ns to-ns how (all, waiting, asked); F code name;
- * L location rank thread; R location level cells-base64 waitbits-base64;
- * E location first-enter d,duration,code,wait,... (d: enter after the
- * previous call's enter, one line per window); M sender send-ns receiver
+ * C critical-path-stretches drawn; L location rank thread; R location
+ * level cells-base64 waitbits-base64; E location first-enter
+ * d,duration,code,wait,site,peer,bytes,root,... (d: enter after the
+ * previous call's enter, one line per window; timeline_windows.h); S
+ * location index text (the call sites E names); P location from-ns
+ * to-ns (a stretch of the critical path, computation or MPI, from
+ * critpath.c: the latest WS_CP_SEGS); M sender send-ns receiver
  * receive-ns). Memory: 5 bytes per cell of one location while it is binned.
  */
 #include <otf2/otf2.h>
@@ -134,7 +138,7 @@ uint64_t ws_tl_call_wait(ws_ctx_t *c, ws_pass_t *p, size_t i, uint64_t k, size_t
     return w;
 }
 
-/* A line with its sort key: kind (R, E, M), then its numbers (messages:
+/* A line with its sort key: kind (R, E, S, P, M), then its numbers (messages:
  * receiver, receive time, sender, send time). */
 typedef struct {
     unsigned long long k[5];
@@ -147,7 +151,7 @@ static void line_key(keyed_t *o, const char *s)
     const char *q = s + 1;
     for (int i = 0; i < 4 && *q == ' '; i++) n[i] = strtoull(q + 1, (char **)&q, 10);
     o->s = s;
-    o->k[0] = s[0] == 'R' ? 0 : s[0] == 'E' ? 1 : 2;
+    o->k[0] = s[0] == 'R' ? 0 : s[0] == 'E' ? 1 : s[0] == 'S' ? 2 : s[0] == 'P' ? 3 : 4;
     if (s[0] == 'M') o->k[1] = n[2], o->k[2] = n[3], o->k[3] = n[0], o->k[4] = n[1];
     else memcpy(&o->k[1], n, sizeof n);
 }
@@ -199,6 +203,9 @@ void ws_pass_timeline(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result_
     }
     ws_reduce(net, &inwin, 1, WS_SUM);
     uint64_t wstride = inwin > MAX_WIN_LINES ? (inwin + MAX_WIN_LINES - 1) / MAX_WIN_LINES : 1;
+    /* The critical path's stretches: walked (total) and kept (critpath.c). */
+    uint64_t cpn[2] = {p->cp_total, p->cp_nseg};
+    ws_reduce(net, cpn, 2, WS_SUM);
     uint64_t t0 = p->t0, span = p->t_end - p->t0;
     int cols[LEVELS], nlev = 0;
     for (int k = 0, n = BASE_COLS; k < LEVELS; k++, n *= 4)
@@ -274,6 +281,12 @@ void ws_pass_timeline(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result_
                  (unsigned long long)ws_to_ns(c->tick_ns, ws_leave(l, rc) - t0));
         }
     }
+    /* P <loc> <from> <to>: the critical path's stretches on this part's
+     * locations (ns after the start). */
+    for (size_t k = 0; k < p->cp_nseg; k++, ws_spill_step())
+        putf(&b, "P %u %llu %llu|", p->cp_seg[k].loc,
+             (unsigned long long)ws_to_ns(c->tick_ns, p->cp_seg[k].from - t0),
+             (unsigned long long)ws_to_ns(c->tick_ns, p->cp_seg[k].to - t0));
     free(cell), free(bits), free(best), free(wait);
     char *all = ws_gather_text(net, b.s, b.n);
     free(b.s);
@@ -306,6 +319,8 @@ void ws_pass_timeline(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_result_
                     put(&o, *nm == ' ' || *nm == '|' || (unsigned char)*nm < 0x20 ? "_" : nm, 1);
                 put(&o, "|", 1);
             }
+        /* C <stretches of the critical path> <drawn>: the latest ones are kept. */
+        putf(&o, "C %llu %llu|", (unsigned long long)cpn[0], (unsigned long long)cpn[1]);
         for (size_t k = 0; k < c->nlocs; k++)
             putf(&o, "L %zu %d %u|", k, c->locs[k].rank, c->t->loc[k].thread);
         /* By kind, location and level (messages: receiver, its time,

@@ -128,13 +128,54 @@ bool ws_tl_in_windows(const ws_tl_windows_t *w, uint64_t t)
     return lo < w->n && w->v[lo].from <= t;
 }
 
+/* The first record of `call` or later in a table sorted by call. */
+static size_t first_msg(const ws_msg_t *v, size_t n, uint64_t call)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t m = lo + (hi - lo) / 2;
+        if (v[m].call < call) lo = m + 1;
+        else hi = m;
+    }
+    return lo;
+}
+
+/* The messages of call k (cursors *ms, *mr into sends and receives, k
+ * increasing): the first one's other end, the bytes of all. */
+static void call_msgs(const ws_loc_t *l, uint64_t k, size_t *ms, size_t *mr, int *peer,
+                      uint64_t *bytes)
+{
+    *peer = -1, *bytes = 0;
+    const ws_msg_t *tab[2] = {l->sends.v, l->recvs.v};
+    size_t len[2] = {l->sends.n, l->recvs.n}, *cur[2] = {ms, mr};
+    for (int t = 0; t < 2; t++) {
+        const ws_msg_t *v = tab[t];
+        size_t n = len[t];
+        if (*cur[t] < n && v[*cur[t]].call < k) *cur[t] = first_msg(v, n, k);
+        for (size_t j = *cur[t]; j < n && v[j].call == k; j++) {
+            if (*peer < 0) *peer = v[j].peer;
+            *bytes += v[j].bytes;
+        }
+    }
+}
+
+/* A collective's root (world rank) at call k, or -1 (cursor *cc). */
+static int call_root(const ws_loc_t *l, uint64_t k, size_t *cc)
+{
+    while (*cc < l->colls.n && l->colls.v[*cc].call < k) (*cc)++;
+    return *cc < l->colls.n && l->colls.v[*cc].call == k ? l->colls.v[*cc].root : -1;
+}
+
 void ws_tl_put_exact(ws_ctx_t *c, ws_pass_t *p, size_t i, const ws_tl_windows_t *w,
                      const uint8_t *code, void (*put)(void *, const char *, size_t), void *u)
 {
     ws_loc_t *l = &c->locs[i];
     uint64_t t0 = p->t0, next = 0; /* the first call not yet written */
-    size_t ck = 0;
-    char tmp[128];
+    size_t ck = 0, ms = 0, mr = 0, cc = 0;
+    char tmp[192];
+    /* The site nodes named, each once (a few per location). */
+    uint32_t *sites = NULL;
+    size_t nsites = 0, capsites = 0;
     for (size_t x = 0; x < w->n; x++) {
         uint64_t a = t0 + w->v[x].from, b = t0 + w->v[x].to;
         /* the first call that leaves at or after a */
@@ -156,13 +197,40 @@ void ws_tl_put_exact(ws_ctx_t *c, ws_pass_t *p, size_t i, const ws_tl_windows_t 
                 put(u, tmp, (size_t)n);
                 prev = e;
             }
-            n = snprintf(tmp, sizeof tmp, "%s%llu,%llu,%u,%llu", open ? "," : "",
+            /* The call's site as its index among this location's sites (the
+             * same whichever part writes it: node numbers are a part's own). */
+            size_t si = 0;
+            while (si < nsites && sites[si] != cl->site) si++;
+            if (si == nsites) {
+                if (nsites == capsites) {
+                    capsites = capsites ? 2 * capsites : 16;
+                    sites = realloc(sites, capsites * sizeof *sites);
+                    if (!sites) abort();
+                }
+                sites[nsites++] = cl->site;
+            }
+            int peer;
+            uint64_t bytes;
+            call_msgs(l, k, &ms, &mr, &peer, &bytes);
+            n = snprintf(tmp, sizeof tmp, "%s%llu,%llu,%u,%llu,%zu,%d,%llu,%d", open ? "," : "",
                          (unsigned long long)(e - prev), (unsigned long long)(f - e),
                          code[r < c->t->nregion ? r : c->t->nregion],
-                         (unsigned long long)ws_to_ns(c->tick_ns, ws_tl_call_wait(c, p, i, k, &ck)));
+                         (unsigned long long)ws_to_ns(c->tick_ns, ws_tl_call_wait(c, p, i, k, &ck)),
+                         si, peer, (unsigned long long)bytes, call_root(l, k, &cc));
             put(u, tmp, (size_t)n);
             open = true, prev = e, next = k + 1;
         }
         if (open) put(u, "|", 1);
     }
+    /* S <loc> <index> <call site as the reports name it>, without '|'. */
+    for (size_t j = 0; j < nsites; j++) {
+        char *txt = sites[j] < c->nodes.n ? ws_site_string(c, sites[j], NULL) : NULL;
+        int n = snprintf(tmp, sizeof tmp, "S %zu %zu ", i, j);
+        put(u, tmp, (size_t)n);
+        for (const char *q = txt ? txt : "?"; *q; q++)
+            put(u, *q == '|' || (unsigned char)*q < 0x20 ? "_" : q, 1);
+        put(u, "|", 1);
+        free(txt);
+    }
+    free(sites);
 }

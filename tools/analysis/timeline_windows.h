@@ -26,8 +26,11 @@ void ws_tl_choose_windows(ws_ctx_t *c, ws_pass_t *p, const ws_net_t *net, ws_tl_
 /* Whether t (ticks after the start) lies in a window. */
 bool ws_tl_in_windows(const ws_tl_windows_t *w, uint64_t t);
 /* Writes the E lines of location i: each window's calls that overlap it,
- * each once ("E loc first-enter-ns d,dur,code,wait,...|", d the enter after
- * the previous call's enter, in ns). */
+ * each once ("E loc first-enter-ns d,dur,code,wait,site,peer,bytes,root,...|",
+ * d the enter after the previous call's enter, in ns; site the index of
+ * its call site among the location's S lines, peer the world rank of its first message's other end or -1, bytes
+ * its messages' bytes sent and received, root a collective's root or -1),
+ * then an S line per call site they name ("S loc index text|"). */
 void ws_tl_put_exact(ws_ctx_t *c, ws_pass_t *p, size_t i, const ws_tl_windows_t *w,
                      const uint8_t *code, void (*put)(void *, const char *, size_t), void *u);
 

@@ -166,6 +166,14 @@ typedef struct {
     uint32_t loc, call;    /* the send call, on the sender's part */
 } ws_xsend_t;
 
+/* A stretch of the critical path on one location: [from, to) in ticks,
+ * computation and MPI alike (consecutive ones on a location are merged). */
+typedef struct {
+    uint64_t from, to;
+    uint32_t loc;
+} ws_cpseg_t;
+enum { WS_CP_SEGS = 20000 };
+
 /* What the passes keep of an arrived send once matched (16 bytes). */
 typedef struct {
     uint64_t enter;        /* of the send call (ticks) */
@@ -201,6 +209,11 @@ typedef struct {
                             * sums it, the critical path's imbalance uses it) */
     ws_wlong_t *wl;        /* long waits: open addressing by (location, call, which) */
     size_t wl_n, wl_cap;
+    /* The critical path's stretches on this part's locations, latest first
+     * (critpath.c records them for the timeline only, at most WS_CP_SEGS). */
+    ws_cpseg_t *cp_seg;
+    size_t cp_nseg, cp_capseg;
+    uint64_t cp_total;     /* stretches walked here, kept or not */
 } ws_pass_t;
 
 /* Long waits (see ws_wait_t): the exact value of `which` (0 Late Sender,

@@ -773,6 +773,7 @@ ws_result_t *ws_finish(ws_ctx_t *c, const ws_net_t *net)
         ws_mfree(wt[i]), ws_mfree(ps.recv_g[i]), ws_mfree(ps.send_j[i]), ws_mfree(ps.memb[i]);
     ws_mfree(wt), ws_mfree(ps.recv_g), ws_mfree(ps.send_j), ws_mfree(ps.memb);
     ws_mfree(ps.in), ws_mfree(ps.g_loc), ws_mfree(ps.rdispl), ws_mfree(ps.owner), ws_mfree(ps.wl);
+    ws_mfree(ps.cp_seg);
     sum_totals(net, r);
     site_ns = gather_sites(c, net, site_ns, &nn);
     /* Sites (part 0): every MPI call path, the ones with waiting time first. */

@@ -56,7 +56,7 @@ void msc_html_pop(FILE *out, const msc_json_t *profile, const msc_json_t *ws);
 void msc_html_analysis(FILE *out, const msc_json_t *ws);
 /* The timeline section (report_html_timeline.c), from waitstates.json's
  * "timeline"; nothing without one. */
-void msc_html_timeline(FILE *out, const msc_json_t *ws);
+void msc_html_timeline(FILE *out, const msc_json_t *ws, const msc_json_t *profile);
 
 /* POP's scaling table of n runs (scaling.c): profiles, and the traces'
  * analyses where there are traces. 0, or 1 with a message on stderr. */

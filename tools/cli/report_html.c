@@ -1009,7 +1009,7 @@ int msc_report_html(const char *dir, const char *profile_path, const msc_json_do
     section_mpit(o, p, dir);
     if (ws) section_waitstates(o, ws);
     if (ws) msc_html_analysis(o, ws); /* report_html_analysis.c */
-    if (ws) msc_html_timeline(o, ws); /* report_html_timeline.c */
+    if (ws) msc_html_timeline(o, ws, p); /* report_html_timeline.c */
     if (page) {
         fclose(o);
         o = page;
