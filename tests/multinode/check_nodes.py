@@ -13,6 +13,7 @@ really ran (the program's own "rank R host H" lines).
   each node with exactly its ranks, and the node count;
 - the trace is valid and has every call (tests/trace/check_trace.py with
   the program's expect.<rank> files);
+- the HTML timeline groups its rows by host, each with exactly its ranks;
 - the OTF2 system tree has one node (class "node") per host, named by the
   host, under the machine, and each rank's location group hangs under the
   node of the host it ran on.
@@ -91,6 +92,25 @@ if listed != host:
 if nodes_line != (len(set(host.values())), np_):
     bad.append(f"report --by-node: totals {nodes_line}, expected {len(set(host.values()))} nodes")
 print(f"check_nodes: report --by-node lists every rank under its host ({nodes_line})")
+
+# The HTML timeline groups its rows by host: each host once, with exactly
+# the ranks that ran there, in the order of their first rank.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "report"))
+from check_html import chromium  # noqa: E402
+html = os.path.join(out, "report-nodes.html")
+rep_ = subprocess.run([cli, "report", "--html", out, "-o", html], capture_output=True, text=True)
+if rep_.returncode:
+    bad.append(f"mpiscope report --html: exit {rep_.returncode}: {rep_.stderr.strip()}")
+else:
+    d = chromium(["--dump-dom"], "file://" + os.path.abspath(html) + "#tl=0,1")
+    m = re.search(r'<canvas id="tl-canvas"[^>]*data-groups="([^"]*)"', d.stdout)
+    order = sorted(set(host.values()), key=lambda h: min(r for r in host if host[r] == h))
+    want = ";".join(h + ":" + ",".join(str(r) for r in sorted(host) if host[r] == h) for h in order)
+    if not m or m.group(1) != want:
+        bad.append(f"timeline: row groups {m.group(1) if m else None}, expected {want}")
+    else:
+        print(f"check_nodes: the timeline groups its rows by host ({want})")
 
 r = subprocess.run(["/usr/bin/python3", os.path.join(os.path.dirname(__file__), "..", "trace",
                                                      "check_trace.py"), out])

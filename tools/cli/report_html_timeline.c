@@ -85,6 +85,7 @@ static const char *TL_JS =
     "var rowH=Math.max(12,Math.min(48,Math.floor((avail-top-(grouped?hostList.length*GH:0))/Math.max(1,locs.length))));\n"
     "(function(){var y=top,prev=null;locs.forEach(function(x){var h=hostOf(x.rank);\n"
     " if(grouped&&h!==prev){lines.push({host:h,y:y});y+=GH;prev=h;}rowY.push(y);y+=rowH;});})();\n"
+    "cv.setAttribute('data-groups',hostList.map(function(h){var rs=[];locs.forEach(function(x){if(hostOf(x.rank)===h&&rs.indexOf(x.rank)<0)rs.push(x.rank);});return h+':'+rs.join(',');}).join(';'));\n"
     "var fullH=rowY.length?rowY[rowY.length-1]+rowH+4:top+4,viewH=Math.min(fullH,Math.max(avail,240));\n"
     "box.style.height=viewH+'px';W=box.clientWidth||W;cv.width=W;cv.height=viewH;cv.style.height=viewH+'px';spacer.style.height=(fullH-viewH)+'px';\n"
     "var a=0,b=span,m=/#tl=([0-9.]+),([0-9.]+)/.exec(hash);\n"
