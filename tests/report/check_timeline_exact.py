@@ -21,6 +21,9 @@ synthetic traces (bench/report/gen_trace.c) too large to carry every call.
 - Bad --from/--to: exit 2 with a message.
 - A 3.66 M-event trace (8 ranks × 90,000): the page stays under 3 MB with
   its windows, at most 40,000 exact calls, and a window zoom draws them.
+- 64 ranks in a 600 px window: rows of 12 px, the box scrolls (more rows
+  than fit), and a scripted hover on row 60 scrolls it into view and its
+  tooltip names rank 60.
 - No console error in any load.
 """
 import collections
@@ -86,7 +89,7 @@ def page_data(html):
 
 def canvas(dom):
     m = re.search(r'<canvas id="tl-canvas"[^>]*>', dom)
-    return dict(re.findall(r'data-([a-z]+)="([^"]*)"', m.group(0))) if m else {}
+    return dict(re.findall(r'data-([a-z-]+)="([^"]*)"', m.group(0))) if m else {}
 
 
 def load(html, view):
@@ -249,6 +252,26 @@ def main():
               f"{len(shown)} calls, {c.get('ms')} ms")
         if c.get("level") != "exact" or not shown:
             fail(f"large trace: window zoom drew {c.get('level')} with {len(shown)} calls")
+    # 64 ranks in a 600 px window: rows of 12 px (the least), the box
+    # scrolls; a scripted hover on row 60 scrolls it into view and names it.
+    with tempfile.TemporaryDirectory(prefix="msc-tlx-rows-") as d:
+        subprocess.run([gen, os.path.join(d, "trace"), "64", "50"], check=True, capture_output=True)
+        p = report(cli, d)
+        if p.returncode != 0:
+            fail(f"64 ranks: report --html rc {p.returncode}: {p.stderr}")
+            return
+        url = "file://" + os.path.abspath(os.path.join(d, "report.html")) + "#tl=0,1,hover=0.5,60"
+        dom = chromium(["--dump-dom", "--window-size=1200,600"], url).stdout
+        c = canvas(dom)
+        full, view, top = (int(float(x)) for x in c.get("rows-px", "0,0,0").split(","))
+        m = re.search(r'<div id="tl-tip"[^>]*>(.*?)</div>', dom, re.S)
+        tip = re.sub(r"<[^>]+>", " ", m.group(1)) if m else ""
+        print(f"check_timeline_exact: 64 ranks: rows {c.get('row-height')} px, {full} px of rows "
+              f"in a {view} px box scrolled to {top}; hover: {tip!r}")
+        if c.get("row-height") != "12" or not full > view or not top > 0:
+            fail(f"64 ranks: rows {c.get('row-height')} px, rows-px {c.get('rows-px')}")
+        if not tip.startswith("rank 60 "):
+            fail(f"64 ranks: the hover on row 60 says {tip!r}")
 
 
 if __name__ == "__main__":
