@@ -247,6 +247,81 @@ static void check_pending_overlap(msc_call_t *c, const void *buf, MPI_Count coun
                           "it.");
 }
 
+/* The same for a span of bytes already known. */
+static void check_pending_span(msc_call_t *c, uintptr_t lo, uintptr_t hi, bool writes)
+{
+    chk_req_t q;
+    if (hi <= lo || !chk_req_overlap(lo, hi, writes, MPI_REQUEST_NULL, &q)) return;
+    if (!chk_fresh("LOCAL:BUFFER:PENDING_OVERLAP", c->site)) return; /* a repeat: counted */
+    char at[CHK_WHERE + 16];
+    where(q.site, at, sizeof at);
+    chk_report("LOCAL:BUFFER:PENDING_OVERLAP", c->fn, c->site,
+               "The %s buffer of this %s overlaps the %s buffer of an %s that is still pending "
+               "(posted at %s). %s Complete the pending operation first (MPI_Wait), or use "
+               "separate buffers (MPI-3.1 sections 3.7.2 and 5.12: a buffer of a pending "
+               "nonblocking operation must not be written, nor a buffer it writes accessed, "
+               "until it completes).",
+               writes ? "receive" : "send", msc_fn_name[c->fn], q.writes ? "receive" : "send",
+               msc_fn_name[q.fn], at,
+               writes && q.writes ? "Two operations write the same memory: which data ends up "
+                                    "there depends on the order in which they complete."
+               : writes           ? "This call may overwrite data that the pending operation "
+                                    "has not read yet."
+                                  : "The pending operation may overwrite the data before this "
+                                    "call reads it.");
+}
+
+/* The bytes a collective's send buffer (MPI reads it) and receive buffer
+ * (MPI writes it) span at this rank, where the counts alone say (not the
+ * v-, w- and neighbourhood forms) and the type is contiguous; {0, 0} where
+ * unknown or not significant at this rank (MPI-3.1 chapter 5: a root's
+ * receive arguments alone in a gather, its send arguments alone in a
+ * scatter; a Bcast's buffer is read at the root, written elsewhere). */
+static void coll_spans(msc_call_t *c, uintptr_t sspan[2], uintptr_t rspan[2])
+{
+    sspan[0] = sspan[1] = rspan[0] = rspan[1] = 0;
+    if (c->comm == MPI_COMM_NULL || CHK_ZERO(c->comm)) return;
+    unsigned form = chk_coll_form(c->fn);
+    enum { SKIP = CHK_CF_NEIGHBOR | CHK_CF_GATHERV | CHK_CF_SCATTERV | CHK_CF_ALLGATHERV |
+                  CHK_CF_ALLTOALLV | CHK_CF_ALLTOALLW | CHK_CF_RSCATTER };
+    if (form & SKIP) return;
+    const chk_cinfo_t *ci = chk_cinfo(c->comm);
+    if (ci->inter) return;
+    int n = ci->size, me = ci->rank;
+    if (me < 0) PMPI_Comm_rank(c->comm, &me);
+    const MPI_Count lim = (MPI_Count)1 << 32;
+    if (n <= 0 || n > (1 << 24)) return;
+    bool root = !has(c, MSC_ROLE_ROOT) || c->root == me;
+    if (form & CHK_CF_BCAST) {
+        if (has(c, MSC_ROLE_BUF) && c->count > 0 && c->count <= lim)
+            cspan(c->buf, c->count, c->type, root ? &sspan[0] : &rspan[0],
+                  root ? &sspan[1] : &rspan[1]);
+        return;
+    }
+    if ((has(c, MSC_ROLE_COUNT) && (c->count < 0 || c->count > lim)) ||
+        (has(c, MSC_ROLE_RCOUNT) && (c->rcount < 0 || c->rcount > lim)))
+        return;
+    MPI_Datatype st = c->type, rt = has(c, MSC_ROLE_RTYPE) ? c->rtype : c->type;
+    MPI_Count sc, rc;
+    bool scatter = form & CHK_CF_SCATTER, gather = form & CHK_CF_GATHER;
+    if (has(c, MSC_ROLE_OP)) { /* one count for both, or MPI_Reduce_scatter_block's */
+        sc = has(c, MSC_ROLE_COUNT) ? c->count : c->rcount * n;
+        rc = has(c, MSC_ROLE_COUNT) ? c->count : c->rcount;
+    } else {
+        sc = c->count * (scatter ? n : 1);
+        rc = c->rcount * (scatter ? 1 : n); /* gather, allgather, alltoall */
+    }
+    bool send = has(c, MSC_ROLE_BUF) && !(scatter && !root);
+    bool recv = has(c, MSC_ROLE_RBUF) && !(gather && !root) &&
+                !(has(c, MSC_ROLE_OP) && has(c, MSC_ROLE_ROOT) && !root) &&
+                !((form & CHK_CF_EXSCAN) && me == 0);
+    if (send && sc > 0 && sc <= lim) cspan(c->buf, sc, st, &sspan[0], &sspan[1]);
+    if (recv && rc > 0 && rc <= lim) cspan(c->rbuf, rc, rt, &rspan[0], &rspan[1]);
+}
+
+/* Per-thread: a nonblocking collective's spans, from its enter to its request. */
+static CHK_TLS uintptr_t icoll_span[4];
+
 static void check_p2p(msc_call_t *c)
 {
     bool sr = c->kind == MSC_KIND_SENDRECV || c->kind == MSC_KIND_ISENDRECV;
@@ -580,12 +655,14 @@ static void chk_enter(msc_call_t *c)
         break;
     }
     case MSC_KIND_COLL:
-        check_coll_args(c);
-        if (c->comm != MPI_COMM_NULL && !CHK_ZERO(c->comm)) chk_coll_enter(c);
-        break;
     case MSC_KIND_ICOLL:
         check_coll_args(c);
-        if (c->comm != MPI_COMM_NULL && !CHK_ZERO(c->comm)) chk_coll_enter(c); /* logged, never waits */
+        /* Its buffers against the pending operations' (a nonblocking one's
+         * are kept for its request). */
+        coll_spans(c, &icoll_span[0], &icoll_span[2]);
+        check_pending_span(c, icoll_span[0], icoll_span[1], false);
+        check_pending_span(c, icoll_span[2], icoll_span[3], true);
+        if (c->comm != MPI_COMM_NULL && !CHK_ZERO(c->comm)) chk_coll_enter(c); /* ICOLL: logged, never waits */
         break;
     case MSC_KIND_COLL_INIT:
         check_coll_args(c);
@@ -638,6 +715,11 @@ static void post_request(msc_call_t *c, uint32_t ev)
             q.rbytes = pending_recv.rbytes;
             memcpy(q.rsum, pending_recv.rsum, sizeof q.rsum);
         }
+    } else if (c->kind == MSC_KIND_ICOLL) {
+        /* Its receive buffer (written) and send buffer (read), as entered. */
+        q.peer = MPI_ANY_SOURCE;
+        q.lo = icoll_span[2], q.hi = icoll_span[3], q.writes = q.hi > q.lo;
+        q.slo = icoll_span[0], q.shi = icoll_span[1];
     } else if (c->kind == MSC_KIND_IMRECV) {
         q.peer = MPI_ANY_SOURCE, q.tag = MPI_ANY_TAG, q.comm = MPI_COMM_NULL;
         q.sig = chk_sig(c->rtype, c->rcount);

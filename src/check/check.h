@@ -213,6 +213,8 @@ typedef struct {
     uint32_t rp_ev;        /* its posting event in the zero-buffer replay (CHK_RP_NONE: none) */
     uintptr_t lo, hi;      /* bytes the operation's buffer spans (lo == hi: unknown) */
     bool writes;           /* a receive: MPI writes the span */
+    uintptr_t slo, shi;    /* a nonblocking collective's send buffer besides (MPI reads it;
+                            * slo == shi: none or unknown) */
     /* Receives into contiguous buffers: checksums of the buffer in blocks
      * of rblock bytes, taken when posted (nrsum 0: none). */
     int nrsum;

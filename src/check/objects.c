@@ -184,7 +184,7 @@ static void recv_list(obj_t *o, bool on)
 
 static void span_list(obj_t *o, bool on)
 {
-    on = on && o->req.hi > o->req.lo;
+    on = on && (o->req.hi > o->req.lo || o->req.shi > o->req.slo);
     if (on == o->listed) return;
     if (on) {
         o->sprev = NULL;
@@ -397,9 +397,14 @@ bool chk_req_overlap(uintptr_t lo, uintptr_t hi, bool writes, MPI_Request self, 
     chk_lock();
     for (obj_t *o = spans; o && !found; o = o->snext) {
         if (self != MPI_REQUEST_NULL && o->key == me) continue;
-        if (!(writes || o->req.writes) || o->req.lo >= hi || lo >= o->req.hi) continue;
-        *out = o->req;
-        found = true;
+        if ((writes || o->req.writes) && o->req.lo < hi && lo < o->req.hi) {
+            *out = o->req;
+            found = true;
+        } else if (writes && o->req.slo < hi && lo < o->req.shi) { /* a collective's send buffer */
+            *out = o->req;
+            out->lo = o->req.slo, out->hi = o->req.shi, out->writes = false;
+            found = true;
+        }
     }
     chk_unlock();
     return found;

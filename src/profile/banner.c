@@ -114,7 +114,8 @@ int msc_banner_print(FILE *o, const char *dir, const char *shown)
             fprintf(o, "mpiscope: checks: no findings\n");
         } else {
             fprintf(o, "mpiscope: checks:");
-            for (int i = 0; i < ns; i++) fprintf(o, "%s %lld %s", i ? "," : "", cnt[i], sev[i]);
+            for (int i = 0; i < ns; i++)
+                fprintf(o, "%s %lld %s%s", i ? "," : "", cnt[i], sev[i], cnt[i] == 1 ? "" : "s");
             fprintf(o, " (%s/checks.txt)\n", shown);
         }
         lines++;

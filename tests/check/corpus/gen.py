@@ -2071,12 +2071,85 @@ arguments the rule allows (the #else branch)."""
         emit("topology", name, doc, body, includes=("stdlib.h",))
 
 
+# --- buffers of pending nonblocking collectives -----------------------------------
+
+def icoll_pending():
+    doc = """A buffer of a pending nonblocking collective used by another call.
+MPI-3.1 section 5.12 (with 3.7.2): until a nonblocking collective completes,
+its receive buffer must not be accessed and its send buffer not modified.
+Erroneous: {what} before the MPI_Wait of {icall}. Correct twin: the same
+call on another buffer{twin_extra}."""
+    # (name, the nonblocking call on src (read) and x (written), ranks where
+    # x is written, ranks where src is read)
+    calls = [
+        ("iallreduce", "MPI_Iallreduce(src, x, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r);", None, None),
+        ("ibcast", "MPI_Ibcast(x, 4, MPI_INT, 0, MPI_COMM_WORLD, &r);", None, "none"),
+        ("iallgather", "MPI_Iallgather(src, 2, MPI_INT, x, 2, MPI_INT, MPI_COMM_WORLD, &r);", None, None),
+        ("ialltoall", "MPI_Ialltoall(src, 2, MPI_INT, x, 2, MPI_INT, MPI_COMM_WORLD, &r);", None, None),
+        ("iscan", "MPI_Iscan(src, x, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r);", None, None),
+        ("iscatter", "MPI_Iscatter(src, 2, MPI_INT, x, 2, MPI_INT, 0, MPI_COMM_WORLD, &r);", None, 0),
+        ("ireduce", "MPI_Ireduce(src, x, 4, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD, &r);", 0, None),
+        ("igather", "MPI_Igather(src, 2, MPI_INT, x, 2, MPI_INT, 0, MPI_COMM_WORLD, &r);", 0, None),
+    ]
+    uses = [
+        ("allreduce", "an MPI_Allreduce in place that writes it",
+         "MPI_Allreduce(MPI_IN_PLACE, {b}, 4, MPI_INT, MPI_MAX, MPI_COMM_WORLD);"),
+        ("sendrecv", "an MPI_Sendrecv that receives into it",
+         "MPI_Sendrecv(out, 4, MPI_INT, 1 - rank, 7, {b}, 4, MPI_INT, 1 - rank, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);"),
+        ("irecv", "an MPI_Irecv into it (completed at once)",
+         "{{ MPI_Request q; MPI_Irecv({b}, 4, MPI_INT, 1 - rank, 8, MPI_COMM_WORLD, &q); MPI_Send(out, 4, MPI_INT, 1 - rank, 8, MPI_COMM_WORLD); MPI_Wait(&q, MPI_STATUS_IGNORE); }}"),
+    ]
+    for name, icall, xranks, sranks in calls:
+        for uname, what, use in uses:
+            where = "" if xranks is None else f" rank={xranks}"
+            bad = "x" if xranks is None else f"(rank == {xranks} ? x : other)"
+            emit("coll", f"pending_{name}_{uname}", doc.format(
+                what=f"{what} (the receive buffer of {icall.split('(')[0]}" +
+                     ("" if xranks is None else f", significant at rank {xranks} alone") + ")",
+                icall=icall.split("(")[0], twin_extra=""), START + f"""\
+    int src[8] = {{1, 2, 3, 4, 5, 6, 7, 8}}, x[8] = {{0}}, other[8] = {{0}}, out[4] = {{9, 9, 9, 9}};
+    MPI_Request r;
+    (void)other;
+    {icall}
+#ifdef BUG
+    {use.format(b=bad)} /* EXPECT: LOCAL:BUFFER:PENDING_OVERLAP{where} */
+#else
+    {use.format(b="other")}
+#endif
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+""", np=2)
+        # The send side: the pending call reads src; an MPI_Allreduce in
+        # place writes it (erroneous), one that only reads it does not (the
+        # twin: two operations may read one buffer).
+        if sranks == "none":
+            continue
+        where = "" if sranks is None else f" rank={sranks}"
+        bad = "src" if sranks is None else f"(rank == {sranks} ? src : other)"
+        emit("coll", f"pending_{name}_send_written", doc.format(
+            what="an MPI_Allreduce in place that writes its send buffer" +
+                 ("" if sranks is None else f" (significant at rank {sranks} alone)"),
+            icall=icall.split("(")[0],
+            twin_extra=", and an MPI_Allreduce that reads its send buffer (two reads are allowed)"),
+            START + f"""\
+    int src[8] = {{1, 2, 3, 4, 5, 6, 7, 8}}, x[8] = {{0}}, other[8] = {{0}};
+    MPI_Request r;
+    {icall}
+#ifdef BUG
+    MPI_Allreduce(MPI_IN_PLACE, {bad}, 4, MPI_INT, MPI_MAX, MPI_COMM_WORLD); /* EXPECT: LOCAL:BUFFER:PENDING_OVERLAP{where} */
+#else
+    MPI_Allreduce(src, other, 4, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+#endif
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+""", np=2)
+
+
 def main():
     p2p_types()
     p2p_trunc()
     p2p_args()
     p2p_buffers()
     coll()
+    icoll_pending()
     reductions()
     datatypes()
     rma()
