@@ -365,7 +365,11 @@ void chk_req_new(MPI_Request r, const chk_req_t *info)
         span_list(o, false);
         recv_list(o, false);
         o->req = *info;
-        if (shared) o->req.checksum = 0;
+        /* ... and their buffer spans: sent already, they no longer read
+         * their buffers, and which record a completion ends is a guess
+         * (a span left behind met the buffer's next owner, a collective's
+         * receive buffer: a false PENDING_OVERLAP in nonblocking3). */
+        if (shared) o->req.checksum = 0, o->req.lo = o->req.hi = o->req.slo = o->req.shi = 0;
         o->req.post_seq = ++post_seq;
         o->live = true;
         o->site = info->site;

@@ -9,6 +9,12 @@
  *                 almost every send before, as in MPICH's coll/nonblocking3)
  *   modified      one small send whose buffer is changed before its wait:
  *                 found
+ *   reuse         two small sends from the two halves of one array,
+ *                 the newer completed first and its half then written by an
+ *                 MPI_Allreduce in place while the older one is pending:
+ *                 correct, no finding (a false PENDING_OVERLAP before: the
+ *                 completion ended the older record, and the newer send's
+ *                 span stayed)
  */
 #include <stdlib.h>
 
@@ -63,8 +69,28 @@ static void modified(void)
     }
 }
 
+static void reuse(void)
+{
+    int arr[2 * N], got[N];
+    for (int j = 0; j < 2 * N; j++) arr[j] = j;
+    for (int i = 0; i < ROUNDS; i++) {
+        MPI_Request r[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+        if (rank == 0) {
+            MPI_Isend(arr, N, MPI_INT, 1, 6, MPI_COMM_WORLD, &r[0]);
+            MPI_Isend(arr + N, N, MPI_INT, 1, 6, MPI_COMM_WORLD, &r[1]);
+            MPI_Wait(&r[1], MPI_STATUS_IGNORE); /* the newer first: arr + N is free */
+        } else if (rank == 1) {
+            MPI_Recv(got, N, MPI_INT, 0, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Recv(got, N, MPI_INT, 0, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
+        MPI_Allreduce(MPI_IN_PLACE, arr + N, N, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        MPI_Wait(&r[0], MPI_STATUS_IGNORE);
+    }
+}
+
 int main(int argc, char **argv)
 {
-    static const chk_case_t cases[] = {{"out_of_order", out_of_order}, {"modified", modified}};
+    static const chk_case_t cases[] = {{"out_of_order", out_of_order}, {"modified", modified},
+                                       {"reuse", reuse}};
     return case_main(argc, argv, cases, sizeof cases / sizeof *cases);
 }
