@@ -221,37 +221,13 @@ static void where(void *site, char *out, size_t n)
         snprintf(out, n, "%s", p.file);
 }
 
-/* A buffer of this call (writes: MPI writes it) against the buffers of the
- * pending operations. */
-static void check_pending_overlap(msc_call_t *c, const void *buf, MPI_Count count,
-                                  MPI_Datatype t, bool writes, MPI_Request self)
-{
-    uintptr_t lo, hi;
-    chk_req_t q;
-    if (!cspan(buf, count, t, &lo, &hi) || !chk_req_overlap(lo, hi, writes, self, &q)) return;
-    if (!chk_fresh("LOCAL:BUFFER:PENDING_OVERLAP", c->site)) return; /* a repeat: counted */
-    char at[CHK_WHERE + 16];
-    where(q.site, at, sizeof at);
-    chk_report("LOCAL:BUFFER:PENDING_OVERLAP", c->fn, c->site,
-               "The %s buffer of this %s overlaps the %s buffer of an %s that is still pending "
-               "(posted at %s). %s Complete the pending operation first (MPI_Wait), or use "
-               "separate buffers.",
-               writes ? "receive" : "send", msc_fn_name[c->fn], q.writes ? "receive" : "send",
-               msc_fn_name[q.fn], at,
-               writes && q.writes
-                   ? "Two receives write the same memory: which data ends up there depends on "
-                     "the order in which the messages arrive."
-               : writes ? "The receive may overwrite data that the pending send has not sent "
-                          "yet."
-                        : "The pending receive may overwrite the data before this send reads "
-                          "it.");
-}
-
-/* The same for a span of bytes already known. */
-static void check_pending_span(msc_call_t *c, uintptr_t lo, uintptr_t hi, bool writes)
+/* A span of this call's buffer (writes: MPI writes it) against the buffers
+ * of the pending operations (self: the call's own request, skipped). */
+static void check_pending_span(msc_call_t *c, uintptr_t lo, uintptr_t hi, bool writes,
+                               MPI_Request self)
 {
     chk_req_t q;
-    if (hi <= lo || !chk_req_overlap(lo, hi, writes, MPI_REQUEST_NULL, &q)) return;
+    if (hi <= lo || !chk_req_overlap(lo, hi, writes, self, &q)) return;
     if (!chk_fresh("LOCAL:BUFFER:PENDING_OVERLAP", c->site)) return; /* a repeat: counted */
     char at[CHK_WHERE + 16];
     where(q.site, at, sizeof at);
@@ -269,6 +245,14 @@ static void check_pending_span(msc_call_t *c, uintptr_t lo, uintptr_t hi, bool w
                                     "has not read yet."
                                   : "The pending operation may overwrite the data before this "
                                     "call reads it.");
+}
+
+/* The same for `count` elements of `t` at `buf` (contiguous layouts only). */
+static void check_pending_overlap(msc_call_t *c, const void *buf, MPI_Count count,
+                                  MPI_Datatype t, bool writes, MPI_Request self)
+{
+    uintptr_t lo, hi;
+    if (cspan(buf, count, t, &lo, &hi)) check_pending_span(c, lo, hi, writes, self);
 }
 
 /* The bytes a collective's send buffer (MPI reads it) and receive buffer
@@ -660,8 +644,8 @@ static void chk_enter(msc_call_t *c)
         /* Its buffers against the pending operations' (a nonblocking one's
          * are kept for its request). */
         coll_spans(c, &icoll_span[0], &icoll_span[2]);
-        check_pending_span(c, icoll_span[0], icoll_span[1], false);
-        check_pending_span(c, icoll_span[2], icoll_span[3], true);
+        check_pending_span(c, icoll_span[0], icoll_span[1], false, MPI_REQUEST_NULL);
+        check_pending_span(c, icoll_span[2], icoll_span[3], true, MPI_REQUEST_NULL);
         if (c->comm != MPI_COMM_NULL && !CHK_ZERO(c->comm)) chk_coll_enter(c); /* ICOLL: logged, never waits */
         break;
     case MSC_KIND_COLL_INIT:

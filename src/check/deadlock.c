@@ -505,6 +505,19 @@ static int reduce(wait_t *w, bool *dead)
     return nd;
 }
 
+/* Rank r's blocked call as a site of the finding, while there is room. */
+static void add_site(chk_finding_t *d, int r, const wait_t *w)
+{
+    if (d->nparts >= CHK_PARTS_MAX) return;
+    chk_part_t *p = &d->parts[d->nparts++];
+    p->rank = r;
+    p->resolved = true;
+    snprintf(p->call, sizeof p->call, "%s", w->call);
+    snprintf(p->file, sizeof p->file, "%s", w->file);
+    snprintf(p->func, sizeof p->func, "%s", w->func);
+    p->line = w->line;
+}
+
 static void report(wait_t *w, const bool *dead)
 {
     int n = msc_g.world_size;
@@ -544,15 +557,7 @@ static void report(wait_t *w, const bool *dead)
                             : (size_t)snprintf(cyc + used, sizeof cyc - used,
                                                "rank %d in %s at %s:%d waits for rank %d; ", r,
                                                w[r].call, w[r].file, w[r].line, nx);
-        if (d.nparts < CHK_PARTS_MAX) {
-            chk_part_t *p = &d.parts[d.nparts++];
-            p->rank = r;
-            p->resolved = true;
-            snprintf(p->call, sizeof p->call, "%s", w[r].call);
-            snprintf(p->file, sizeof p->file, "%s", w[r].file);
-            snprintf(p->func, sizeof p->func, "%s", w[r].func);
-            p->line = w[r].line;
-        }
+        add_site(&d, r, &w[r]);
     }
     /* The blocked ranks outside the cycle wait for it (or for one that
      * does): each is named with its call and the first blocked rank it
@@ -574,15 +579,7 @@ static void report(wait_t *w, const bool *dead)
             tused += (size_t)snprintf(tail + tused, sizeof tail - tused,
                                       "%srank %d in %s at %s:%d waits for rank %d", tused ? "; " : "",
                                       r, w[r].call, w[r].file, w[r].line, on);
-        if (d.nparts < CHK_PARTS_MAX) {
-            chk_part_t *p = &d.parts[d.nparts++];
-            p->rank = r;
-            p->resolved = true;
-            snprintf(p->call, sizeof p->call, "%s", w[r].call);
-            snprintf(p->file, sizeof p->file, "%s", w[r].file);
-            snprintf(p->func, sizeof p->func, "%s", w[r].func);
-            p->line = w[r].line;
-        }
+        add_site(&d, r, &w[r]);
     }
     int ncycle = len - from;
     char among[64];
