@@ -282,18 +282,19 @@ static void coll_spans(msc_call_t *c, uintptr_t sspan[2], uintptr_t rspan[2])
                   root ? &sspan[1] : &rspan[1]);
         return;
     }
-    if ((has(c, MSC_ROLE_COUNT) && (c->count < 0 || c->count > lim)) ||
-        (has(c, MSC_ROLE_RCOUNT) && (c->rcount < 0 || c->rcount > lim)))
-        return;
+    /* Counts only where the call has them (a barrier's are not set). */
+    MPI_Count count = has(c, MSC_ROLE_COUNT) ? c->count : 0;
+    MPI_Count rcount = has(c, MSC_ROLE_RCOUNT) ? c->rcount : 0;
+    if (count < 0 || count > lim || rcount < 0 || rcount > lim) return;
     MPI_Datatype st = c->type, rt = has(c, MSC_ROLE_RTYPE) ? c->rtype : c->type;
     MPI_Count sc, rc;
     bool scatter = form & CHK_CF_SCATTER, gather = form & CHK_CF_GATHER;
     if (has(c, MSC_ROLE_OP)) { /* one count for both, or MPI_Reduce_scatter_block's */
-        sc = has(c, MSC_ROLE_COUNT) ? c->count : c->rcount * n;
-        rc = has(c, MSC_ROLE_COUNT) ? c->count : c->rcount;
+        sc = has(c, MSC_ROLE_COUNT) ? count : rcount * n;
+        rc = has(c, MSC_ROLE_COUNT) ? count : rcount;
     } else {
-        sc = c->count * (scatter ? n : 1);
-        rc = c->rcount * (scatter ? 1 : n); /* gather, allgather, alltoall */
+        sc = count * (scatter ? n : 1);
+        rc = rcount * (scatter ? 1 : n); /* gather, allgather, alltoall */
     }
     bool send = has(c, MSC_ROLE_BUF) && !(scatter && !root);
     bool recv = has(c, MSC_ROLE_RBUF) && !(gather && !root) &&
