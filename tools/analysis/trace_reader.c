@@ -38,12 +38,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The largest definition reference taken (of any kind): a trace of 16 M
+ * strings, regions or locations is far beyond any real one, while a
+ * corrupted reference would otherwise size an array of gigabytes. */
+enum { MAX_REF = 1 << 24 };
+
 /* Grows arr (element count *cap) to hold index `need - 1`, zero-filling;
- * false when out of memory or absurd. */
-static bool grow(void **arr, size_t *cap, size_t need, size_t elem)
+ * false when out of memory or beyond MAX_REF (*absurd set then). */
+static bool grow(void **arr, size_t *cap, size_t need, size_t elem, bool *absurd)
 {
     if (need <= *cap) return true;
-    if (need > ((size_t)1 << 32)) return false;
+    if (need > MAX_REF) {
+        *absurd = true;
+        return false;
+    }
     size_t nc = *cap ? *cap : 16;
     while (nc < need) nc *= 2;
     char *p = realloc(*arr, nc * elem);
@@ -55,7 +63,7 @@ static bool grow(void **arr, size_t *cap, size_t need, size_t elem)
 }
 #define GROW(t, arr, n, need)                                                                  \
     do {                                                                                       \
-        if (!grow((void **)&(arr), &(n), (size_t)(need), sizeof *(arr))) {                     \
+        if (!grow((void **)&(arr), &(n), (size_t)(need), sizeof *(arr), &(t)->absurd)) {       \
             (t)->oom = true;                                                                   \
             return OTF2_CALLBACK_INTERRUPT;                                                    \
         }                                                                                      \
@@ -67,7 +75,7 @@ enum { MAP_REGION, MAP_COMM, MAP_METRIC, MAP_SCL, MAP_ATTR, MAP_KINDS };
 /* Reading state: the definitions being filled, then the event forwarding. */
 typedef struct {
     msc_trace_t *t;
-    bool oom;
+    bool oom, absurd; /* absurd: a reference beyond MAX_REF (oom set too) */
     size_t ncapstr, ncapregion, ncapmpi; /* capacities of arrays sharing a count */
     size_t ncapfile, ncapline, ncapclass;
     const msc_trace_cbs_t *cb;
@@ -345,9 +353,15 @@ msc_trace_t *msc_trace_open(const char *anchor, char *err, size_t errlen)
     OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(dcb, d_clock);
     if (OTF2_Reader_RegisterGlobalDefCallbacks(rd, gd, dcb, &r) != OTF2_SUCCESS ||
         OTF2_Reader_ReadAllGlobalDefinitions(rd, gd, &ndefs) != OTF2_SUCCESS || r.oom) {
-        snprintf(err, errlen, r.oom ? "out of memory reading the definitions of %s"
-                                    : "cannot read the definitions of %s",
-                 anchor);
+        if (r.absurd)
+            snprintf(err, errlen,
+                     "the definitions of %s are corrupted: a reference beyond %d (the "
+                     "most definitions of one kind this reader takes)",
+                     anchor, MAX_REF);
+        else
+            snprintf(err, errlen, r.oom ? "out of memory reading the definitions of %s"
+                                        : "cannot read the definitions of %s",
+                     anchor);
         goto fail;
     }
     OTF2_GlobalDefReaderCallbacks_Delete(dcb);
@@ -591,7 +605,10 @@ int msc_trace_read(msc_trace_t *t, const bool *want, const msc_trace_cbs_t *cb, 
                 OTF2_Reader_CloseDefReader(rd, dr);
             }
             if (r.oom) {
-                snprintf(err, errlen, "out of memory");
+                snprintf(err, errlen, r.absurd ? "the definitions of location %llu are corrupted: "
+                                                 "a reference beyond %d"
+                                               : "out of memory",
+                         (unsigned long long)t->loc[i].id, MAX_REF);
                 rc = -1;
                 break;
             }
@@ -645,8 +662,12 @@ void msc_trace_close(msc_trace_t *t)
 {
     if (!t) return;
     if (t->rd) OTF2_Reader_Close(t->rd);
-    for (size_t i = 0; i < t->nstr; i++) free(t->str[i]);
-    for (size_t i = 0; i < t->ngrp; i++) free(t->grp[i].m);
+    /* A corrupted reference sizes these arrays far beyond their entries;
+     * free(NULL) is not free under a sanitizer (it unwinds the stack). */
+    for (size_t i = 0; i < t->nstr; i++)
+        if (t->str[i]) free(t->str[i]);
+    for (size_t i = 0; i < t->ngrp; i++)
+        if (t->grp[i].m) free(t->grp[i].m);
     free(t->str), free(t->region_name), free(t->region_mpi), free(t->loc), free(t->grp);
     free(t->comm), free(t->scl_file), free(t->scl_line), free(t->member_name);
     free(t->class_member);

@@ -121,7 +121,8 @@ static bool hosts_from_trace(const char *dir, char **hosts, int nranks)
         if (!cls || strcmp(cls, "node") || !name) ok = false;
         else hosts[r] = strdup(name);
     }
-    for (uint32_t i = 0; i < t.nstr; i++) free(t.str[i]);
+    for (uint32_t i = 0; i < t.nstr; i++)
+        if (t.str[i]) free(t.str[i]); /* sparse when a reference is corrupted */
     free(t.str), free(t.node_name), free(t.node_class), free(t.rank_node);
     return ok;
 }
