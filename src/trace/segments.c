@@ -174,7 +174,7 @@ bool trc_segment_salvage(uint64_t loc, uint64_t chunk)
     off_t whole = size / (off_t)chunk * (off_t)chunk;
     if (ok && whole > 0 && pread(fd, first, HDR_SIZE, 0) == HDR_SIZE &&
         pread(fd, last, HDR_SIZE, whole - (off_t)chunk) == HDR_SIZE &&
-        last[0] == first[0] && ftruncate(fd, whole) == 0) {
+        last[0] == first[0]) {
         uint64_t n;
         memcpy(&n, last + HDR_LAST, sizeof n);
         unsigned char end[HDR_SIZE + 2];

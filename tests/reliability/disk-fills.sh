@@ -21,7 +21,9 @@ if ! mount -t tmpfs -o size=1m tmpfs "$work/fs" 2>/dev/null; then
   echo "disk-fills: skipped (cannot mount a tmpfs here)"
   exit 0
 fi
-trap 'umount "$work/fs"' EXIT
+# A failed run keeps its archive (the tmpfs goes at the end) in $work/kept.
+status=0
+trap '[ $status = 0 ] || cp -r "$work/fs/out" "$work/kept" 2>/dev/null; umount "$work/fs"' EXIT
 mkdir -p "$work/fs/without"
 # Without the tool (the program writes its expect files into MPISCOPE_OUTPUT).
 MSC_OUT=$work/without MSC_LIB= MSC_EXPECT_RC=any "$here/run-mpi.sh" "$flavor" 2 "$prog" $reps \
@@ -40,7 +42,6 @@ case $flavor in
       > "$work/with.stdout" 2> "$work/with.stderr" ;;
 esac
 rc_with=$?
-status=0
 bad() { echo "disk-fills: $*" >&2; status=1; }
 [ "$rc_with" = "$rc_without" ] || bad "exit code $rc_with with the tool, $rc_without without"
 cmp -s "$work/without.stdout" "$work/with.stdout" || bad "standard output differs"
