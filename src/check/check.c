@@ -644,9 +644,11 @@ static void chk_enter(msc_call_t *c)
         check_coll_args(c);
         /* Its buffers against the pending operations' (a nonblocking one's
          * are kept for its request). */
-        coll_spans(c, &icoll_span[0], &icoll_span[2]);
-        check_pending_span(c, icoll_span[0], icoll_span[1], false, MPI_REQUEST_NULL);
-        check_pending_span(c, icoll_span[2], icoll_span[3], true, MPI_REQUEST_NULL);
+        if (c->kind == MSC_KIND_ICOLL || chk_req_spans_pending()) {
+            coll_spans(c, &icoll_span[0], &icoll_span[2]);
+            check_pending_span(c, icoll_span[0], icoll_span[1], false, MPI_REQUEST_NULL);
+            check_pending_span(c, icoll_span[2], icoll_span[3], true, MPI_REQUEST_NULL);
+        }
         if (c->comm != MPI_COMM_NULL && !CHK_ZERO(c->comm)) chk_coll_enter(c); /* ICOLL: logged, never waits */
         break;
     case MSC_KIND_COLL_INIT:

@@ -239,6 +239,8 @@ void chk_req_set_sums(MPI_Request r, const chk_req_t *sums) CHK_INTERNAL;
  * the pending one is a receive); false if none. */
 bool chk_req_overlap(uintptr_t lo, uintptr_t hi, bool writes, MPI_Request self, chk_req_t *out)
     CHK_INTERNAL;
+/* Whether any pending operation has a buffer span (a cheap test first). */
+bool chk_req_spans_pending(void) CHK_INTERNAL;
 /* True if a receive posted before `seq` on `comm` is still pending and could
  * match a message from `src` (a rank of comm)/`tag` (the p2p matching order). */
 bool chk_req_earlier_recv(MPI_Comm comm, int src, int tag, uint64_t seq) CHK_INTERNAL;

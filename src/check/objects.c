@@ -414,6 +414,11 @@ bool chk_req_overlap(uintptr_t lo, uintptr_t hi, bool writes, MPI_Request self, 
     return found;
 }
 
+bool chk_req_spans_pending(void)
+{
+    return atomic_load_explicit(&nspans, memory_order_relaxed) != 0;
+}
+
 bool chk_req_get(MPI_Request r, chk_req_t *out)
 {
     chk_lock();
