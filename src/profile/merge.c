@@ -275,6 +275,27 @@ static void local_set(set_t *st, const fold_t *f)
         rec_t one = {.s = s->s, .nranks = 0, .rmin_at = -1, .rmax_at = -1};
         rec_merge(r, &one);
     }
+    /* The spawn calls this rank was the root of (profile.h: msc_pspawn_t):
+     * "W \t rank \t procs \t command \t function \t frame", counted. */
+    int nsp = atomic_load_explicit(&msc_prof.nspawns, memory_order_relaxed);
+    if (nsp > MSC_PROF_SPAWNS) nsp = MSC_PROF_SPAWNS;
+    if (nsp && !res) res = msc_callsite_open();
+    for (int i = 0; i < nsp; i++) {
+        const msc_pspawn_t *sp = &msc_prof.spawns[i];
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *k = open_memstream(&buf, &len);
+        if (!k) continue;
+        fprintf(k, "W\t%d\t%d\t%s\t%s", me, sp->procs, sp->command, msc_fn_name[sp->fn]);
+        if (sp->site) key_frame(k, res, sp->site);
+        fclose(k);
+        rec_t *r = set_get(st, buf);
+        free(buf);
+        if (!r) continue;
+        rec_t one = {.s = {.count = 1, .tmin_ns = UINT64_MAX}, .rmin_at = me, .rmax_at = me,
+                     .nranks = 1};
+        rec_merge(r, &one);
+    }
     msc_callsite_close(res);
     for (size_t i = 0; i < st->n; i++) {
         rec_t *r = &st->e[i].r;

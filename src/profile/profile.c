@@ -728,15 +728,66 @@ static __attribute__((noinline)) msc_psite_t *site_lookup(msc_ptab_t *p, msc_cal
 
 /* What a call adds beyond its time: bytes, histogram, matrix, epochs and
  * the operations it completed, for every kind. */
+/* Appends `s` to the command being described, as one word of it: spaces
+ * between words, control characters (tabs, newlines) made spaces, cut at
+ * the buffer's end. */
+static void add_word(char *buf, size_t *at, const char *s)
+{
+    if (!s) return;
+    if (*at && *at + 1 < MSC_PROF_SPAWN_CMD) buf[(*at)++] = ' ';
+    for (; *s && *at + 1 < MSC_PROF_SPAWN_CMD; s++)
+        buf[(*at)++] = (unsigned char)*s < 0x20 ? ' ' : *s;
+    buf[*at] = 0;
+}
+
+/* The command line a spawn's root gave: command and arguments; for
+ * MPI_Comm_spawn_multiple each command with its own, " : " between them
+ * (mpirun's notation). The arguments are significant at the root alone
+ * (MPI-3.1 section 10.3.2), which is where this runs. */
+static void spawn_command(const msc_call_t *c, bool multiple, msc_pspawn_t *s)
+{
+    size_t at = 0;
+    s->command[0] = 0;
+    if (!multiple) {
+        char **argv = (char **)c->arg[1];
+        add_word(s->command, &at, (const char *)c->arg[0]);
+        for (int i = 0; argv && argv[i] && i < 64; i++) add_word(s->command, &at, argv[i]);
+        s->procs = (int)c->arg[2];
+        return;
+    }
+    int n = (int)c->arg[0];
+    char **cmds = (char **)c->arg[1];
+    char ***argvs = (char ***)c->arg[2];
+    const int *procs = (const int *)c->arg[3];
+    s->procs = 0;
+    for (int k = 0; cmds && k < n && k < 64; k++) {
+        if (k) add_word(s->command, &at, ":");
+        add_word(s->command, &at, cmds[k]);
+        char **argv = argvs ? argvs[k] : NULL;
+        for (int i = 0; argv && argv[i] && i < 64; i++) add_word(s->command, &at, argv[i]);
+        if (procs) s->procs += procs[k];
+    }
+}
+
 /* A world made by MPI_Comm_spawn(_multiple): counted once, at the call's
  * root, so that the report can tell whether every spawned world left
- * results (docs/worlds.md). */
+ * results, and described there, so that it can name one that did not
+ * (docs/worlds.md). */
 static void spawned(const msc_call_t *c)
 {
     int me = -1;
-    if (c->rc == MPI_SUCCESS && c->comm != MPI_COMM_NULL &&
-        PMPI_Comm_rank(c->comm, &me) == MPI_SUCCESS && me == c->root)
-        atomic_fetch_add_explicit(&msc_prof.worlds_spawned, 1, memory_order_relaxed);
+    if (c->rc != MPI_SUCCESS || c->comm == MPI_COMM_NULL ||
+        PMPI_Comm_rank(c->comm, &me) != MPI_SUCCESS || me != c->root)
+        return;
+    atomic_fetch_add_explicit(&msc_prof.worlds_spawned, 1, memory_order_relaxed);
+    int k = atomic_fetch_add_explicit(&msc_prof.nspawns, 1, memory_order_relaxed);
+    if (k >= MSC_PROF_SPAWNS) return; /* counted, not described */
+    msc_pspawn_t *s = &msc_prof.spawns[k];
+    s->fn = (int)c->fn;
+    s->site = c->site;
+    s->procs = 0;
+    s->command[0] = 0;
+    if (c->nargs > 3) spawn_command(c, (int)c->fn == msc_prof.fn_spawn_multiple, s);
 }
 
 static __attribute__((noinline)) void leave_kind(msc_ptab_t *p, msc_call_t *c, msc_pfn_t *f,

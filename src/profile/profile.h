@@ -121,6 +121,18 @@ typedef struct {
     msc_pcomm_t comms[MSC_PROF_COMM_CACHE];
 } msc_ptab_t;
 
+/* A spawn call at whose root this rank was: its function, the processes
+ * it asked for, its call site and its command line as given (commands
+ * joined by " : " for MPI_Comm_spawn_multiple; empty from Fortran, whose
+ * bindings give the tool no arguments). */
+enum { MSC_PROF_SPAWNS = 32, MSC_PROF_SPAWN_CMD = 240 };
+typedef struct {
+    int fn;
+    int procs;
+    void *site;
+    char command[MSC_PROF_SPAWN_CMD];
+} msc_pspawn_t;
+
 /* Process-wide state of the module. */
 typedef struct {
     int slot;                /* module_data index */
@@ -138,6 +150,10 @@ typedef struct {
      * spawns): one load on the fast path instead of a compare per function. */
     unsigned char other_slow[MSC_FN_COUNT];
     _Atomic uint64_t worlds_spawned; /* spawn calls at whose root this rank was */
+    /* The first MSC_PROF_SPAWNS of them, for naming a world that left no
+     * results (profile.json "spawns", docs/worlds.md). */
+    msc_pspawn_t spawns[MSC_PROF_SPAWNS];
+    _Atomic int nspawns;     /* slots claimed (may exceed MSC_PROF_SPAWNS) */
     _Atomic bool coll_inits; /* a persistent collective was made: MPI_Start looks */
     unsigned char io_write[MSC_FN_COUNT]; /* IO_END functions: 1 for writes */
     uint64_t off_since_ns;   /* ns, when MPI_Pcontrol(0) took effect (0: recording) */

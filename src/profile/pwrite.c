@@ -74,6 +74,38 @@ static void json_frames(FILE *o, char *key)
     fputc(']', o);
 }
 
+/* "spawns": the spawn calls of the run, one record per root rank, command
+ * line and call site, with how many calls it stands for (merge.c's "W"
+ * keys: W \t rank \t procs \t command \t function \t frame). */
+static void json_spawns(FILE *o, const set_t *st)
+{
+    fprintf(o, ",\n\"spawns\": [");
+    bool first = true;
+    for (size_t i = 0; i < st->n; i++) {
+        if (st->e[i].key[0] != 'W') continue;
+        char *k = strdup(st->e[i].key);
+        char *f[4] = {0}, *p = k ? k + 2 : NULL;
+        for (int j = 0; j < 3 && p; j++) { /* rank, procs, command; f[3]: the rest */
+            f[j] = p;
+            p = strchr(p, '\t');
+            if (p) *p++ = 0;
+        }
+        f[3] = p;
+        if (f[3]) { /* the rest: function \t frame, as a site's key after its letter */
+            fprintf(o, "%s\n  {\"rank\": %d, \"procs\": %d, \"command\": ", first ? "" : ",",
+                    atoi(f[0]), atoi(f[1]));
+            msc_json_put_string(o, f[2]);
+            fprintf(o, ", \"calls\": %llu, ", (unsigned long long)st->e[i].r.s.count);
+            f[3][-2] = 'W', f[3][-1] = '\t';
+            json_frames(o, f[3] - 2);
+            fputc('}', o);
+            first = false;
+        }
+        free(k);
+    }
+    fputc(']', o);
+}
+
 static void json_sizes(FILE *o, const uint64_t *hist)
 {
     fputc('[', o);
@@ -311,6 +343,7 @@ void msc_pwrite_json(FILE *o, set_t *st, bool flush, const char *per_rank_fns, c
     fprintf(o, "]},\n");
     json_io(o, st, ranks, nranks, rank0);
     fprintf(o, ",\n\"spawned_worlds\": %llu", (unsigned long long)st->h.worlds_spawned);
+    json_spawns(o, st);
     fprintf(o, ",\n\"dropped\": {\"callsite_calls\": %llu, \"callsites_merged\": %llu, "
                "\"requests\": %llu}",
             (unsigned long long)st->h.dropped_sites, (unsigned long long)st->h.merged_sites,

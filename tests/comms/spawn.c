@@ -15,7 +15,9 @@
  * With "lost", world A spawns world B with the role "mute": B's processes
  * set MPISCOPE_MODE=none before MPI_Init (as a world started without
  * mpiscope would), receive the 50 ints and end, so that B leaves no results
- * and the report must say a world is missing.
+ * and the report must say a world is missing. With "lost-deep", world B is
+ * recorded ("child-lost") and spawns world C with the role "mute-grandchild"
+ * (C records nothing): the report must name B's spawn call, not A's.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -35,13 +37,17 @@ static void recv_from_parent(int from, int n)
 int main(int argc, char **argv)
 {
     const char *role = argc > 1 ? argv[1] : "root";
-    if (strcmp(role, "mute") == 0) setenv("MPISCOPE_MODE", "none", 1);
+    if (strncmp(role, "mute", 4) == 0) setenv("MPISCOPE_MODE", "none", 1);
     MPI_Init(&argc, &argv);
     int r, n;
     MPI_Comm_rank(MPI_COMM_WORLD, &r);
     MPI_Comm inter;
-    if (strcmp(role, "root") == 0 || strcmp(role, "lost") == 0) {
-        char *args[] = {strcmp(role, "lost") == 0 ? "mute" : "child", NULL};
+    if (strcmp(role, "root") == 0 || strcmp(role, "lost") == 0 ||
+        strcmp(role, "lost-deep") == 0) {
+        char *args[] = {strcmp(role, "lost") == 0        ? "mute"
+                        : strcmp(role, "lost-deep") == 0 ? "child-lost"
+                                                         : "child",
+                        NULL};
         MPI_Comm_spawn(argv[0], args, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
                        MPI_ERRCODES_IGNORE);
         for (int i = 0; r < 2 && i < 50; i++) MPI_Send(&i, 1, MPI_INT, r, 5, inter);
@@ -50,10 +56,10 @@ int main(int argc, char **argv)
         if (r == 0) printf("spawn tree done\n");
     } else if (strcmp(role, "mute") == 0) {
         recv_from_parent(r, 50);
-    } else if (strcmp(role, "child") == 0) {
+    } else if (strcmp(role, "child") == 0 || strcmp(role, "child-lost") == 0) {
         /* The parent's rank r sends to this world's rank r. */
         recv_from_parent(r, 50);
-        char *args[] = {"grandchild", NULL};
+        char *args[] = {strcmp(role, "child") == 0 ? "grandchild" : "mute-grandchild", NULL};
         MPI_Comm_spawn(argv[0], args, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
                        MPI_ERRCODES_IGNORE);
         for (int i = 0; r == 0 && i < 7; i++) MPI_Send(&i, 1, MPI_INT, 0, 5, inter);

@@ -29,6 +29,7 @@
 #include "commands.h"
 #include "report_cli.h"
 #include "outdir.h"
+#include "spawn_match.h"
 #include "trace_check.h"
 #include "trace_reader.h"
 #include "analysis.h"
@@ -594,6 +595,10 @@ int msc_cmd_report_all(int argc, char **argv)
         printf("\nPARTIAL RUN: %d of the %d worlds MPI_Comm_spawn made left no results in "
                "%s/worlds (spawned without mpiscope loaded, or failed before MPI_Init)\n",
                spawned - nw, spawned, argv[at]);
+        char **missing = NULL;
+        int nm = msc_spawns_unanswered(argv[at], &missing);
+        for (int i = 0; i < nm; i++) printf("  missing: the world of %s\n", missing[i]);
+        msc_spawns_free(missing, nm);
         fprintf(stderr, "mpiscope report: %d of the %d spawned worlds left no results\n",
                 spawned - nw, spawned);
         if (rc == 0 && !allow_partial) rc = 3;

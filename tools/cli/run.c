@@ -44,6 +44,7 @@
 #include "launcher.h"
 #include "mpi_detect.h"
 #include "outdir.h"
+#include "spawn_match.h"
 #include "paths.h"
 #include "settings.h"
 
@@ -771,10 +772,17 @@ static int run(run_request_t *r)
         if (nw)
             fprintf(stderr, "mpiscope: %d worlds (the job's and %d spawned), %d processes%s\n",
                     nw + 1, nw, procs, unknown ? " in the worlds with a profile" : "");
-        if (spawned > nw)
+        if (spawned > nw) {
             fprintf(stderr, "mpiscope: %d of the %d worlds MPI_Comm_spawn made left no results "
-                            "(spawned without mpiscope loaded, or failed before MPI_Init)\n",
-                    spawned - nw, spawned);
+                            "(spawned without mpiscope loaded, or failed before MPI_Init)%s\n",
+                    spawned - nw, spawned, spawned - nw > 1 ? "; the calls that made them:"
+                                                            : "; the call that made it:");
+            char **missing = NULL;
+            int nm = msc_spawns_unanswered(r->value[MSC_SET_OUTPUT], &missing);
+            for (int i = 0; i < nm; i++) fprintf(stderr, "mpiscope:   %s\n", missing[i]);
+            if (!nm) fprintf(stderr, "mpiscope:   (not described: the calls were not recorded)\n");
+            msc_spawns_free(missing, nm);
+        }
         msc_outdir_worlds_free(worlds, nw);
         size_t n = msc_outdir_results(r->value[MSC_SET_OUTPUT], held, sizeof held);
         if (n) {
