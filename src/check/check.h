@@ -269,6 +269,13 @@ typedef struct chk_comm {
     _Atomic int coll_in;
     pthread_mutex_t coll_mu;
     uint64_t key;          /* hash of the members' world ranks (groups of findings) */
+    /* Its place among the communicators over the same members made so far
+     * (MPI_COMM_WORLD 0 for its group, a duplicate of it 1, ...): the same
+     * on every member, so that (key, ord) names it across ranks; and the
+     * call that made it, for naming it in a report. */
+    uint32_t ord;
+    msc_fn_t made_by;
+    void *made_at;
     /* Collectives logged since the last comparison (global.c). */
     struct coll *log;
     void **log_site;
@@ -432,6 +439,18 @@ void chk_p2p_progress(uint64_t now) CHK_INTERNAL;
 bool chk_p2p_comm_free(MPI_Comm p2p) CHK_INTERNAL;
 /* At MPI_Finalize (collective): the last sidecars, and messages never received. */
 void chk_p2p_unreceived(void) CHK_INTERNAL;
+/* Point-to-point traffic so far, per (communicator, peer in it): messages
+ * sent (with the last one's tag) or received. Copies at most `max` into
+ * out; returns how many (0 when the tables are busy). For the deadlock
+ * report's hints (deadlock.c). */
+typedef struct {
+    MPI_Comm comm;
+    int peer;
+    uint64_t n;
+    int tag;   /* sent: the last message's tag */
+    bool sent;
+} chk_tally_t;
+int chk_p2p_tallies(chk_tally_t *out, int max) CHK_INTERNAL;
 
 /* --- error handlers (errhandler.c) -------------------------------------- */
 /* Creates the substitute handlers and puts them on MPI_COMM_WORLD,

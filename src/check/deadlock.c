@@ -56,7 +56,7 @@
 #include "log.h"
 #include "output.h"
 
-enum { WD_REQS = 64, FN_FINALIZE = -2 };
+enum { WD_REQS = 64, FN_FINALIZE = -2, WD_HINTS = 16 };
 
 /* One thread's state: written by that thread only, without a lock (every
  * MPI call passes here twice), read by the watchdog as a sequence lock: an
@@ -69,7 +69,7 @@ typedef struct {
     int fn;                 /* msc_fn_t, or FN_FINALIZE */
     int kind;               /* msc_kind_t */
     MPI_Comm comm;
-    int peer, rpeer;
+    int peer, rpeer, tag;
     void *site;
     int nreq;
     MPI_Request reqs[WD_REQS];
@@ -141,6 +141,7 @@ void chk_wd_enter(msc_call_t *c)
     PUT(comm, roles & MSC_ROLE_COMM ? c->comm : MPI_COMM_NULL);
     PUT(peer, roles & MSC_ROLE_PEER ? c->peer : MPI_PROC_NULL);
     PUT(rpeer, roles & MSC_ROLE_RPEER ? c->rpeer : MPI_PROC_NULL);
+    PUT(tag, roles & MSC_ROLE_TAG ? c->tag : MPI_ANY_TAG);
     int n = 0;
     if (c->kind == MSC_KIND_WAIT || c->kind == MSC_KIND_TEST) {
         PUT(reqs[0], c->req_in);
@@ -224,6 +225,29 @@ void chk_wd_finalizing(void *site)
 
 /* --- the watchdog's view of one rank ----------------------------------- */
 
+/* A communicator across ranks: the hash of its members' world ranks and
+ * its place among the communicators over them (chk_comm_t.ord). */
+typedef struct {
+    uint64_t key;
+    uint32_t ord;
+} comm_id_t;
+
+/* Point-to-point traffic as the hints see it: a receive waited in (peer:
+ * the source, tag as posted), or the messages sent to or received from a
+ * peer (world ranks) on one communicator (n; tag: the last sent). */
+typedef struct {
+    int peer, tag;
+    comm_id_t comm;
+    uint64_t n;
+} hint_msg_t;
+
+/* How this rank names a communicator in a report. */
+typedef struct {
+    comm_id_t comm;
+    char text[CHK_WHERE + 64];
+} hint_name_t;
+
+
 typedef struct {
     bool blocked, and_mode, syncwait;
     uint64_t seq;
@@ -232,12 +256,17 @@ typedef struct {
     int line;
     int ntargets;
     int *targets;
+    /* For the hints (mismatches(), below): the receives it waits in,
+     * and its point-to-point traffic so far, by communicator. */
+    int nawait, nsent, nrecvd, nname;
+    hint_msg_t await[WD_HINTS], sent[WD_HINTS], recvd[WD_HINTS];
+    hint_name_t name[WD_HINTS];
 } wait_t;
 
 /* A consistent copy of a thread's state, as plain values. */
 typedef struct {
     uint64_t seq, since;
-    int in, syncwait, mism, fn, kind, peer, rpeer, nreq;
+    int in, syncwait, mism, fn, kind, peer, rpeer, tag, nreq;
     MPI_Comm comm;
     void *site;
     MPI_Request reqs[WD_REQS];
@@ -258,6 +287,7 @@ static bool copy_state(tstate_t *s, snap_t *o)
         o->in = GET(in), o->syncwait = GET(syncwait), o->fn = GET(fn), o->kind = GET(kind);
         o->mism = GET(mism);
         o->peer = GET(peer), o->rpeer = GET(rpeer), o->comm = GET(comm), o->site = GET(site);
+        o->tag = GET(tag);
         o->nreq = GET(nreq);
         if (o->nreq < 0 || o->nreq > WD_REQS) continue;
         for (int i = 0; i < o->nreq; i++) o->reqs[i] = GET(reqs[i]);
@@ -395,6 +425,101 @@ static FILE *open_read(const char *fn)
     return f;
 }
 
+/* The id of `comm` and the world rank of `peer` in it, under chk_lock;
+ * false for what the hints leave alone (intercommunicators, whose two
+ * sides have different members; unknown communicators; wildcards). */
+static bool hint_comm(MPI_Comm comm, int peer, comm_id_t *id, int *world, chk_comm_t **out)
+{
+    chk_comm_t *e = comm == MPI_COMM_NULL ? NULL : chk_comm_find(comm);
+    if (!e || e->inter || !e->world || peer < 0 || peer >= e->size || e->ord == UINT32_MAX)
+        return false;
+    id->key = e->key, id->ord = e->ord;
+    *world = e->world[peer];
+    if (out) *out = e;
+    return true;
+}
+
+/* A communicator the hints name: once per id, with what made it. */
+typedef struct {
+    comm_id_t id;
+    MPI_Comm app;
+    msc_fn_t fn;
+    void *site;
+} hint_comm_t;
+
+static void hint_note(hint_comm_t *c, int *n, const chk_comm_t *e, comm_id_t id)
+{
+    for (int i = 0; i < *n; i++)
+        if (c[i].id.key == id.key && c[i].id.ord == id.ord) return;
+    if (*n < WD_HINTS) c[(*n)++] = (hint_comm_t){id, e->app, e->made_by, e->made_at};
+}
+
+/* The hint lines of the wait file: the receives the snapshot waits in,
+ * this rank's point-to-point traffic by communicator and peer, and a name
+ * for each communicator they mention. */
+static void write_hints(FILE *o, const snap_t *s)
+{
+    chk_tally_t t[2 * WD_HINTS];
+    int nt = chk_p2p_tallies(t, 2 * WD_HINTS);
+    hint_comm_t names[WD_HINTS];
+    int nn = 0;
+    chk_lock();
+    chk_comm_t *e;
+    comm_id_t id;
+    int w;
+    if ((s->kind == MSC_KIND_RECV || s->kind == MSC_KIND_PROBE) &&
+        hint_comm(s->comm, s->peer, &id, &w, &e)) {
+        fprintf(o, "await %d %d %llu %u\n", w, s->tag, (unsigned long long)id.key, id.ord);
+        hint_note(names, &nn, e, id);
+    }
+    bool reqs = s->kind == MSC_KIND_WAIT || s->kind == MSC_KIND_WAITALL ||
+                s->kind == MSC_KIND_WAITANY || s->kind == MSC_KIND_WAITSOME ||
+                s->kind == MSC_KIND_TEST || s->kind == MSC_KIND_TESTALL ||
+                s->kind == MSC_KIND_TESTANY || s->kind == MSC_KIND_TESTSOME;
+    for (int i = 0, k = 0; reqs && i < s->nreq && k < 4; i++) {
+        chk_req_t q;
+        if (s->reqs[i] == MPI_REQUEST_NULL || !chk_req_get_locked(s->reqs[i], &q)) continue;
+        if ((q.kind != MSC_KIND_IRECV && q.kind != MSC_KIND_RECV_INIT) ||
+            !hint_comm(q.comm, q.peer, &id, &w, &e))
+            continue;
+        fprintf(o, "await %d %d %llu %u\n", w, q.tag, (unsigned long long)id.key, id.ord);
+        hint_note(names, &nn, e, id);
+        k++;
+    }
+    for (int i = 0; i < nt; i++) {
+        if (!hint_comm(t[i].comm, t[i].peer, &id, &w, &e)) continue;
+        if (t[i].sent)
+            fprintf(o, "sent %d %d %llu %u %llu\n", w, t[i].tag, (unsigned long long)id.key, id.ord,
+                    (unsigned long long)t[i].n);
+        else
+            fprintf(o, "recvd %d %llu %u %llu\n", w, (unsigned long long)id.key, id.ord,
+                    (unsigned long long)t[i].n);
+        hint_note(names, &nn, e, id);
+    }
+    chk_unlock();
+    for (int i = 0; i < nn; i++) {
+        fprintf(o, "name %llu %u ", (unsigned long long)names[i].id.key, names[i].id.ord);
+        if (names[i].app == MPI_COMM_WORLD) {
+            fprintf(o, "MPI_COMM_WORLD\n");
+        } else if (names[i].app == MPI_COMM_SELF) {
+            fprintf(o, "MPI_COMM_SELF\n");
+        } else {
+            chk_part_t p;
+            memset(&p, 0, sizeof p);
+            p.site = names[i].site;
+            p.rank = msc_g.world_rank;
+            if (p.site) chk_resolve(&p);
+            if ((int)names[i].fn >= 0 && (int)names[i].fn < MSC_FN_COUNT && p.line)
+                fprintf(o, "the communicator of %s at %s:%d\n", msc_fn_name[names[i].fn], p.file,
+                        p.line);
+            else if ((int)names[i].fn >= 0 && (int)names[i].fn < MSC_FN_COUNT)
+                fprintf(o, "the communicator of %s\n", msc_fn_name[names[i].fn]);
+            else
+                fprintf(o, "a communicator\n");
+        }
+    }
+}
+
 static void write_state(const snap_t *s)
 {
     wait_t w;
@@ -428,6 +553,7 @@ static void write_state(const snap_t *s)
         for (int i = 0; i < w.ntargets; i++) fprintf(o.f, " %d", w.targets[i]);
         /* A collective instance found mismatched is no progress. */
         fprintf(o.f, "\ngroup %llu\n", (unsigned long long)(s->mism ? 0 : w.group));
+        write_hints(o.f, s);
         msc_out_close(&o);
     }
     free(w.targets);
@@ -435,13 +561,14 @@ static void write_state(const snap_t *s)
 
 static bool read_state(int r, wait_t *w)
 {
-    char fn[PATH_MAX + 64], line[CHK_WHERE + 64];
+    char fn[PATH_MAX + 64], line[2 * CHK_WHERE + 256];
     path(fn, sizeof fn, "wait", r);
     FILE *f = open_read(fn);
     memset(w->call, 0, sizeof w->call);
     w->blocked = false;
     w->ntargets = 0;
     w->group = 0;
+    w->nawait = w->nsent = w->nrecvd = w->nname = 0;
     if (!f) return false;
     while (fgets(line, sizeof line, f)) {
         line[strcspn(line, "\n")] = 0;
@@ -456,7 +583,29 @@ static bool read_state(int r, wait_t *w)
         else if (!strcmp(line, "file")) snprintf(w->file, sizeof w->file, "%s", v);
         else if (!strcmp(line, "line")) w->line = atoi(v);
         else if (!strcmp(line, "func")) snprintf(w->func, sizeof w->func, "%s", strcmp(v, "-") ? v : "");
-        else if (!strcmp(line, "targets")) {
+        else if (!strcmp(line, "await") || !strcmp(line, "sent") || !strcmp(line, "recvd")) {
+            hint_msg_t m = {0};
+            unsigned long long key = 0, n = 0;
+            bool ok = line[0] == 'a'   ? sscanf(v, "%d %d %llu %u", &m.peer, &m.tag, &key,
+                                                &m.comm.ord) == 4
+                      : line[0] == 's' ? sscanf(v, "%d %d %llu %u %llu", &m.peer, &m.tag, &key,
+                                                &m.comm.ord, &n) == 5
+                                       : sscanf(v, "%d %llu %u %llu", &m.peer, &key, &m.comm.ord,
+                                                &n) == 4;
+            m.comm.key = key, m.n = n;
+            hint_msg_t *a = line[0] == 'a' ? w->await : line[0] == 's' ? w->sent : w->recvd;
+            int *na = line[0] == 'a' ? &w->nawait : line[0] == 's' ? &w->nsent : &w->nrecvd;
+            if (ok && *na < WD_HINTS) a[(*na)++] = m;
+        } else if (!strcmp(line, "name") && w->nname < WD_HINTS) {
+            hint_name_t *h = &w->name[w->nname];
+            unsigned long long key = 0;
+            int used = 0;
+            if (sscanf(v, "%llu %u %n", &key, &h->comm.ord, &used) >= 2 && used > 0) {
+                h->comm.key = key;
+                snprintf(h->text, sizeof h->text, "%s", v + used);
+                w->nname++;
+            }
+        } else if (!strcmp(line, "targets")) {
             char *end;
             for (char *q = v; *q;) {
                 long t = strtol(q, &end, 10);
@@ -516,6 +665,84 @@ static void add_site(chk_finding_t *d, int r, const wait_t *w)
     snprintf(p->file, sizeof p->file, "%s", w->file);
     snprintf(p->func, sizeof p->func, "%s", w->func);
     p->line = w->line;
+}
+
+static bool same_comm(comm_id_t a, comm_id_t b)
+{
+    return a.key == b.key && a.ord == b.ord;
+}
+
+/* How rank r's file names communicator `id`. */
+static const char *comm_name(const wait_t *w, comm_id_t id)
+{
+    for (int i = 0; i < w->nname; i++)
+        if (same_comm(w->name[i].comm, id)) return w->name[i].text;
+    return "another communicator";
+}
+
+/* Messages a deadlocked receive cannot take: for each receive that a
+ * deadlocked rank R waits in from a named rank S, the messages S sent to R
+ * that R has not received, on another communicator than the receive's or
+ * (on the same one) with another tag. Each is recorded as a finding of its
+ * own, GLOBAL:P2P:COMM_MISMATCH or GLOBAL:P2P:TAG_MISMATCH, at R's receive
+ * and S's blocked call, and its text is appended to `out` for the
+ * deadlock's. Returns how many. */
+static int mismatches(const wait_t *w, const bool *dead, char *out, size_t len)
+{
+    int n = msc_g.world_size, found = 0;
+    size_t used = strlen(out);
+    for (int r = 0; r < n && found < 4; r++) {
+        if (!dead[r]) continue;
+        for (int a = 0; a < w[r].nawait && found < 4; a++) {
+            const hint_msg_t *want = &w[r].await[a];
+            int src = want->peer;
+            if (src < 0 || src >= n || !w[src].blocked) continue;
+            for (int k = 0; k < w[src].nsent && found < 4; k++) {
+                const hint_msg_t *m = &w[src].sent[k];
+                if (m->peer != r) continue;
+                uint64_t got = 0;
+                for (int i = 0; i < w[r].nrecvd; i++)
+                    if (w[r].recvd[i].peer == src && same_comm(w[r].recvd[i].comm, m->comm))
+                        got = w[r].recvd[i].n;
+                if (m->n <= got) continue;
+                bool comm = !same_comm(m->comm, want->comm);
+                if (!comm && (want->tag == MPI_ANY_TAG || m->tag == want->tag)) continue;
+                unsigned long long left = (unsigned long long)(m->n - got);
+                chk_finding_t d;
+                memset(&d, 0, sizeof d);
+                snprintf(d.cls, sizeof d.cls, "GLOBAL:P2P:%s", comm ? "COMM_MISMATCH" : "TAG_MISMATCH");
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+#endif
+                if (comm)
+                    snprintf(d.text, sizeof d.text,
+                             "Rank %d sent %llu message%s to rank %d on %s (the last with tag %d) "
+                             "that rank %d has not received, while rank %d waits for a message "
+                             "from rank %d on %s: a message is received only on the "
+                             "communicator it was sent on (MPI-3.1 section 3.2.4).",
+                             src, left, left == 1 ? "" : "s", r, comm_name(&w[src], m->comm),
+                             m->tag, r, r, src, comm_name(&w[r], want->comm));
+                else
+                    snprintf(d.text, sizeof d.text,
+                             "Rank %d sent %llu message%s to rank %d on %s with tag %d that rank "
+                             "%d has not received, while rank %d waits there for a message from "
+                             "rank %d with tag %d: a receive takes only messages of its tag or "
+                             "any tag with MPI_ANY_TAG (MPI-3.1 section 3.2.4).",
+                             src, left, left == 1 ? "" : "s", r, comm_name(&w[src], m->comm),
+                             m->tag, r, r, src, want->tag);
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+                add_site(&d, r, &w[r]);
+                add_site(&d, src, &w[src]);
+                chk_report_full(&d);
+                if (used < len) used += (size_t)snprintf(out + used, len - used, " %s", d.text);
+                found++;
+            }
+        }
+    }
+    return found;
 }
 
 static void report(wait_t *w, const bool *dead)
@@ -581,6 +808,10 @@ static void report(wait_t *w, const bool *dead)
                                       r, w[r].call, w[r].file, w[r].line, on);
         add_site(&d, r, &w[r]);
     }
+    /* Messages the blocked receives cannot take, named first: they are
+     * the likely cause. */
+    char hint[2 * CHK_TEXT] = "";
+    mismatches(w, dead, hint, sizeof hint);
     int ncycle = len - from;
     char among[64];
     snprintf(among, sizeof among, ncycle == 1 ? "%d of them waits for itself"
@@ -593,13 +824,13 @@ static void report(wait_t *w, const bool *dead)
 #endif
     snprintf(d.text, sizeof d.text,
              "%s%d rank%s stayed blocked for more than %llds%s%s: %sno rank of the cycle can "
-             "proceed.%s%s%s %s",
+             "proceed.%s%s%s%s %s",
              potential ? "This program completes only if MPI buffers standard-mode sends. With "
                          "MPISCOPE_CHECK_SYNC_SENDS=1, MPI_Send waited for its receive as "
                          "MPI_Ssend would, and "
                        : "",
              nd, nd == 1 ? "" : "s", chk_cfg.timeout_s, nd == ncycle ? " and wait for each other" : "; ",
-             nd == ncycle ? "" : among, cyc,
+             nd == ncycle ? "" : among, cyc, hint,
              tail[0] ? " Blocked behind the cycle: " : "", tail, tail[0] ? "." : "",
              potential ? "With larger messages or another MPI this hangs for real. Order sends "
                          "and receives so that every send meets a posted receive (e.g. even "

@@ -720,9 +720,34 @@ static pthread_mutex_t settle_mu;
 
 /* Enters e into the registry as c's (or frees it when the registry is
  * full). */
+/* The next ordinal of a communicator over the members with hash `key`,
+ * under chk_lock (chk_comm_t.ord). */
+static uint32_t next_ord(uint64_t key)
+{
+    enum { ORD_HASH = 512 };
+    static struct ord_slot {
+        struct ord_slot *next;
+        uint64_t key;
+        uint32_t n;
+    } *slots[ORD_HASH];
+    struct ord_slot *o = slots[key % ORD_HASH];
+    while (o && o->key != key) o = o->next;
+    if (!o) {
+        o = calloc(1, sizeof *o);
+        if (!o) return UINT32_MAX;
+        o->key = key;
+        o->next = slots[key % ORD_HASH];
+        slots[key % ORD_HASH] = o;
+    }
+    return o->n++;
+}
+
 static void comm_entry_register(chk_comm_t *e, MPI_Comm c, msc_fn_t fn, void *site)
 {
     chk_lock();
+    e->ord = next_ord(e->key);
+    e->made_by = fn;
+    e->made_at = site;
     obj_t *o = get(MSC_OBJ_COMM, key_of(&c, sizeof c));
     if (o) {
         o->fn = fn;

@@ -52,6 +52,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "check.h"
 #include "clock.h"
@@ -110,7 +111,20 @@ typedef struct outbox {
     batch_t *cur;         /* records not sent yet (NULL: none) */
     uint64_t kinds[KINDS];
     unsigned nk;
+    MPI_Comm app;         /* the application's communicator of the shadow */
+    uint64_t sent;        /* messages sent to dest on it (the deadlock hints) */
+    int last_tag;         /* the tag of the last of them */
 } outbox_t;
+
+/* Messages received per (communicator, source), for the deadlock report's
+ * hints (chk_p2p_tallies): a send that names another communicator or tag
+ * than the receive that waits for it is what leaves both blocked. */
+typedef struct tally {
+    struct tally *next;
+    MPI_Comm app;
+    int src;
+    uint64_t n;
+} tally_t;
 
 /* --- the receiver's side ------------------------------------------------- */
 
@@ -162,6 +176,7 @@ static inbox_t *boxes;
 static flow_t *flows[FLOW_HASH], *free_flows;
 static int nflows;                 /* in the hash */
 static long nwaits;                /* unpaired waits, every inbox */
+static tally_t *tallies[OUT_HASH];
 
 static bool fifo_push(fifo_t *f, const void *e, size_t es)
 {
@@ -375,6 +390,7 @@ static void send_sidecar(MPI_Comm comm, int peer, int tag, chk_sig_t sig, void *
         return;
     }
     o->cur->rec[o->cur->n++] = s;
+    o->app = comm, o->sent++, o->last_tag = tag;
     bool known = false;
     for (unsigned i = 0; i < KINDS && !known; i++) known = o->kinds[i] == kind;
     if (!known) o->kinds[o->nk++ % KINDS] = kind;
@@ -698,6 +714,40 @@ static void poll_now(void)
     judge_all(&d);
 }
 
+/* One more message from `src` on `comm`, under sc_lock. */
+static void tally_received(MPI_Comm comm, int src)
+{
+    size_t h = ((uintptr_t)comm * 31u + (unsigned)src) % OUT_HASH;
+    tally_t *t = tallies[h];
+    while (t && (t->app != comm || t->src != src)) t = t->next;
+    if (!t && (t = calloc(1, sizeof *t))) {
+        t->app = comm, t->src = src;
+        t->next = tallies[h];
+        tallies[h] = t;
+    }
+    if (t) t->n++;
+}
+
+int chk_p2p_tallies(chk_tally_t *out, int max)
+{
+    /* From the watchdog thread: a rank blocked inside MPI holds no sc_lock,
+     * but a busy one may; then there are no hints rather than a wait. */
+    int n = 0;
+    for (int i = 0; i < 200 && pthread_mutex_trylock(&sc_lock) != 0; i++) {
+        if (i == 199) return 0;
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    for (int h = 0; h < OUT_HASH; h++) {
+        for (outbox_t *o = outs[h]; o && n < max; o = o->next)
+            if (o->sent) out[n++] = (chk_tally_t){o->app, o->dest, o->sent, o->last_tag, true};
+        for (tally_t *t = tallies[h]; t && n < max; t = t->next)
+            out[n++] = (chk_tally_t){t->app, t->src, t->n, MPI_ANY_TAG, false};
+    }
+    pthread_mutex_unlock(&sc_lock);
+    return n;
+}
+
 void chk_p2p_recv_done(MPI_Comm comm, MPI_Status *st, chk_sig_t rsig, msc_fn_t fn, void *site,
                        uint64_t post_seq, bool probe, uint32_t ev)
 {
@@ -736,6 +786,7 @@ void chk_p2p_recv_done(MPI_Comm comm, MPI_Status *st, chk_sig_t rsig, msc_fn_t f
         return;
     }
     post(box);
+    tally_received(comm, src);
     if (f->recs.n) {
         sidecar_t s;
         fifo_pop(&f->recs, &s, sizeof s);

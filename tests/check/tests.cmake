@@ -6,7 +6,7 @@
 set(chk_expect ${CMAKE_CURRENT_LIST_DIR}/expect.py)
 set(chk_progs neg_count args leaks send_modified coll_mismatch coll_root p2p_type unreceived
     deadlock potential clean pending bounds deadlock_links rma_state deadlock_self zerobuf race deadlock_poll deadlock_places
-    deadlock_tail rooted_first free_sync lazy_shadow shared_handles)
+    deadlock_tail rooted_first free_sync lazy_shadow shared_handles deadlock_mismatch)
 foreach(f IN LISTS MSC_FLAVORS)
   foreach(p IN LISTS chk_progs)
     msc_mpi_program(${f} check_${p} SOURCES ${p}.c)
@@ -92,6 +92,17 @@ foreach(f IN LISTS MSC_FLAVORS)
   msc_mpi_test(${f} check/deadlock_tail_ok_${tail_np} NP ${tail_np} PROGRAM check_deadlock_tail ARGS ok
     TIMEOUT 60 ENV MPISCOPE_MODE=check MPISCOPE_CHECK_TIMEOUT=2
     CHECK "python3 ${chk_expect} $MPISCOPE_OUTPUT/checks.json ${CMAKE_CURRENT_LIST_DIR}/deadlock_tail.c ok")
+  # A send and the receive meant for it on different communicators or with
+  # different tags (deadlock_mismatch.c): the deadlock and its cause, each
+  # a finding, the cause's text naming both sides (the communicators as
+  # each rank made them); the twins end normally with no finding.
+  chk_deadlock_tests(deadlock_mismatch deadlock_mismatch tag irecv)
+  msc_mpi_test(${f} check/deadlock_mismatch_comm NP 2 PROGRAM check_deadlock_mismatch ARGS comm
+    TIMEOUT 60 EXPECT_RC 3 ENV MPISCOPE_MODE=check MPISCOPE_CHECK_TIMEOUT=2
+    CHECK "python3 ${chk_expect} $MPISCOPE_OUTPUT/checks.json ${CMAKE_CURRENT_LIST_DIR}/deadlock_mismatch.c comm && grep -q 'Rank 0 sent 1 message to rank 1 on MPI_COMM_WORLD (the last with tag 3) that rank 1 has not received, while rank 1 waits for a message from rank 0 on the communicator of MPI_Comm_dup at [^ ]*deadlock_mismatch.c:19: a message is received only on the communicator it was sent on' $MPISCOPE_OUTPUT/checks.txt")
+  msc_mpi_test(${f} check/deadlock_mismatch_comm_ok NP 2 PROGRAM check_deadlock_mismatch ARGS comm_ok
+    TIMEOUT 60 ENV MPISCOPE_MODE=check MPISCOPE_CHECK_TIMEOUT=2
+    CHECK "python3 ${chk_expect} $MPISCOPE_OUTPUT/checks.json ${CMAKE_CURRENT_LIST_DIR}/deadlock_mismatch.c comm_ok")
   chk_test(potential potential NP 2 TIMEOUT 60 EXPECT_RC 3
     ENV MPISCOPE_MODE=check MPISCOPE_CHECK_TIMEOUT=2 MPISCOPE_CHECK_SYNC_SENDS=1)
   # Without the setting the same program completes (exit 0), and the
