@@ -96,10 +96,10 @@ foreach(f IN LISTS MSC_FLAVORS)
   # different tags (deadlock_mismatch.c): the deadlock and its cause, each
   # a finding, the cause's text naming both sides (the communicators as
   # each rank made them); the twins end normally with no finding.
-  chk_deadlock_tests(deadlock_mismatch deadlock_mismatch tag irecv)
+  chk_deadlock_tests(deadlock_mismatch deadlock_mismatch tag irecv ssend)
   msc_mpi_test(${f} check/deadlock_mismatch_comm NP 2 PROGRAM check_deadlock_mismatch ARGS comm
     TIMEOUT 60 EXPECT_RC 3 ENV MPISCOPE_MODE=check MPISCOPE_CHECK_TIMEOUT=2
-    CHECK "python3 ${chk_expect} $MPISCOPE_OUTPUT/checks.json ${CMAKE_CURRENT_LIST_DIR}/deadlock_mismatch.c comm && grep -q 'Rank 0 sent 1 message to rank 1 on MPI_COMM_WORLD (the last with tag 3) that rank 1 has not received, while rank 1 waits for a message from rank 0 on the communicator of MPI_Comm_dup at [^ ]*deadlock_mismatch.c:19: a message is received only on the communicator it was sent on' $MPISCOPE_OUTPUT/checks.txt")
+    CHECK "python3 ${chk_expect} $MPISCOPE_OUTPUT/checks.json ${CMAKE_CURRENT_LIST_DIR}/deadlock_mismatch.c comm && grep -q 'Rank 0 sent 1 message to rank 1 on MPI_COMM_WORLD (the last with tag 3) that rank 1 has not received, while rank 1 waits for a message from rank 0 on the communicator of MPI_Comm_dup at [^ ]*deadlock_mismatch.c:21: a message is received only on the communicator it was sent on' $MPISCOPE_OUTPUT/checks.txt")
   msc_mpi_test(${f} check/deadlock_mismatch_comm_ok NP 2 PROGRAM check_deadlock_mismatch ARGS comm_ok
     TIMEOUT 60 ENV MPISCOPE_MODE=check MPISCOPE_CHECK_TIMEOUT=2
     CHECK "python3 ${chk_expect} $MPISCOPE_OUTPUT/checks.json ${CMAKE_CURRENT_LIST_DIR}/deadlock_mismatch.c comm_ok")
