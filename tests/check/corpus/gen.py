@@ -2143,11 +2143,110 @@ call on another buffer{twin_extra}."""
 """, np=2)
 
 
+def p2p_mismatch():
+    """A message sent on another communicator or with another tag than the
+    receive meant for it: the receive waits for ever (the send is buffered, or
+    blocks itself), a deadlock whose cause the check names. Each send form
+    with a plain receive and each receive form with a plain send, for both
+    kinds; twins send and receive on one communicator with one tag."""
+    doc = """Point-to-point {what} mismatch. MPI-3.1 section 3.2.4: a message is
+received only by a receive on the communicator it was sent on, whose tag is
+its own or MPI_ANY_TAG. Erroneous: rank 0 sends with {send} {how}; rank 1 waits
+with {recv} for it {where}, for ever (the deadlock is reported, and its cause
+as GLOBAL:P2P:{cls}). Correct twin: the same communicator and tag on both
+sides."""
+    sends = {
+        "send": ("MPI_Send", "MPI_Send(&v, 1, MPI_INT, 1, STAG, SCOMM);\n"
+                 "MPI_Barrier(MPI_COMM_WORLD);"),
+        "isend": ("MPI_Isend and MPI_Wait", "MPI_Isend(&v, 1, MPI_INT, 1, STAG, SCOMM, &sr);\n"
+                  "MPI_Wait(&sr, MPI_STATUS_IGNORE);\nMPI_Barrier(MPI_COMM_WORLD);"),
+        "ssend": ("MPI_Ssend (which blocks until received)",
+                  "MPI_Ssend(&v, 1, MPI_INT, 1, STAG, SCOMM);\nMPI_Barrier(MPI_COMM_WORLD);"),
+        "bsend": ("MPI_Bsend", "MPI_Buffer_attach(bb, sizeof bb);\n"
+                  "MPI_Bsend(&v, 1, MPI_INT, 1, STAG, SCOMM);\nMPI_Barrier(MPI_COMM_WORLD);"),
+        "big": ("MPI_Send of 4 MiB (too large to buffer: it blocks)",
+                "MPI_Send(big, 1 << 20, MPI_INT, 1, STAG, SCOMM);\nMPI_Barrier(MPI_COMM_WORLD);"),
+        "send_init": ("MPI_Send_init, MPI_Start and MPI_Wait",
+                      "MPI_Send_init(&v, 1, MPI_INT, 1, STAG, SCOMM, &sr);\nMPI_Start(&sr);\n"
+                      "MPI_Wait(&sr, MPI_STATUS_IGNORE);\nMPI_Request_free(&sr);\n"
+                      "MPI_Barrier(MPI_COMM_WORLD);"),
+    }
+    recvs = {
+        "recv": ("MPI_Recv", "MPI_Recv(RBUF, RCOUNT, MPI_INT, 0, RTAG, RCOMM, MPI_STATUS_IGNORE); MARK"),
+        "irecv": ("MPI_Irecv and MPI_Wait", "MPI_Irecv(RBUF, RCOUNT, MPI_INT, 0, RTAG, RCOMM, &rr);\n"
+                  "MPI_Wait(&rr, MPI_STATUS_IGNORE); MARK"),
+        "probe": ("MPI_Probe", "MPI_Probe(0, RTAG, RCOMM, &st); MARK\n"
+                  "MPI_Recv(RBUF, RCOUNT, MPI_INT, 0, RTAG, RCOMM, MPI_STATUS_IGNORE);"),
+        "recv_init": ("MPI_Recv_init, MPI_Start and MPI_Wait",
+                      "MPI_Recv_init(RBUF, RCOUNT, MPI_INT, 0, RTAG, RCOMM, &rr);\nMPI_Start(&rr);\n"
+                      "MPI_Wait(&rr, MPI_STATUS_IGNORE); MARK\nMPI_Request_free(&rr);"),
+    }
+    pairs = [(k, "recv") for k in sends] + [("send", k) for k in recvs if k != "recv"]
+    for what in ("comm", "tag"):
+        cls = "COMM_MISMATCH" if what == "comm" else "TAG_MISMATCH"
+        for sk, rk in pairs:
+            if what == "tag" and sk not in ("send", "isend", "ssend") and rk == "recv":
+                continue  # the tag kind: each receive form, and three send forms
+            sname, scode = sends[sk]
+            rname, rcode = recvs[rk]
+            big = sk == "big"
+            mark = f"/* EXPECT: GLOBAL:P2P:{cls} rank=1 */ /* EXPECT: GLOBAL:DEADLOCK:HARD rank=1 */"
+            bug_s = scode.replace("SCOMM", "MPI_COMM_WORLD" if what == "comm" else "dup")
+            bug_s = bug_s.replace("STAG", "3")
+            ok_s = scode.replace("SCOMM", "dup").replace("STAG", "3")
+            rc_ = rcode.replace("RBUF", "big" if big else "&v").replace(
+                "RCOUNT", "1 << 20" if big else "1").replace("RCOMM", "dup")
+            bug_r = rc_.replace("RTAG", "3" if what == "comm" else "4").replace("MARK", mark)
+            ok_r = rc_.replace("RTAG", "3").replace(" MARK", "")
+            detach = ("    if (rank == 0) {\n        void *b;\n        int n;\n"
+                      "        MPI_Buffer_detach(&b, &n);\n    }\n") if sk == "bsend" else ""
+            body = START + f"""\
+    int v = 7;
+    char bb[64 + MPI_BSEND_OVERHEAD];
+    int *big = calloc(1 << 20, sizeof *big);
+    MPI_Request sr, rr;
+    MPI_Status st;
+    MPI_Comm dup;
+    (void)bb, (void)sr, (void)rr, (void)st;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    if (rank == 0) {{
+#ifdef BUG
+{ind(bug_s, 8).rstrip()}
+#else
+{ind(ok_s, 8).rstrip()}
+#endif
+    }} else if (rank == 1) {{
+#ifdef BUG
+{ind(bug_r, 8).rstrip()}
+#else
+{ind(ok_r, 8).rstrip()}
+#endif
+        MPI_Barrier(MPI_COMM_WORLD);
+    }} else {{
+        MPI_Barrier(MPI_COMM_WORLD);
+    }}
+{detach}    MPI_Comm_free(&dup);
+    free(big);
+"""
+            emit("p2p", f"mismatch_{what}_{sk}_{rk}",
+                 doc.format(what="communicator" if what == "comm" else "tag", send=sname,
+                            recv=rname, cls=cls,
+                            how="on MPI_COMM_WORLD" if what == "comm" else "tag 3 on a duplicate",
+                            where="on a duplicate of MPI_COMM_WORLD" if what == "comm"
+                            else "with tag 4 on the duplicate"),
+                 body, includes=("stdlib.h",), timeout=30)
+            OUT[os.path.join("p2p", f"g_mismatch_{what}_{sk}_{rk}.c")] = OUT[
+                os.path.join("p2p", f"g_mismatch_{what}_{sk}_{rk}.c")].replace(
+                "/* TIMEOUT: 30 */\n",
+                "/* TIMEOUT: 30 */\n/* ENV: MPISCOPE_CHECK_TIMEOUT=2 */\n/* RC: 3 */\n")
+
+
 def main():
     p2p_types()
     p2p_trunc()
     p2p_args()
     p2p_buffers()
+    p2p_mismatch()
     coll()
     icoll_pending()
     reductions()
