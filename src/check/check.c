@@ -9,6 +9,7 @@
  * point-to-point type matching (global.c). Every finding names a class;
  * docs/checks.md lists them.
  */
+#include <dwarf.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -163,6 +164,98 @@ static bool contiguous(const void *buf, MPI_Count count, MPI_Datatype t,
     *start = (const unsigned char *)buf + ti->tlb;
     *n = (int64_t)(ti->size * count);
     return true;
+}
+
+/* A buffer that runs past the end of the global or static object it
+ * starts in (its ELF symbol's size: globals.c), MPI reading (`writes`
+ * false) or writing the bytes beyond: LOCAL:BUFFER:OVERFLOW. Every byte the
+ * count elements of the type touch counts, gaps of derived types too (the
+ * buffer is count consecutive elements, MPI-3.1 sections 3.2.2, 4.1). */
+static void check_span_extent(msc_call_t *c, uintptr_t lo, uintptr_t hi, bool writes,
+                              const char *which)
+{
+    chk_global_t g;
+    if (hi <= lo || !chk_global_find(lo, &g) || hi <= g.hi) return;
+    if (!chk_fresh("LOCAL:BUFFER:OVERFLOW", c->site)) return;
+    chk_report("LOCAL:BUFFER:OVERFLOW", c->fn, c->site,
+               "The %sbuffer of this %s, %llu bytes from byte %llu of the global or static "
+               "object `%s` (%llu bytes, in %s), ends %llu byte%s past the end of it: MPI %s "
+               "memory that is not the buffer's (MPI-3.1 section 3.2.2: a buffer is count "
+               "consecutive elements of its datatype). Pass a count that fits the object, or "
+               "a larger object.",
+               which, msc_fn_name[c->fn], (unsigned long long)(hi - lo),
+               (unsigned long long)(lo - g.lo), g.name, (unsigned long long)(g.hi - g.lo),
+               g.module, (unsigned long long)(hi - g.hi), hi - g.hi == 1 ? "" : "s",
+               writes ? "would write" : "would read");
+}
+
+/* The kind of number a predefined datatype describes -- 'i' signed and 'u'
+ * unsigned integers, 'f' floating point -- and its size; 0 for the others,
+ * which are not judged (bytes and characters view any memory, logicals,
+ * complex, derived types). */
+static char number_kind(MPI_Datatype t, int *size)
+{
+    /* Not static: Open MPI's handles are addresses, not constants here. */
+    const struct {
+        MPI_Datatype t;
+        char kind;
+    } kinds[] = {
+        {MPI_INT, 'i'},           {MPI_LONG, 'i'},
+        {MPI_SHORT, 'i'},         {MPI_LONG_LONG, 'i'},
+        {MPI_UNSIGNED, 'u'},      {MPI_UNSIGNED_LONG, 'u'},
+        {MPI_UNSIGNED_SHORT, 'u'}, {MPI_UNSIGNED_LONG_LONG, 'u'},
+        {MPI_INT16_T, 'i'},       {MPI_INT32_T, 'i'},
+        {MPI_INT64_T, 'i'},       {MPI_UINT16_T, 'u'},
+        {MPI_UINT32_T, 'u'},      {MPI_UINT64_T, 'u'},
+        {MPI_INTEGER, 'i'},       {MPI_FLOAT, 'f'},
+        {MPI_DOUBLE, 'f'},        {MPI_LONG_DOUBLE, 'f'},
+        {MPI_REAL, 'f'},          {MPI_DOUBLE_PRECISION, 'f'},
+    };
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+        if (kinds[i].t == t && t != MPI_DATATYPE_NULL)
+            return PMPI_Type_size(t, size) == MPI_SUCCESS && *size > 0 ? kinds[i].kind : 0;
+    return 0;
+}
+
+static const char *kind_name(char k)
+{
+    return k == 'i' ? "a signed integer" : k == 'u' ? "an unsigned integer" : "floating point";
+}
+
+/* A buffer in a global or static variable whose declared element type
+ * (DWARF) is another kind or size of number than the predefined datatype
+ * it is passed as (MPI-3.1 section 3.3.1: the types of the buffer's
+ * elements must match the datatype): LOCAL:BUFFER:TYPE_MISMATCH. */
+static void check_declared_type(msc_call_t *c, const void *buf, MPI_Datatype t, bool writes,
+                                const char *which)
+{
+    chk_global_t g;
+    int size = 0;
+    if (!buf || buf == MPI_IN_PLACE || !chk_global_find((uintptr_t)buf, &g) || !g.enc) return;
+    char want = g.enc == DW_ATE_signed ? 'i' : g.enc == DW_ATE_unsigned ? 'u'
+              : g.enc == DW_ATE_float  ? 'f' : 0;
+    char kind = want ? number_kind(t, &size) : 0;
+    if (!kind || (kind == want && size == g.size)) return;
+    if (!chk_fresh("LOCAL:BUFFER:TYPE_MISMATCH", c->site)) return;
+    char tname[MPI_MAX_OBJECT_NAME] = "";
+    int len = 0;
+    PMPI_Type_get_name(t, tname, &len);
+    chk_report("LOCAL:BUFFER:TYPE_MISMATCH", c->fn, c->site,
+               "The %sbuffer of this %s is in `%s`, declared with elements of type %s "
+               "(%s, %d bytes), but is passed as %s (%s, %d bytes): MPI %s the memory as what "
+               "it is not (MPI-3.1 section 3.3.1: the buffer's elements must be of the "
+               "datatype's type). Pass the datatype of the variable (or convert the data).",
+               which, msc_fn_name[c->fn], g.name, g.type ? g.type : "?", kind_name(want),
+               g.size, tname[0] ? tname : "the datatype", kind_name(kind), size,
+               writes ? "writes" : "reads");
+}
+
+static void check_extent(msc_call_t *c, const void *buf, MPI_Count count, MPI_Datatype t,
+                         bool writes, const char *which)
+{
+    uintptr_t lo, hi;
+    if (span(buf, count, t, &lo, &hi)) check_span_extent(c, lo, hi, writes, which);
+    check_declared_type(c, buf, t, writes, which);
 }
 
 /* Byte span of a contiguous buffer; false for other layouts (their spans
@@ -321,6 +414,7 @@ static void check_p2p(msc_call_t *c)
         check_rank(c, c->comm, c->peer, false, "destination");
         check_tag(c, c->tag, false);
         check_not_in_place(c, c->buf);
+        check_extent(c, c->buf, c->count, c->type, false, sr ? "send " : "");
     }
     if (recv) {
         check_count(c, c->rcount, sr ? "receive " : "");
@@ -328,6 +422,7 @@ static void check_p2p(msc_call_t *c)
         check_rank(c, c->comm, sr ? c->rpeer : c->peer, true, "source");
         check_tag(c, sr ? c->rtag : c->tag, true);
         check_not_in_place(c, c->rbuf);
+        check_extent(c, c->rbuf, c->rcount, c->rtype, true, sr ? "receive " : "");
     }
     if (c->kind == MSC_KIND_PROBE) {
         check_rank(c, c->comm, c->peer, true, "source");
@@ -644,8 +739,10 @@ static void chk_enter(msc_call_t *c)
         check_coll_args(c);
         /* Its buffers against the pending operations' (a nonblocking one's
          * are kept for its request). */
+        coll_spans(c, &icoll_span[0], &icoll_span[2]);
+        check_span_extent(c, icoll_span[0], icoll_span[1], false, "send ");
+        check_span_extent(c, icoll_span[2], icoll_span[3], true, "receive ");
         if (c->kind == MSC_KIND_ICOLL || chk_req_spans_pending()) {
-            coll_spans(c, &icoll_span[0], &icoll_span[2]);
             check_pending_span(c, icoll_span[0], icoll_span[1], false, MPI_REQUEST_NULL);
             check_pending_span(c, icoll_span[2], icoll_span[3], true, MPI_REQUEST_NULL);
         }

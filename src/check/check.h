@@ -239,6 +239,18 @@ void chk_req_set_sums(MPI_Request r, const chk_req_t *sums) CHK_INTERNAL;
  * the pending one is a receive); false if none. */
 bool chk_req_overlap(uintptr_t lo, uintptr_t hi, bool writes, MPI_Request self, chk_req_t *out)
     CHK_INTERNAL;
+/* The global or static object (ELF symbol) holding `addr` (globals.c):
+ * its bytes [lo, hi), name and file; false if none. */
+typedef struct {
+    uintptr_t lo, hi;
+    const char *name, *module;
+    /* Its declared element type, from DWARF: name, DW_ATE_* encoding and
+     * bytes (type NULL, enc 0: not known). */
+    const char *type;
+    unsigned char enc, size;
+} chk_global_t;
+bool chk_global_find(uintptr_t addr, chk_global_t *out) CHK_INTERNAL;
+
 /* Whether any pending operation has a buffer span (a cheap test first). */
 bool chk_req_spans_pending(void) CHK_INTERNAL;
 /* True if a receive posted before `seq` on `comm` is still pending and could

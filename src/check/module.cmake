@@ -8,6 +8,7 @@ list(APPEND MSC_MODULE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/findings_io.c
   ${CMAKE_CURRENT_LIST_DIR}/errhandler.c
   ${CMAKE_CURRENT_LIST_DIR}/objects.c
+  ${CMAKE_CURRENT_LIST_DIR}/globals.c
   ${CMAKE_CURRENT_LIST_DIR}/sig.c
   ${CMAKE_CURRENT_LIST_DIR}/global.c
   ${CMAKE_CURRENT_LIST_DIR}/coll_agree.c
@@ -25,3 +26,7 @@ list(APPEND MSC_MODULE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/replay.c
   ${CMAKE_CURRENT_LIST_DIR}/replay_run.c)
 list(APPEND MSC_MODULE_INCLUDES ${CMAKE_CURRENT_LIST_DIR} ${CMAKE_CURRENT_LIST_DIR}/../profile)
+# globals.c reads the process's ELF symbol tables and DWARF types.
+pkg_check_modules(MSC_LIBELF REQUIRED IMPORTED_TARGET libelf)
+pkg_check_modules(MSC_LIBDW REQUIRED IMPORTED_TARGET libdw)
+list(APPEND MSC_MODULE_LIBS PkgConfig::MSC_LIBELF PkgConfig::MSC_LIBDW)

@@ -5,7 +5,10 @@
  * groups are rank 0 and rank 1. Check mode must report GLOBAL:DEADLOCK:HARD
  * with both calls and end the run (exit 3). With "_ok" appended, rank 1
  * first does what rank 0 waits for, and the run ends normally with no
- * finding. A marker `expect(case):` applies to that case only.
+ * finding. A marker `expect(case):` applies to that case only. In
+ * "bigsend" rank 0 is blocked sending with tag 0 to rank 1, which waits for
+ * tag 2 from it: that is also GLOBAL:P2P:TAG_MISMATCH, the message rank 1's
+ * receive cannot take.
  */
 #include <mpi.h>
 #include <pthread.h>
@@ -45,7 +48,7 @@ static void rank1(void)
             MPI_Send(&x, 1, MPI_INT, 0, 1, MPI_COMM_WORLD);
     }
     if (!is("finalize"))
-        MPI_Recv(&y, 1, MPI_INT, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* expect(coll): GLOBAL:DEADLOCK:HARD rank=1 */ /* expect(icoll): GLOBAL:DEADLOCK:HARD rank=1 */ /* expect(bigsend): GLOBAL:DEADLOCK:HARD rank=1 */ /* expect(probe): GLOBAL:DEADLOCK:HARD rank=1 */ /* expect(waitany): GLOBAL:DEADLOCK:HARD rank=1 */ /* expect(waitall): GLOBAL:DEADLOCK:HARD rank=1 */ /* expect(waitsome): GLOBAL:DEADLOCK:HARD rank=1 */ /* expect(threads): GLOBAL:DEADLOCK:HARD rank=1 */ /* expect(inter): GLOBAL:DEADLOCK:HARD rank=1 */
+        MPI_Recv(&y, 1, MPI_INT, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* expect(coll): GLOBAL:DEADLOCK:HARD rank=1 */ /* expect(icoll): GLOBAL:DEADLOCK:HARD rank=1 */ /* expect(bigsend): GLOBAL:DEADLOCK:HARD rank=1, GLOBAL:P2P:TAG_MISMATCH rank=1 */ /* expect(probe): GLOBAL:DEADLOCK:HARD rank=1 */ /* expect(waitany): GLOBAL:DEADLOCK:HARD rank=1 */ /* expect(waitall): GLOBAL:DEADLOCK:HARD rank=1 */ /* expect(waitsome): GLOBAL:DEADLOCK:HARD rank=1 */ /* expect(threads): GLOBAL:DEADLOCK:HARD rank=1 */ /* expect(inter): GLOBAL:DEADLOCK:HARD rank=1 */
 }
 
 static void *thread_recv(void *arg)
@@ -68,7 +71,7 @@ static void rank0(void)
         MPI_Wait(&r[0], MPI_STATUS_IGNORE); /* expect(icoll): GLOBAL:DEADLOCK:HARD rank=0 */
     } else if (is("bigsend")) {
         int *b = calloc(BIG, sizeof(int));
-        MPI_Send(b, BIG, MPI_INT, 1, 0, MPI_COMM_WORLD); /* expect(bigsend): GLOBAL:DEADLOCK:HARD rank=0 */
+        MPI_Send(b, BIG, MPI_INT, 1, 0, MPI_COMM_WORLD); /* expect(bigsend): GLOBAL:DEADLOCK:HARD rank=0, GLOBAL:P2P:TAG_MISMATCH rank=0 */
         free(b);
     } else if (is("probe")) {
         MPI_Probe(1, 1, MPI_COMM_WORLD, &st[0]); /* expect(probe): GLOBAL:DEADLOCK:HARD rank=0 */
