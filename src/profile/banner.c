@@ -15,18 +15,6 @@
 
 #include "pjson.h"
 
-static msc_json_doc_t *load(const char *dir, const char *name)
-{
-    char path[4096 + 64];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    size_t n = 0;
-    char *buf = msc_read_file(path, &n);
-    char err[128];
-    msc_json_doc_t *d = buf ? msc_json_parse(buf, n, err, sizeof err) : NULL;
-    free(buf);
-    return d;
-}
-
 static void human(char *buf, size_t len, double b)
 {
     const char *u[] = {"B", "KiB", "MiB", "GiB", "TiB"};
@@ -57,7 +45,7 @@ static uint64_t tree_bytes(const char *path, int depth)
 
 int msc_banner_print(FILE *o, const char *dir, const char *shown)
 {
-    msc_json_doc_t *doc = load(dir, "profile.json");
+    msc_json_doc_t *doc = msc_json_load(dir, "profile.json");
     if (!doc) return 0;
     const msc_json_t *root = msc_json_root(doc), *sum = msc_json_get(root, "summary");
     const msc_json_t *hosts = msc_json_get(msc_json_get(root, "run"), "hosts");
@@ -96,7 +84,7 @@ int msc_banner_print(FILE *o, const char *dir, const char *shown)
     }
     msc_json_free(doc);
 
-    msc_json_doc_t *chk = load(dir, "checks.json");
+    msc_json_doc_t *chk = msc_json_load(dir, "checks.json");
     if (chk) {
         const msc_json_t *cr = msc_json_root(chk), *fs = msc_json_get(cr, "findings");
         /* Severities in order of first appearance, with their counts. */
@@ -138,7 +126,7 @@ int msc_banner_print(FILE *o, const char *dir, const char *shown)
 
 int msc_banner_ranks(const char *dir)
 {
-    msc_json_doc_t *doc = load(dir, "profile.json");
+    msc_json_doc_t *doc = msc_json_load(dir, "profile.json");
     if (!doc) return -1;
     int n = (int)msc_json_int(msc_json_root(doc), "ranks");
     msc_json_free(doc);
@@ -147,7 +135,7 @@ int msc_banner_ranks(const char *dir)
 
 int msc_banner_spawned(const char *dir)
 {
-    msc_json_doc_t *doc = load(dir, "profile.json");
+    msc_json_doc_t *doc = msc_json_load(dir, "profile.json");
     if (!doc) return 0;
     int n = (int)msc_json_int(msc_json_root(doc), "spawned_worlds");
     msc_json_free(doc);

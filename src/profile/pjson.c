@@ -303,3 +303,15 @@ char *msc_read_file(const char *path, size_t *len)
     *len = n;
     return buf;
 }
+
+msc_json_doc_t *msc_json_load(const char *dir, const char *name)
+{
+    char path[4096 + 64];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    size_t n = 0;
+    char *buf = msc_read_file(path, &n);
+    char err[128];
+    msc_json_doc_t *d = buf ? msc_json_parse(buf, n, err, sizeof err) : NULL;
+    free(buf);
+    return d;
+}

@@ -37,6 +37,9 @@ msc_json_doc_t *msc_json_parse(const char *text, size_t len, char *err, size_t e
 /* The whole file at `path` (malloc'd, *len its bytes), or NULL if it cannot
  * be opened or read. */
 char *msc_read_file(const char *path, size_t *len);
+/* The parsed file `name` of directory `dir`, or NULL if it cannot be read
+ * or parsed. */
+msc_json_doc_t *msc_json_load(const char *dir, const char *name);
 const msc_json_t *msc_json_root(const msc_json_doc_t *d);
 void msc_json_free(msc_json_doc_t *d);
 

@@ -103,29 +103,18 @@ foreach(f IN LISTS MSC_FLAVORS)
   msc_mpi_test(${f} check/deadlock_mismatch_comm_ok NP 2 PROGRAM check_deadlock_mismatch ARGS comm_ok
     TIMEOUT 60 ENV MPISCOPE_MODE=check MPISCOPE_CHECK_TIMEOUT=2
     CHECK "python3 ${chk_expect} $MPISCOPE_OUTPUT/checks.json ${CMAKE_CURRENT_LIST_DIR}/deadlock_mismatch.c comm_ok")
-  # Buffers past the end of global and static arrays (overrun.c), found
-  # from the ELF symbol table at -O0 and -O2 (the tests' default -O1 lies
-  # between); every case in one run, every twin in another.
-  foreach(opt O0 O2)
-    msc_mpi_program(${f} check_overrun_${opt} SOURCES overrun.c FLAGS -${opt})
-    foreach(oc all)
-      foreach(ov "" _ok)
-        msc_mpi_test(${f} check/overrun_${opt}_${oc}${ov} NP 2 PROGRAM check_overrun_${opt}
-          ARGS ${oc}${ov} TIMEOUT 60 ENV MPISCOPE_MODE=check
-          CHECK "python3 ${chk_expect} $MPISCOPE_OUTPUT/checks.json ${CMAKE_CURRENT_LIST_DIR}/overrun.c ${oc}${ov}")
-      endforeach()
-    endforeach()
-  endforeach()
-  # Global and static arrays passed as another kind of number than their
-  # declared type (decltype.c, DWARF): every case in one run, every twin in
-  # another, -O0 and -O2.
-  foreach(opt O0 O2)
-    msc_mpi_program(${f} check_decltype_${opt} SOURCES decltype.c FLAGS -${opt})
-    foreach(dc all)
-      foreach(dv "" _ok)
-        msc_mpi_test(${f} check/decltype_${opt}_${dc}${dv} NP 2 PROGRAM check_decltype_${opt}
-          ARGS ${dc}${dv} TIMEOUT 60 ENV MPISCOPE_MODE=check
-          CHECK "python3 ${chk_expect} $MPISCOPE_OUTPUT/checks.json ${CMAKE_CURRENT_LIST_DIR}/decltype.c ${dc}${dv}")
+  # The objects behind buffers in global and static variables (ELF symbols
+  # and DWARF): overrun.c's buffers past their array's end, decltype.c's
+  # arrays passed as another kind of number than declared. Built at -O0 and
+  # -O2 (the tests' default -O1 lies between); every case of a program in
+  # one run ("all"), every twin in another ("all_ok").
+  foreach(bp overrun decltype)
+    foreach(opt O0 O2)
+      msc_mpi_program(${f} check_${bp}_${opt} SOURCES ${bp}.c FLAGS -${opt})
+      foreach(bc all all_ok)
+        msc_mpi_test(${f} check/${bp}_${opt}_${bc} NP 2 PROGRAM check_${bp}_${opt}
+          ARGS ${bc} TIMEOUT 60 ENV MPISCOPE_MODE=check
+          CHECK "python3 ${chk_expect} $MPISCOPE_OUTPUT/checks.json ${CMAKE_CURRENT_LIST_DIR}/${bp}.c ${bc}")
       endforeach()
     endforeach()
   endforeach()

@@ -32,18 +32,6 @@ typedef struct {
     char *command, *function, *site;
 } spawn_t;
 
-static msc_json_doc_t *load_profile(const char *dir)
-{
-    char path[4200];
-    snprintf(path, sizeof path, "%s/profile.json", dir);
-    size_t n = 0;
-    char *buf = msc_read_file(path, &n);
-    char err[128];
-    msc_json_doc_t *d = buf ? msc_json_parse(buf, n, err, sizeof err) : NULL;
-    free(buf);
-    return d;
-}
-
 /* "file:line" of a spawns[] item's first frame, its symbol, or "". */
 static char *site_text(const msc_json_t *item)
 {
@@ -116,7 +104,7 @@ int msc_spawns_unanswered(const char *dir, char ***lines)
     *lines = NULL;
     spawn_t *sp = NULL;
     int nsp = 0;
-    msc_json_doc_t *top = load_profile(dir);
+    msc_json_doc_t *top = msc_json_load(dir, "profile.json");
     add_spawns(&sp, &nsp, "", top);
     msc_json_free(top);
     char **ids = NULL;
@@ -125,7 +113,7 @@ int msc_spawns_unanswered(const char *dir, char ***lines)
     for (int i = 0; i < nw; i++) {
         free(wdir);
         if (asprintf(&wdir, "%s/worlds/%s", dir, ids[i]) < 0) wdir = NULL;
-        msc_json_doc_t *d = wdir ? load_profile(wdir) : NULL;
+        msc_json_doc_t *d = wdir ? msc_json_load(wdir, "profile.json") : NULL;
         add_spawns(&sp, &nsp, ids[i], d);
         msc_json_free(d);
     }
@@ -136,7 +124,7 @@ int msc_spawns_unanswered(const char *dir, char ***lines)
             if (done[i]) continue;
             free(wdir);
             if (asprintf(&wdir, "%s/worlds/%s", dir, ids[i]) < 0) wdir = NULL;
-            msc_json_doc_t *d = wdir ? load_profile(wdir) : NULL;
+            msc_json_doc_t *d = wdir ? msc_json_load(wdir, "profile.json") : NULL;
             const msc_json_t *root = d ? msc_json_root(d) : NULL;
             int size = root ? (int)msc_json_int(root, "world_size") : -1;
             const char *program = root ? msc_json_str(root, "program", "") : "";
