@@ -289,6 +289,8 @@ static void recv_sums(chk_req_t *q, const void *buf, MPI_Count count, MPI_Dataty
     int64_t n;
     q->nrsum = 0;
     if (!contiguous(buf, count, t, &p, &n)) return;
+    n = chk_object_clamp(p, n); /* never past a global object (OVERFLOW reports it) */
+    if (n <= 0) return;
     int64_t b = (n + CHK_RSUM_MAX - 1) / CHK_RSUM_MAX;
     if (b < 64) b = 64;
     q->rblock = b;

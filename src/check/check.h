@@ -250,6 +250,12 @@ typedef struct {
     unsigned char enc, size;
 } chk_global_t;
 bool chk_global_find(uintptr_t addr, chk_global_t *out) CHK_INTERNAL;
+/* `len` bytes at `buf` cut back to the end of the global or static object
+ * `buf` is in (unchanged outside one): the tool's own reads of a buffer
+ * (checksums) stay inside the object even when the buffer overflows it,
+ * which LOCAL:BUFFER:OVERFLOW reports; the bytes beyond are MPI's to read,
+ * not the tool's (under ASan the application's redzones are there). */
+int64_t chk_object_clamp(const void *buf, int64_t len) CHK_INTERNAL;
 
 /* Whether any pending operation has a buffer span (a cheap test first). */
 bool chk_req_spans_pending(void) CHK_INTERNAL;

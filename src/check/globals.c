@@ -282,3 +282,12 @@ bool chk_global_find(uintptr_t addr, chk_global_t *out)
     out->type = o->type, out->enc = o->enc, out->size = o->size;
     return true;
 }
+
+int64_t chk_object_clamp(const void *buf, int64_t len)
+{
+    chk_global_t g;
+    uintptr_t lo = (uintptr_t)buf;
+    if (len > 0 && chk_global_find(lo, &g) && lo + (uint64_t)len > g.hi) return (int64_t)(g.hi - lo);
+    return len;
+}
+

@@ -396,6 +396,7 @@ enum { SUM_WHOLE = 64 << 10, SUM_EDGE = 16 << 10, SUM_BLOCKS = 64, SUM_BLOCK = 5
 
 uint64_t chk_checksum_span(const void *buf, int64_t len)
 {
+    len = chk_object_clamp(buf, len);
     if (!buf || len <= 0) return 0;
     const unsigned char *p = buf;
     uint64_t n = (uint64_t)len, h = 0x84222325cbf29ce4ull ^ n;

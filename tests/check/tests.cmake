@@ -116,6 +116,12 @@ foreach(f IN LISTS MSC_FLAVORS)
           ARGS ${bc} TIMEOUT 60 ENV MPISCOPE_MODE=check
           CHECK "python3 ${chk_expect} $MPISCOPE_OUTPUT/checks.json ${CMAKE_CURRENT_LIST_DIR}/${bp}.c ${bc}")
       endforeach()
+      # Built with AddressSanitizer, the erroneous program is stopped by
+      # the sanitizer when the MPI library copies the bytes past the array
+      # (its memcpy is intercepted): the error is the program's, by design.
+      if(bp STREQUAL "overrun")
+        set_property(TEST ${f}/check/overrun_${opt}_all APPEND PROPERTY LABELS no-sanitizer)
+      endif()
     endforeach()
   endforeach()
   chk_test(potential potential NP 2 TIMEOUT 60 EXPECT_RC 3
