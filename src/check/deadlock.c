@@ -474,7 +474,7 @@ static void write_hints(FILE *o, const snap_t *s)
     }
     /* A blocking send not done (synchronous, or too large to buffer) is
      * not in the tallies yet: one more message, the last, on its way. */
-    comm_id_t sid;
+    comm_id_t sid = {0, 0};
     int sw = -1;
     bool sending = s->kind == MSC_KIND_SEND && hint_comm(s->comm, s->peer, &sid, &sw, &e);
     if (sending) hint_note(names, &nn, e, sid);
