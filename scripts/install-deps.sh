@@ -14,7 +14,7 @@ packages=(
   libopenmpi-dev openmpi-bin
   mpich libmpich-dev
   libopen-trace-format2-dev otf2-tools python3-otf2
-  libunwind-dev libdw-dev
+  libunwind-dev libdw-dev libelf-dev
   python3-jsonschema python3-venv
   chromium
   # packaged MPI applications for tests/apps (docs/apps.md)
