@@ -18,7 +18,14 @@ shift 2
 rm -rf "$MSC_OUT" && mkdir -p "$MSC_OUT"
 export MPISCOPE_OUTPUT="$MSC_OUT"
 preload=${MSC_PRELOAD_EXTRA:-}
-[ -n "${MSC_LIB:-}" ] && preload="${preload:+$preload:}$MSC_LIB"
+lib=${MSC_LIB:-}
+# Check mode's allocator interposer goes before the tool library, as
+# mpiscope run puts it (MSC_NO_HEAP=1: without it).
+case ",${MPISCOPE_MODE:-}," in
+  *,check,*) [ -n "$lib" ] && [ "${MSC_NO_HEAP:-0}" != 1 ] &&
+               lib="$(dirname "$(dirname "$lib")")/libmpiscope-heap.so:$lib" ;;
+esac
+[ -n "$lib" ] && preload="${preload:+$preload:}$lib"
 args=(-np "$np")
 case "$flavor" in
   openmpi)

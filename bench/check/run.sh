@@ -2,7 +2,8 @@
 # Check-mode cost (issue 14's targets), both MPIs, 2 ranks:
 #   run.sh <build-dir> [openmpi|mpich ...]
 # Each pattern of bench_check.c runs without the tool, in profile mode and in
-# check mode (default settings), in the same invocation, one after the other:
+# check mode (default settings, with the allocator interposer preloaded as
+# mpiscope run --check does), in the same invocation, one after the other:
 #   pingpong   ns per 8-byte message; added by profile and by check
 #   allreduce  ns per 2-rank MPI_Allreduce; added by profile and by check
 #   window     seconds of 15625 windows of 64 receives (1,000,000 receives):
@@ -29,6 +30,8 @@ trap 'rm -rf "$out"' EXIT
 run() { # <mpi> <mode: none|profile|check> <args...>
   local mpi=$1 mode=$2; shift 2
   local lib=$b/lib/mpiscope/$mpi/libmpiscope.so prog=$b/bench/check/$mpi/bench_check x=()
+  # Check mode as mpiscope run makes it: the allocator interposer first.
+  [ "$mode" = check ] && lib=$b/lib/mpiscope/libmpiscope-heap.so:$lib
   local o="$out/$mpi-$mode-$RANDOM"
   if [ "$mpi" = openmpi ]; then
     [ "$mode" != none ] && x=(-x LD_PRELOAD="$lib" -x MPISCOPE_MODE="$mode" -x MPISCOPE_OUTPUT="$o"

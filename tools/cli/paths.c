@@ -18,28 +18,40 @@
 #error "MSC_LIBDIR_REL must be defined by the build"
 #endif
 
-bool msc_tool_library(const char *mpi, char *path, size_t pathlen)
+/* <prefix>/<MSC_LIBDIR_REL>/<sub>/<file> ("" sub: the library folder itself). */
+static bool library_path(const char *sub, const char *file, char *path, size_t pathlen)
 {
+    const char *sep = *sub ? "/" : "";
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n <= 0) {
-        snprintf(path, pathlen, "<unknown: /proc/self/exe unreadable>/%s/%s/libmpiscope.so",
-                 MSC_LIBDIR_REL, mpi);
+        snprintf(path, pathlen, "<unknown: /proc/self/exe unreadable>/%s%s%s/%s",
+                 MSC_LIBDIR_REL, sep, sub, file);
         return false;
     }
     exe[n] = 0;
     char *slash = strrchr(exe, '/');
     if (slash) *slash = 0; /* the bin directory */
     char dir[PATH_MAX + 256];
-    snprintf(dir, sizeof dir, "%s/../%s/%s", exe, MSC_LIBDIR_REL, mpi);
+    snprintf(dir, sizeof dir, "%s/../%s%s%s", exe, MSC_LIBDIR_REL, sep, sub);
     char real[PATH_MAX];
     if (realpath(dir, real)) {
-        snprintf(path, pathlen, "%s/libmpiscope.so", real);
+        snprintf(path, pathlen, "%s/%s", real, file);
         return access(path, R_OK) == 0;
     }
     /* The folder is missing: show where it was looked for, without "..". */
     slash = strrchr(exe, '/');
     if (slash) *slash = 0; /* the prefix */
-    snprintf(path, pathlen, "%s/%s/%s/libmpiscope.so", exe, MSC_LIBDIR_REL, mpi);
+    snprintf(path, pathlen, "%s/%s%s%s/%s", exe, MSC_LIBDIR_REL, sep, sub, file);
     return false;
+}
+
+bool msc_tool_library(const char *mpi, char *path, size_t pathlen)
+{
+    return library_path(mpi, "libmpiscope.so", path, pathlen);
+}
+
+bool msc_heap_library(char *path, size_t pathlen)
+{
+    return library_path("", "libmpiscope-heap.so", path, pathlen);
 }

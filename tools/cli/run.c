@@ -423,15 +423,18 @@ static int settle_mode(run_request_t *r)
     return take_setting(r, MSC_SET_MODE, mode, r->add_trace ? "--trace" : "--check");
 }
 
-static bool records_nothing(const run_request_t *r)
+/* Whether the settled mode has `word` ("none", "check"). */
+static bool mode_has(const run_request_t *r, const char *word)
 {
     const char *mode = r->value[MSC_SET_MODE] ? r->value[MSC_SET_MODE]
                                               : msc_setting_desc(MSC_SET_MODE)->dflt;
     msc_setting_value_t v;
     char err[MSC_SETTING_MAX_STRING + 256];
     return msc_setting_parse(MSC_SET_MODE, mode, &v, err, sizeof err) &&
-           (v.num & mode_bit("none"));
+           (v.num & mode_bit(word));
 }
+
+static bool records_nothing(const run_request_t *r) { return mode_has(r, "none"); }
 
 /* ---- output directory -------------------------------------------------- */
 
@@ -618,12 +621,31 @@ static int run(run_request_t *r)
                 msc_mpi_name(mpi), launcher_why, msc_mpi_name(launcher_mpi));
     if (kind == MSC_LAUNCHER_MPIRUN) kind = msc_launcher_for_mpi(mpi);
 
-    char library[PATH_MAX + 256];
+    char library[2 * (PATH_MAX + 256) + 1]; /* the heap library's path may join it */
     if (!msc_tool_library(msc_mpi_name(mpi), library, sizeof library)) {
         fprintf(stderr, "mpiscope run: the tool library for %s is missing (%s); was mpiscope "
                         "built with %s?\n",
                 msc_mpi_name(mpi), library, msc_mpi_name(mpi));
         return EXIT_USAGE;
+    }
+    /* Check mode's allocator interposer goes before the tool library (it
+     * only defines the allocation functions); other modes never load it. A
+     * missing one costs the heap blocks' checks only: said, and run. */
+    if (mode_has(r, "check") && !records_nothing(r)) {
+        char heap[PATH_MAX + 256];
+        if (msc_heap_library(heap, sizeof heap)) {
+            size_t hn = strlen(heap), ln = strlen(library);
+            if (hn + 1 + ln < sizeof library) {
+                memmove(library + hn + 1, library, ln + 1);
+                memcpy(library, heap, hn);
+                library[hn] = ':';
+            }
+        } else {
+            fprintf(stderr, "mpiscope run: warning: check mode's allocator library is missing "
+                            "(%s); buffers in heap blocks are not checked against their "
+                            "blocks\n",
+                    heap);
+        }
     }
 
     /* 5. The variables for the ranks. */

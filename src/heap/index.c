@@ -1,0 +1,311 @@
+/* The index of live heap blocks, built from the threads' logs (see
+ * interpose.c for how the logs are written).
+ *
+ * The index is a treap keyed by block start: the block holding an address
+ * is the one with the greatest start not above it, found in O(log n)
+ * expected steps; insertion and removal are a split and a merge. Its nodes
+ * come from pages of the library's own (mmap), never from the allocator it
+ * watches. Live blocks never overlap, and the index keeps it so: a new
+ * block removes every block it overlaps (blocks whose free was lost).
+ * A program passes the same few buffers to MPI again and again, so each
+ * thread keeps hints to the last blocks it found (node and generation: a
+ * freed node's generation changes), checked before the tree is searched;
+ * the tree's nodes are scattered, and a search of 10^4 blocks costs some
+ * fifteen cache misses.
+ *
+ * A drain takes every log's entries below a sequence number, orders them
+ * by it (each log is in order already; several logs are heap-sorted
+ * together), and applies them. Most blocks of a program live briefly, and
+ * the drain does not pay the tree for them: a block allocated and freed
+ * within one drain only passes through a small hash table of pending
+ * allocations (cleared per drain); the tree sees the frees of older blocks
+ * and the allocations still live at the end. Everything here runs under
+ * heap_drain_mu.
+ */
+
+#include <sched.h>
+#include <string.h>
+#include <time.h>
+
+#include "heap_internal.h"
+
+/* --- the treap ------------------------------------------------------------ */
+
+typedef struct node {
+    uintptr_t start;
+    uint64_t size;
+    uintptr_t site;
+    uint32_t prio;
+    uint32_t gen; /* bumped when the node is freed: a hint to it goes stale */
+    struct node *l, *r;
+} node_t;
+
+static node_t *root, *spare;
+static uint32_t rng = 2463534242u;
+static msc_heap_stats_t stats;
+
+enum { SLAB_NODES = 16384 };
+
+static node_t *node_new(uintptr_t start, uint64_t size, uintptr_t site)
+{
+    if (!spare) {
+        node_t *slab = heap_pages(SLAB_NODES * sizeof *slab);
+        if (!slab) return NULL;
+        for (int i = 0; i < SLAB_NODES; i++) {
+            slab[i].l = spare;
+            spare = &slab[i];
+        }
+    }
+    node_t *n = spare;
+    spare = n->l;
+    rng ^= rng << 13;
+    rng ^= rng >> 17;
+    rng ^= rng << 5;
+    uint32_t gen = n->gen; /* kept across reuse: stale hints stay stale */
+    *n = (node_t){start, size, site, rng, gen, NULL, NULL};
+    return n;
+}
+
+static void node_free_all(node_t *t)
+{
+    while (t) {
+        node_free_all(t->r);
+        node_t *l = t->l;
+        t->gen++;
+        t->l = spare;
+        spare = t;
+        stats.live--;
+        t = l;
+    }
+}
+
+/* Keys below `key` to *a, the others to *b. */
+static void split(node_t *t, uintptr_t key, node_t **a, node_t **b)
+{
+    if (!t) {
+        *a = *b = NULL;
+    } else if (t->start < key) {
+        split(t->r, key, &t->r, b);
+        *a = t;
+    } else {
+        split(t->l, key, a, &t->l);
+        *b = t;
+    }
+}
+
+static node_t *merge(node_t *a, node_t *b)
+{
+    if (!a) return b;
+    if (!b) return a;
+    if (a->prio > b->prio) {
+        a->r = merge(a->r, b);
+        return a;
+    }
+    b->l = merge(a, b->l);
+    return b;
+}
+
+/* Removes the blocks starting in [lo, hi); returns how many. */
+static uint64_t remove_range(uintptr_t lo, uintptr_t hi)
+{
+    node_t *a, *m, *b;
+    uint64_t before = stats.live;
+    split(root, lo, &a, &m);
+    split(m, hi, &m, &b);
+    node_free_all(m);
+    root = merge(a, b);
+    return before - stats.live;
+}
+
+/* The block with the greatest start <= addr, or NULL. */
+static node_t *floor_of(uintptr_t addr)
+{
+    node_t *best = NULL;
+    for (node_t *t = root; t;) {
+        if (t->start <= addr) {
+            best = t;
+            t = t->r;
+        } else {
+            t = t->l;
+        }
+    }
+    return best;
+}
+
+static void index_insert(uintptr_t start, uint64_t size, uintptr_t site)
+{
+    uintptr_t end = start + (size ? size : 1);
+    if (end < start) end = UINTPTR_MAX;
+    node_t *below = start ? floor_of(start - 1) : NULL;
+    if (below && below->start + below->size > start) remove_range(below->start, below->start + 1);
+    remove_range(start, end);
+    node_t *n = node_new(start, size, site);
+    if (!n) return;
+    node_t *a, *b;
+    split(root, start, &a, &b);
+    root = merge(merge(a, n), b);
+    stats.live++;
+}
+
+static bool holds(const node_t *n, uintptr_t addr)
+{
+    return addr >= n->start && (addr < n->start + n->size || (addr == n->start && n->size == 0));
+}
+
+bool heap_index_find(uintptr_t addr, msc_heap_block_t *out, heap_hint_t *hints, int nhints)
+{
+    node_t *n = NULL;
+    for (int i = 0; i < nhints && !n; i++) {
+        node_t *h = hints[i].node;
+        if (h && h->gen == hints[i].gen && holds(h, addr)) n = h;
+    }
+    if (!n) {
+        n = floor_of(addr);
+        if (!n || !holds(n, addr)) return false;
+        /* The oldest hint gives way. */
+        for (int i = nhints - 1; i > 0; i--) hints[i] = hints[i - 1];
+        if (nhints) hints[0] = (heap_hint_t){n, n->gen};
+    }
+    *out = (msc_heap_block_t){n->start, n->size, n->site};
+    return true;
+}
+
+void heap_index_stats(msc_heap_stats_t *out) { *out = stats; }
+
+/* --- the drain -------------------------------------------------------------- */
+
+static heap_ent_t *batch;
+static uint64_t batch_cap; /* entries */
+typedef struct {
+    uintptr_t addr; /* 0: empty, 1: removed */
+    uint64_t at;    /* index in batch */
+} pend_t;
+static pend_t *pend;
+static uint64_t pend_cap; /* slots (a power of two) */
+
+static bool grow(void **buf, uint64_t *cap, uint64_t need, size_t each)
+{
+    if (need <= *cap) return true;
+    uint64_t n = *cap ? *cap : 4096;
+    while (n < need) n *= 2;
+    void *p = heap_pages(n * each);
+    if (!p) return false;
+    if (*buf) memcpy(p, *buf, *cap * each); /* what was gathered so far */
+    heap_unpages(*buf, *cap * each);
+    *buf = p;
+    *cap = n;
+    return true;
+}
+
+static void sift(heap_ent_t *e, uint64_t i, uint64_t n)
+{
+    for (;;) {
+        uint64_t c = 2 * i + 1;
+        if (c >= n) return;
+        if (c + 1 < n && e[c + 1].seq > e[c].seq) c++;
+        if (e[i].seq >= e[c].seq) return;
+        heap_ent_t t = e[i];
+        e[i] = e[c];
+        e[c] = t;
+        i = c;
+    }
+}
+
+static void sort_by_seq(heap_ent_t *e, uint64_t n)
+{
+    for (uint64_t i = n / 2; i-- > 0;) sift(e, i, n);
+    for (uint64_t k = n; k-- > 1;) {
+        heap_ent_t t = e[0];
+        e[0] = e[k];
+        e[k] = t;
+        sift(e, 0, k);
+    }
+}
+
+static uint64_t slot_of(uintptr_t addr, uint64_t mask)
+{
+    return (uint64_t)((addr >> 4) * 0x9e3779b97f4a7c15ull >> 17) & mask;
+}
+
+/* Waits until the log's owner has published the entry it took a seq for;
+ * an owner that never does (a signal handler left it by longjmp) is given
+ * up after a second. */
+static void wait_published(heap_log_t *l)
+{
+    if (l == heap_my_log) return;
+    struct timespec t0 = {0}, t;
+    for (unsigned spins = 0; atomic_load_explicit(&l->inflight, memory_order_acquire); spins++) {
+        if ((spins & 1023) == 1023) {
+            clock_gettime(CLOCK_MONOTONIC, &t);
+            if (!t0.tv_sec) t0 = t;
+            else if (t.tv_sec - t0.tv_sec > 1) {
+                atomic_store(&l->inflight, 0);
+                return;
+            }
+        }
+        sched_yield();
+    }
+}
+
+void heap_drain_locked(uint64_t limit, const heap_ent_t *extra)
+{
+    /* Gather: every log's published entries below the limit. */
+    uint64_t total = 0;
+    int segments = 0;
+    for (heap_log_t *l = atomic_load(&heap_logs); l; l = l->next) {
+        wait_published(l);
+        uint64_t h = atomic_load_explicit(&l->head, memory_order_acquire);
+        uint64_t t = atomic_load_explicit(&l->tail, memory_order_relaxed);
+        uint64_t n = 0;
+        while (t + n < h && l->ent[(t + n) % HEAP_LOG_N].seq < limit) n++;
+        if (!n) continue;
+        if (!grow((void **)&batch, &batch_cap, total + n + 1, sizeof *batch)) return;
+        for (uint64_t i = 0; i < n; i++) batch[total + i] = l->ent[(t + i) % HEAP_LOG_N];
+        total += n;
+        segments++;
+        atomic_store_explicit(&l->tail, t + n, memory_order_release);
+    }
+    if (extra) {
+        if (!grow((void **)&batch, &batch_cap, total + 1, sizeof *batch)) return;
+        batch[total++] = *extra;
+        segments++;
+    }
+    if (!total) return;
+    stats.drains++;
+    if (segments > 1) sort_by_seq(batch, total);
+
+    /* Apply, in order: allocations wait in `pend` until the end. */
+    uint64_t slots = 16;
+    while (slots < 2 * total) slots *= 2;
+    if (!grow((void **)&pend, &pend_cap, slots, sizeof *pend)) return;
+    memset(pend, 0, slots * sizeof *pend);
+    uint64_t mask = slots - 1;
+    for (uint64_t i = 0; i < total; i++) {
+        const heap_ent_t *e = &batch[i];
+        uint64_t s = slot_of(e->addr, mask);
+        if (e->size != HEAP_FREED) {
+            stats.allocs++;
+            uint64_t hole = UINT64_MAX;
+            for (; pend[s].addr; s = (s + 1) & mask) {
+                if (pend[s].addr == e->addr) break;
+                if (pend[s].addr == 1 && hole == UINT64_MAX) hole = s;
+            }
+            if (pend[s].addr != e->addr && hole != UINT64_MAX) s = hole;
+            pend[s] = (pend_t){e->addr, i};
+            continue;
+        }
+        stats.frees++;
+        for (; pend[s].addr && pend[s].addr != e->addr; s = (s + 1) & mask) {
+        }
+        if (pend[s].addr == e->addr) {
+            pend[s].addr = 1; /* born and gone within this drain */
+        } else if (remove_range(e->addr, e->addr + 1) == 0) {
+            stats.unknown_frees++;
+        }
+    }
+    for (uint64_t s = 0; s < slots; s++)
+        if (pend[s].addr > 1) {
+            const heap_ent_t *e = &batch[pend[s].at];
+            index_insert(e->addr, e->size, e->site);
+        }
+}
