@@ -166,27 +166,28 @@ static bool contiguous(const void *buf, MPI_Count count, MPI_Datatype t,
     return true;
 }
 
-/* A buffer that runs past the end of the global or static object it
- * starts in (its ELF symbol's size: globals.c), MPI reading (`writes`
+/* A buffer that runs past the end of the global or static object or the
+ * heap block it starts in (an ELF symbol's size, globals.c; a block's,
+ * objects_at.c), MPI reading (`writes`
  * false) or writing the bytes beyond: LOCAL:BUFFER:OVERFLOW. Every byte the
  * count elements of the type touch counts, gaps of derived types too (the
  * buffer is count consecutive elements, MPI-3.1 sections 3.2.2, 4.1). */
 static void check_span_extent(msc_call_t *c, uintptr_t lo, uintptr_t hi, bool writes,
                               const char *which)
 {
-    chk_global_t g;
-    if (hi <= lo || !chk_global_find(lo, &g) || hi <= g.hi) return;
+    chk_object_t g;
+    if (hi <= lo || !chk_object_find(lo, c->site, &g) || hi <= g.hi) return;
     if (!chk_fresh("LOCAL:BUFFER:OVERFLOW", c->site)) return;
+    char what[1024];
+    chk_object_describe(&g, what, sizeof what);
     chk_report("LOCAL:BUFFER:OVERFLOW", c->fn, c->site,
-               "The %sbuffer of this %s, %llu bytes from byte %llu of the global or static "
-               "object `%s` (%llu bytes, in %s), ends %llu byte%s past the end of it: MPI %s "
-               "memory that is not the buffer's (MPI-3.1 section 3.2.2: a buffer is count "
-               "consecutive elements of its datatype). Pass a count that fits the object, or "
-               "a larger object.",
+               "The %sbuffer of this %s, %llu bytes from byte %llu of %s, ends %llu byte%s "
+               "past the end of it: MPI %s memory that is not the buffer's (MPI-3.1 section "
+               "3.2.2: a buffer is count consecutive elements of its datatype). Pass a count "
+               "that fits the object, or a larger object.",
                which, msc_fn_name[c->fn], (unsigned long long)(hi - lo),
-               (unsigned long long)(lo - g.lo), g.name, (unsigned long long)(g.hi - g.lo),
-               g.module, (unsigned long long)(hi - g.hi), hi - g.hi == 1 ? "" : "s",
-               writes ? "would write" : "would read");
+               (unsigned long long)(lo - g.lo), what, (unsigned long long)(hi - g.hi),
+               hi - g.hi == 1 ? "" : "s", writes ? "would write" : "would read");
 }
 
 /* The kind of number a predefined datatype describes -- 'i' signed and 'u'
@@ -229,9 +230,10 @@ static const char *kind_name(char k)
 static void check_declared_type(msc_call_t *c, const void *buf, MPI_Datatype t, bool writes,
                                 const char *which)
 {
-    chk_global_t g;
+    chk_object_t g;
     int size = 0;
-    if (!buf || buf == MPI_IN_PLACE || !chk_global_find((uintptr_t)buf, &g) || !g.enc) return;
+    if (!buf || buf == MPI_IN_PLACE || !chk_object_find((uintptr_t)buf, c->site, &g) || !g.enc)
+        return;
     char want = g.enc == DW_ATE_signed ? 'i' : g.enc == DW_ATE_unsigned ? 'u'
               : g.enc == DW_ATE_float  ? 'f' : 0;
     char kind = want ? number_kind(t, &size) : 0;

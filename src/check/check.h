@@ -239,22 +239,39 @@ void chk_req_set_sums(MPI_Request r, const chk_req_t *sums) CHK_INTERNAL;
  * the pending one is a receive); false if none. */
 bool chk_req_overlap(uintptr_t lo, uintptr_t hi, bool writes, MPI_Request self, chk_req_t *out)
     CHK_INTERNAL;
-/* The global or static object (ELF symbol) holding `addr` (globals.c):
- * its bytes [lo, hi), name and file; false if none. */
+/* The object a buffer points into: a global or static variable (its ELF
+ * symbol, globals.c) or a live heap block (check mode's allocator
+ * interposer, objects_at.c): its bytes [lo, hi). */
 typedef struct {
     uintptr_t lo, hi;
-    const char *name, *module;
+    /* A global's or local variable's name; the file of a global's ELF
+     * object; the function of a local (stackvars.c); NULL otherwise. */
+    const char *name, *module, *func;
     /* Its declared element type, from DWARF: name, DW_ATE_* encoding and
-     * bytes (type NULL, enc 0: not known). */
+     * bytes (type NULL, enc 0: not known; heap blocks have none). */
     const char *type;
     unsigned char enc, size;
-} chk_global_t;
-bool chk_global_find(uintptr_t addr, chk_global_t *out) CHK_INTERNAL;
-/* `len` bytes at `buf` cut back to the end of the global or static object
- * `buf` is in (unchanged outside one): the tool's own reads of a buffer
- * (checksums) stay inside the object even when the buffer overflows it,
- * which LOCAL:BUFFER:OVERFLOW reports; the bytes beyond are MPI's to read,
- * not the tool's (under ASan the application's redzones are there). */
+    /* A heap block's allocating call (a return address of this rank). */
+    void *alloc_site;
+} chk_object_t;
+/* The global or static object holding `addr`; false if none. */
+bool chk_global_find(uintptr_t addr, chk_object_t *out) CHK_INTERNAL;
+/* The local variable holding `addr`, in one of the frames from the MPI
+ * call's caller (whose return address is `site`) outwards; false if none
+ * is known (stackvars.c). */
+bool chk_stack_find(uintptr_t addr, void *site, chk_object_t *out) CHK_INTERNAL;
+/* The global, static, local (with `site`: the call's return address) or
+ * heap object holding `addr`; false if none is known. */
+bool chk_object_find(uintptr_t addr, void *site, chk_object_t *out) CHK_INTERNAL;
+/* The object in words, for a finding's text: "the global or static object
+ * `grid` (800 bytes, in app)", "the local variable `grid` of main (800
+ * bytes)" or "the heap block of 800 bytes allocated at app.c:12 in main". */
+void chk_object_describe(const chk_object_t *o, char *buf, size_t n) CHK_INTERNAL;
+/* `len` bytes at `buf` cut back to the end of the object `buf` is in
+ * (unchanged outside one): the tool's own reads of a buffer (checksums)
+ * stay inside the object even when the buffer overflows it, which
+ * LOCAL:BUFFER:OVERFLOW reports; the bytes beyond are MPI's to read, not
+ * the tool's (under ASan the application's redzones are there). */
 int64_t chk_object_clamp(const void *buf, int64_t len) CHK_INTERNAL;
 
 /* Whether any pending operation has a buffer span (a cheap test first). */

@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "dwarf_types.h"
 
 typedef struct {
     uintptr_t lo, hi;
@@ -105,6 +106,19 @@ static bool base_type(Dwarf_Die *t)
     return false;
 }
 
+bool chk_dwarf_base_type(Dwarf_Die *t, int *enc, int *size, const char **name)
+{
+    Dwarf_Attribute a;
+    Dwarf_Word e = 0;
+    if (!base_type(t)) return false;
+    int n = dwarf_bytesize(t);
+    if (!dwarf_attr(t, DW_AT_encoding, &a) || dwarf_formudata(&a, &e) != 0 || n <= 0 || n > 255 ||
+        e > 255)
+        return false;
+    *enc = (int)e, *size = n, *name = dwarf_diename(t);
+    return true;
+}
+
 static void note_variable(Dwarf_Die *v, uintptr_t base)
 {
     Dwarf_Attribute a;
@@ -114,14 +128,11 @@ static void note_variable(Dwarf_Die *v, uintptr_t base)
         nops != 1 || ops[0].atom != DW_OP_addr)
         return;
     Dwarf_Die t;
-    if (!dwarf_attr_integrate(v, DW_AT_type, &a) || !dwarf_formref_die(&a, &t) || !base_type(&t))
+    int enc, size;
+    const char *tn;
+    if (!dwarf_attr_integrate(v, DW_AT_type, &a) || !dwarf_formref_die(&a, &t) ||
+        !chk_dwarf_base_type(&t, &enc, &size, &tn))
         return;
-    Dwarf_Word enc = 0;
-    int size = dwarf_bytesize(&t);
-    if (!dwarf_attr(&t, DW_AT_encoding, &a) || dwarf_formudata(&a, &enc) != 0 || size <= 0 ||
-        size > 255 || enc > 255)
-        return;
-    const char *tn = dwarf_diename(&t);
     size_t at = keep(tn ? tn : "?");
     if (at == SIZE_MAX) return;
     if (ndtypes == capdtypes) {
@@ -267,7 +278,7 @@ static void build(void)
     dtypes = NULL;
 }
 
-bool chk_global_find(uintptr_t addr, chk_global_t *out)
+bool chk_global_find(uintptr_t addr, chk_object_t *out)
 {
     pthread_once(&once, build);
     size_t lo = 0, hi = nobjs;
@@ -280,14 +291,6 @@ bool chk_global_find(uintptr_t addr, chk_global_t *out)
     const gobj_t *o = &objs[lo - 1];
     out->lo = o->lo, out->hi = o->hi, out->name = o->name, out->module = o->module;
     out->type = o->type, out->enc = o->enc, out->size = o->size;
+    out->func = NULL, out->alloc_site = NULL;
     return true;
 }
-
-int64_t chk_object_clamp(const void *buf, int64_t len)
-{
-    chk_global_t g;
-    uintptr_t lo = (uintptr_t)buf;
-    if (len > 0 && chk_global_find(lo, &g) && lo + (uint64_t)len > g.hi) return (int64_t)(g.hi - lo);
-    return len;
-}
-

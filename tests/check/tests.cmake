@@ -124,6 +124,43 @@ foreach(f IN LISTS MSC_FLAVORS)
       endif()
     endforeach()
   endforeach()
+  # The same for heap blocks (heapbuf.c), from check mode's allocator
+  # interposer (libmpiscope-heap.so, which run-mpi.sh preloads in check
+  # mode as mpiscope run does). Under the sanitizers their allocator is
+  # bound first and ours never called: the erroneous run is theirs to stop.
+  foreach(opt O0 O2)
+    msc_mpi_program(${f} check_heapbuf_${opt} SOURCES heapbuf.c FLAGS -${opt})
+    foreach(bc all all_ok)
+      msc_mpi_test(${f} check/heapbuf_${opt}_${bc} NP 2 PROGRAM check_heapbuf_${opt}
+        ARGS ${bc} TIMEOUT 60 ENV MPISCOPE_MODE=check
+        CHECK "python3 ${chk_expect} $MPISCOPE_OUTPUT/checks.json ${CMAKE_CURRENT_LIST_DIR}/heapbuf.c ${bc}")
+    endforeach()
+    set_property(TEST ${f}/check/heapbuf_${opt}_all APPEND PROPERTY LABELS no-sanitizer)
+  endforeach()
+  # ... and for local variables (stackbuf.c), from the frames' DWARF.
+  foreach(opt O0 O2)
+    msc_mpi_program(${f} check_stackbuf_${opt} SOURCES stackbuf.c FLAGS -${opt})
+    foreach(bc all all_ok)
+      set(text "")
+      if(bc STREQUAL "all")
+        # The variable is named with the function that declares it, also
+        # where -O2 inlines that function into its caller.
+        set(text " && grep -q 'from byte 0 of the local variable `outer` of deeper_case (160 bytes), ends 4 bytes past' $MPISCOPE_OUTPUT/checks.txt")
+      endif()
+      msc_mpi_test(${f} check/stackbuf_${opt}_${bc} NP 2 PROGRAM check_stackbuf_${opt}
+        ARGS ${bc} TIMEOUT 60 ENV MPISCOPE_MODE=check
+        CHECK "python3 ${chk_expect} $MPISCOPE_OUTPUT/checks.json ${CMAKE_CURRENT_LIST_DIR}/stackbuf.c ${bc}${text}")
+    endforeach()
+    set_property(TEST ${f}/check/stackbuf_${opt}_all APPEND PROPERTY LABELS no-sanitizer)
+  endforeach()
+  # ... and Fortran ALLOCATE'd arrays (use mpi), -O2.
+  msc_mpi_program(${f} check_heapbuf_f SOURCES heapbuf_f.f90 LANG Fortran FLAGS -O2)
+  foreach(bc bad ok)
+    msc_mpi_test(${f} check/heapbuf_f_${bc} NP 2 PROGRAM check_heapbuf_f ARGS ${bc} TIMEOUT 60
+      ENV MPISCOPE_MODE=check
+      CHECK "python3 ${chk_expect} $MPISCOPE_OUTPUT/checks.json ${CMAKE_CURRENT_LIST_DIR}/heapbuf_f.f90 ${bc}")
+  endforeach()
+  set_property(TEST ${f}/check/heapbuf_f_bad APPEND PROPERTY LABELS no-sanitizer)
   chk_test(potential potential NP 2 TIMEOUT 60 EXPECT_RC 3
     ENV MPISCOPE_MODE=check MPISCOPE_CHECK_TIMEOUT=2 MPISCOPE_CHECK_SYNC_SENDS=1)
   # Without the setting the same program completes (exit 0), and the

@@ -1,0 +1,17 @@
+/* Private to check mode: DWARF helpers shared by globals.c and
+ * stackvars.c (libdw's types, which check.h does not include). */
+#ifndef MSC_CHECK_DWARF_TYPES_H
+#define MSC_CHECK_DWARF_TYPES_H
+
+#include <elfutils/libdw.h>
+#include <stdbool.h>
+
+#include "check.h"
+
+/* The base type behind the type `t` (typedefs, qualifiers and array
+ * dimensions peeled; *t becomes it): its DW_ATE_* encoding, bytes and name.
+ * False for anything else (structures, pointers, enumerations) or a type
+ * without encoding or size. */
+bool chk_dwarf_base_type(Dwarf_Die *t, int *enc, int *size, const char **name) CHK_INTERNAL;
+
+#endif
