@@ -252,12 +252,18 @@ static void check_declared_type(msc_call_t *c, const void *buf, MPI_Datatype t, 
                writes ? "writes" : "reads");
 }
 
-static void check_extent(msc_call_t *c, const void *buf, MPI_Count count, MPI_Datatype t,
-                         bool writes, const char *which)
+void chk_buffer_object(msc_call_t *c, const void *buf, MPI_Count count, MPI_Datatype t,
+                       bool writes, const char *which)
 {
     uintptr_t lo, hi;
     if (span(buf, count, t, &lo, &hi)) check_span_extent(c, lo, hi, writes, which);
     check_declared_type(c, buf, t, writes, which);
+}
+
+static void check_extent(msc_call_t *c, const void *buf, MPI_Count count, MPI_Datatype t,
+                         bool writes, const char *which)
+{
+    chk_buffer_object(c, buf, count, t, writes, which);
 }
 
 /* Byte span of a contiguous buffer; false for other layouts (their spans

@@ -267,6 +267,11 @@ bool chk_object_find(uintptr_t addr, void *site, chk_object_t *out) CHK_INTERNAL
  * `grid` (800 bytes, in app)", "the local variable `grid` of main (800
  * bytes)" or "the heap block of 800 bytes allocated at app.c:12 in main". */
 void chk_object_describe(const chk_object_t *o, char *buf, size_t n) CHK_INTERNAL;
+/* A call's buffer (count elements of t at buf; `which`: "send ", "origin
+ * ", ... or "") against the object it points into: LOCAL:BUFFER:OVERFLOW
+ * and LOCAL:BUFFER:TYPE_MISMATCH (check.c). */
+void chk_buffer_object(msc_call_t *c, const void *buf, MPI_Count count, MPI_Datatype t,
+                       bool writes, const char *which) CHK_INTERNAL;
 /* `len` bytes at `buf` cut back to the end of the object `buf` is in
  * (unchanged outside one): the tool's own reads of a buffer (checksums)
  * stay inside the object even when the buffer overflows it, which

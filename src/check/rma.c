@@ -85,6 +85,7 @@ typedef struct {
     int rank, size;
     MPI_Comm side;      /* ours, over the window's group (chk_side_of; MPI_COMM_NULL: none) */
     MPI_Aint *du;       /* every rank's displacement unit */
+    int64_t *wsize;     /* every rank's window bytes (-1: dynamic, any address) */
     uint64_t key;       /* the same on every member */
     bool fence_open, lock_all, start_open, post_open;
     bool astray;        /* the ranks disagreed on an exchange: no more of them */
@@ -356,6 +357,47 @@ static void check_sig(msc_call_t *c, MPI_Count on, MPI_Datatype ot, MPI_Count tn
                longer ? ", more than that buffer holds" : ", with different basic types");
 }
 
+/* The bytes a call reaches at its target -- target_disp x the target's
+ * displacement unit, then tcount elements of the target datatype, gaps
+ * included -- must lie within the target's window (MPI-3.1 section 11.2.1:
+ * the window is [base, base + size); section 11.3 forbids access outside
+ * it): LOCAL:BUFFER:OVERFLOW at the origin, before the call. Window sizes
+ * come from the exchange at creation; dynamic windows are not judged. */
+static void check_target_range(msc_call_t *c, const win_t *w, int target, MPI_Count tcount,
+                               MPI_Datatype tt)
+{
+    if (!w->wsize || !w->du || target < 0 || target >= w->size || w->wsize[target] < 0 ||
+        tcount <= 0 || tt == MPI_DATATYPE_NULL)
+        return;
+    const chk_tinfo_t *ti = chk_tinfo(tt);
+    if (!ti->ok) return;
+    int64_t size = w->wsize[target];
+    int64_t lo = (int64_t)c->tdisp * (int64_t)w->du[target] + (int64_t)ti->tlb;
+    int64_t hi = lo + (int64_t)((tcount - 1) * ti->extent + ti->textent);
+    if ((lo >= 0 && hi <= size) || hi <= lo) return;
+    if (!chk_fresh("LOCAL:BUFFER:OVERFLOW", c->site)) return;
+    char where[128];
+    if (lo < 0)
+        snprintf(where, sizeof where, "starts %lld byte%s before its start", (long long)-lo,
+                 lo == -1 ? "" : "s");
+    else
+        snprintf(where, sizeof where, "ends %lld byte%s past its end", (long long)(hi - size),
+                 hi - size == 1 ? "" : "s");
+    chk_report("LOCAL:BUFFER:OVERFLOW", c->fn, c->site,
+               "The target bytes of this %s, [%lld, %lld) of rank %d's window (target_disp "
+               "%lld x disp_unit %lld, then %lld element%s of the target datatype), lie outside "
+               "that window of %lld bytes: the range %s. MPI would %s memory of the target that "
+               "is not the window's (MPI-3.1 sections 11.2.1 and 11.3: an access must lie within "
+               "the target's window). Pass a displacement and count that fit the window.",
+               msc_fn_name[c->fn], (long long)lo, (long long)hi, target, (long long)c->tdisp,
+               (long long)w->du[target], (long long)tcount, tcount == 1 ? "" : "s",
+               (long long)size, where,
+               c->kind == MSC_KIND_RMA_GET || c->kind == MSC_KIND_RMA_RGET   ? "read"
+               : c->kind == MSC_KIND_RMA_PUT || c->kind == MSC_KIND_RMA_RPUT ? "write"
+               : (msc_fn_roles[c->fn] & MSC_ROLE_RBUF)                       ? "read and write"
+                                                                             : "write");
+}
+
 static void comm_call(msc_call_t *c, win_t *w)
 {
     int target = c->peer;
@@ -380,6 +422,11 @@ static void comm_call(msc_call_t *c, win_t *w)
                 c->fn != MSC_FN_MPI_Compare_and_swap && c->op == MPI_NO_OP;
     MPI_Count count = atomic1 ? 1 : c->count;
     MPI_Count rcount = atomic1 ? 1 : c->rcount;
+    if (atomic1)
+        check_target_range(c, w, target, 1, c->type);
+    else if (msc_fn_roles[c->fn] & MSC_ROLE_TTYPE)
+        check_target_range(c, w, target, (msc_fn_roles[c->fn] & MSC_ROLE_TCOUNT) ? c->tcount : 1,
+                           c->ttype);
     if (!atomic1 && (msc_fn_roles[c->fn] & MSC_ROLE_TTYPE)) {
         if (get)
             check_sig(c, c->rcount, c->rtype, c->tcount, c->ttype, false, "origin");
@@ -397,6 +444,9 @@ static void comm_call(msc_call_t *c, win_t *w)
      * check_use takes it). */
     if (reads && !noop) check_use(c, c->buf, count, c->type, false);
     if (result) check_use(c, c->rbuf, rcount, c->rtype, true);
+    /* The origin's own buffers against their objects (OVERFLOW, TYPE_MISMATCH). */
+    if (reads && !noop) chk_buffer_object(c, c->buf, count, c->type, false, "origin ");
+    if (result) chk_buffer_object(c, c->rbuf, rcount, c->rtype, true, get ? "origin " : "result ");
     pthread_mutex_lock(&mu);
     if (!(w = find(c->win))) return;
     pend_t p = {0};
@@ -464,10 +514,18 @@ static void win_new(msc_call_t *c)
     struct {
         int64_t du;
         uint64_t ctr;
-    } mine = {1, 0}, *all = NULL;
-    int *du = NULL, flag = 0;
+        int64_t size;
+    } mine = {1, 0, -1}, *all = NULL;
+    int *du = NULL, *flavor = NULL, flag = 0;
+    MPI_Aint *bytes = NULL;
     if (PMPI_Win_get_attr(win, MPI_WIN_DISP_UNIT, &du, &flag) == MPI_SUCCESS && flag && du)
         mine.du = *du;
+    if (PMPI_Win_get_attr(win, MPI_WIN_SIZE, &bytes, &flag) == MPI_SUCCESS && flag && bytes)
+        mine.size = (int64_t)*bytes;
+    /* A dynamic window's targets are addresses in whatever is attached. */
+    if (PMPI_Win_get_attr(win, MPI_WIN_CREATE_FLAVOR, &flavor, &flag) == MPI_SUCCESS && flag &&
+        flavor && *flavor == MPI_WIN_FLAVOR_DYNAMIC)
+        mine.size = -1;
     pthread_mutex_lock(&mu);
     mine.ctr = ++created;
     pthread_mutex_unlock(&mu);
@@ -475,13 +533,14 @@ static void win_new(msc_call_t *c)
         (w->side = chk_side_of(c->comm)) != MPI_COMM_NULL &&
         (all = malloc(sizeof *all * (size_t)w->size)) &&
         (w->du = malloc(sizeof *w->du * (size_t)w->size)) &&
+        (w->wsize = malloc(sizeof *w->wsize * (size_t)w->size)) &&
         PMPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE,
                        w->side) == MPI_SUCCESS) {
-        for (int i = 0; i < w->size; i++) w->du[i] = (MPI_Aint)all[i].du;
+        for (int i = 0; i < w->size; i++) w->du[i] = (MPI_Aint)all[i].du, w->wsize[i] = all[i].size;
         w->key = all[0].ctr * 0x9e3779b97f4a7c15ull ^ (uint64_t)chk_world_rank(c->comm, 0);
     } else {
-        free(w->du);
-        w->du = NULL;
+        free(w->du), free(w->wsize);
+        w->du = NULL, w->wsize = NULL;
     }
     free(all);
     w->locks = calloc((size_t)(w->size > 0 ? w->size : 1), 1);
@@ -496,7 +555,7 @@ static void win_new(msc_call_t *c)
     pthread_mutex_unlock(&mu);
     if (w) {
         chk_shadow_free(&w->side);
-        free(w->du), free(w->locks), free(w);
+        free(w->du), free(w->wsize), free(w->locks), free(w);
     }
 }
 

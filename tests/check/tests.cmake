@@ -153,6 +153,17 @@ foreach(f IN LISTS MSC_FLAVORS)
     endforeach()
     set_property(TEST ${f}/check/stackbuf_${opt}_all APPEND PROPERTY LABELS no-sanitizer)
   endforeach()
+  # One-sided accesses outside the target's window (sizes exchanged at the
+  # window's creation) and origin buffers past their object (rmarange.c);
+  # MPI may return MPI_ERR_RMA_RANGE itself: the buffer classes only.
+  # osc/pt2pt: Open MPI 4.1's default osc cannot create a window here.
+  msc_mpi_program(${f} check_rmarange SOURCES rmarange.c FLAGS -O2)
+  foreach(bc all all_ok)
+    msc_mpi_test(${f} check/rmarange_${bc} NP 2 PROGRAM check_rmarange ARGS ${bc} TIMEOUT 60
+      ENV MPISCOPE_MODE=check MPISCOPE_CHECK_CLASSES=LOCAL:BUFFER:* OMPI_MCA_osc=pt2pt
+      CHECK "python3 ${chk_expect} $MPISCOPE_OUTPUT/checks.json ${CMAKE_CURRENT_LIST_DIR}/rmarange.c ${bc}")
+  endforeach()
+  set_property(TEST ${f}/check/rmarange_all APPEND PROPERTY LABELS no-sanitizer)
   # ... and Fortran ALLOCATE'd arrays (use mpi), -O2.
   msc_mpi_program(${f} check_heapbuf_f SOURCES heapbuf_f.f90 LANG Fortran FLAGS -O2)
   foreach(bc bad ok)
