@@ -172,22 +172,28 @@ static bool contiguous(const void *buf, MPI_Count count, MPI_Datatype t,
  * false) or writing the bytes beyond: LOCAL:BUFFER:OVERFLOW. Every byte the
  * count elements of the type touch counts, gaps of derived types too (the
  * buffer is count consecutive elements, MPI-3.1 sections 3.2.2, 4.1). */
-static void check_span_extent(msc_call_t *c, uintptr_t lo, uintptr_t hi, bool writes,
-                              const char *which)
+static void overflow_of(msc_call_t *c, const chk_object_t *g, uintptr_t lo, uintptr_t hi,
+                        bool writes, const char *which)
 {
-    chk_object_t g;
-    if (hi <= lo || !chk_object_find(lo, c->site, &g) || hi <= g.hi) return;
+    if (hi <= lo || lo < g->lo || hi <= g->hi) return;
     if (!chk_fresh("LOCAL:BUFFER:OVERFLOW", c->site)) return;
     char what[1024];
-    chk_object_describe(&g, what, sizeof what);
+    chk_object_describe(g, what, sizeof what);
     chk_report("LOCAL:BUFFER:OVERFLOW", c->fn, c->site,
                "The %sbuffer of this %s, %llu bytes from byte %llu of %s, ends %llu byte%s "
                "past the end of it: MPI %s memory that is not the buffer's (MPI-3.1 section "
                "3.2.2: a buffer is count consecutive elements of its datatype). Pass a count "
                "that fits the object, or a larger object.",
                which, msc_fn_name[c->fn], (unsigned long long)(hi - lo),
-               (unsigned long long)(lo - g.lo), what, (unsigned long long)(hi - g.hi),
-               hi - g.hi == 1 ? "" : "s", writes ? "would write" : "would read");
+               (unsigned long long)(lo - g->lo), what, (unsigned long long)(hi - g->hi),
+               hi - g->hi == 1 ? "" : "s", writes ? "would write" : "would read");
+}
+
+static void check_span_extent(msc_call_t *c, uintptr_t lo, uintptr_t hi, bool writes,
+                              const char *which)
+{
+    chk_object_t g;
+    if (hi > lo && chk_object_find(lo, c->site, &g)) overflow_of(c, &g, lo, hi, writes, which);
 }
 
 /* The kind of number a predefined datatype describes -- 'i' signed and 'u'
@@ -227,17 +233,15 @@ static const char *kind_name(char k)
  * (DWARF) is another kind or size of number than the predefined datatype
  * it is passed as (MPI-3.1 section 3.3.1: the types of the buffer's
  * elements must match the datatype): LOCAL:BUFFER:TYPE_MISMATCH. */
-static void check_declared_type(msc_call_t *c, const void *buf, MPI_Datatype t, bool writes,
-                                const char *which)
+static void declared_type_of(msc_call_t *c, const chk_object_t *g, MPI_Datatype t, bool writes,
+                             const char *which)
 {
-    chk_object_t g;
     int size = 0;
-    if (!buf || buf == MPI_IN_PLACE || !chk_object_find((uintptr_t)buf, c->site, &g) || !g.enc)
-        return;
-    char want = g.enc == DW_ATE_signed ? 'i' : g.enc == DW_ATE_unsigned ? 'u'
-              : g.enc == DW_ATE_float  ? 'f' : 0;
+    if (!g->enc) return;
+    char want = g->enc == DW_ATE_signed ? 'i' : g->enc == DW_ATE_unsigned ? 'u'
+              : g->enc == DW_ATE_float  ? 'f' : 0;
     char kind = want ? number_kind(t, &size) : 0;
-    if (!kind || (kind == want && size == g.size)) return;
+    if (!kind || (kind == want && size == g->size)) return;
     if (!chk_fresh("LOCAL:BUFFER:TYPE_MISMATCH", c->site)) return;
     char tname[MPI_MAX_OBJECT_NAME] = "";
     int len = 0;
@@ -247,17 +251,23 @@ static void check_declared_type(msc_call_t *c, const void *buf, MPI_Datatype t, 
                "(%s, %d bytes), but is passed as %s (%s, %d bytes): MPI %s the memory as what "
                "it is not (MPI-3.1 section 3.3.1: the buffer's elements must be of the "
                "datatype's type). Pass the datatype of the variable (or convert the data).",
-               which, msc_fn_name[c->fn], g.name, g.type ? g.type : "?", kind_name(want),
-               g.size, tname[0] ? tname : "the datatype", kind_name(kind), size,
+               which, msc_fn_name[c->fn], g->name, g->type ? g->type : "?", kind_name(want),
+               g->size, tname[0] ? tname : "the datatype", kind_name(kind), size,
                writes ? "writes" : "reads");
 }
 
+/* Both checks of one buffer, with one look-up of its object (a stack
+ * buffer's costs a walk of the frames the first time at a call site). */
 void chk_buffer_object(msc_call_t *c, const void *buf, MPI_Count count, MPI_Datatype t,
                        bool writes, const char *which)
 {
+    if (!buf || buf == MPI_IN_PLACE) return;
     uintptr_t lo, hi;
-    if (span(buf, count, t, &lo, &hi)) check_span_extent(c, lo, hi, writes, which);
-    check_declared_type(c, buf, t, writes, which);
+    bool spans = span(buf, count, t, &lo, &hi);
+    chk_object_t g;
+    if (!chk_object_find(spans ? lo : (uintptr_t)buf, c->site, &g)) return;
+    if (spans) overflow_of(c, &g, lo, hi, writes, which);
+    if ((uintptr_t)buf >= g.lo && (uintptr_t)buf < g.hi) declared_type_of(c, &g, t, writes, which);
 }
 
 static void check_extent(msc_call_t *c, const void *buf, MPI_Count count, MPI_Datatype t,
@@ -405,6 +415,71 @@ static void coll_spans(msc_call_t *c, uintptr_t sspan[2], uintptr_t rspan[2])
                 !((form & CHK_CF_EXSCAN) && me == 0);
     if (send && sc > 0 && sc <= lim) cspan(c->buf, sc, st, &sspan[0], &sspan[1]);
     if (recv && rc > 0 && rc <= lim) cspan(c->rbuf, rc, rt, &rspan[0], &rspan[1]);
+}
+
+/* A v-collective's blocks (counts and displacements per rank of the
+ * communicator, MPI-3.1 sections 5.5 to 5.8): the bytes from the lowest
+ * block's first to the highest block's last. For LOCAL:BUFFER:OVERFLOW
+ * only: the gaps between blocks are not the buffer's, so the pending-
+ * overlap checks (coll_spans) do not take this span. */
+static MPI_Aint displ_at(const msc_call_t *c, const void *d, int i)
+{
+    return c->displs_are_aint ? ((const MPI_Aint *)d)[i] : ((const int *)d)[i];
+}
+
+static MPI_Count vcount_at(const msc_call_t *c, const void *a, int i)
+{
+    return c->counts_are_mpi_count ? ((const MPI_Count *)a)[i] : ((const int *)a)[i];
+}
+
+static bool blocks_span(const msc_call_t *c, const void *buf, const void *counts,
+                        const void *displs, MPI_Datatype t, int n, uintptr_t *lo, uintptr_t *hi)
+{
+    if (!buf || buf == MPI_IN_PLACE || !counts || !displs || t == MPI_DATATYPE_NULL) return false;
+    const chk_tinfo_t *ti = chk_tinfo(t);
+    if (!ti->ok || ti->extent <= 0) return false;
+    bool any = false;
+    int64_t l = 0, h = 0;
+    for (int i = 0; i < n; i++) {
+        MPI_Count k = vcount_at(c, counts, i);
+        if (k <= 0 || k > ((MPI_Count)1 << 32)) continue;
+        int64_t a = (int64_t)displ_at(c, displs, i) * (int64_t)ti->extent + (int64_t)ti->tlb;
+        int64_t b = a + (int64_t)((k - 1) * ti->extent + ti->textent);
+        if (!any || a < l) l = a;
+        if (!any || b > h) h = b;
+        any = true;
+    }
+    if (!any || l < 0) return false; /* a block before buf: its object is another question */
+    *lo = (uintptr_t)buf + (uintptr_t)l;
+    *hi = (uintptr_t)buf + (uintptr_t)h;
+    return true;
+}
+
+static void check_vcoll_extent(msc_call_t *c)
+{
+    unsigned form = chk_coll_form(c->fn);
+    if (!(form & (CHK_CF_GATHERV | CHK_CF_SCATTERV | CHK_CF_ALLGATHERV | CHK_CF_ALLTOALLV)) ||
+        (form & CHK_CF_NEIGHBOR) || c->comm == MPI_COMM_NULL || CHK_ZERO(c->comm))
+        return;
+    const chk_cinfo_t *ci = chk_cinfo(c->comm);
+    if (ci->inter) return;
+    int n = ci->size, me = ci->rank;
+    if (me < 0) PMPI_Comm_rank(c->comm, &me);
+    if (n <= 0 || n > (1 << 24)) return;
+    bool root = !has(c, MSC_ROLE_ROOT) || c->root == me;
+    uintptr_t lo, hi;
+    if (form & (CHK_CF_SCATTERV | CHK_CF_ALLTOALLV)) {
+        if (root && blocks_span(c, c->buf, c->counts, c->displs, c->type, n, &lo, &hi))
+            check_span_extent(c, lo, hi, false, "send ");
+    } else if (has(c, MSC_ROLE_COUNT) && span(c->buf, c->count, c->type, &lo, &hi)) {
+        check_span_extent(c, lo, hi, false, "send ");
+    }
+    if (form & (CHK_CF_GATHERV | CHK_CF_ALLGATHERV | CHK_CF_ALLTOALLV)) {
+        if (root && blocks_span(c, c->rbuf, c->rcounts, c->rdispls, c->rtype, n, &lo, &hi))
+            check_span_extent(c, lo, hi, true, "receive ");
+    } else if (has(c, MSC_ROLE_RCOUNT) && span(c->rbuf, c->rcount, c->rtype, &lo, &hi)) {
+        check_span_extent(c, lo, hi, true, "receive ");
+    }
 }
 
 /* Per-thread: a nonblocking collective's spans, from its enter to its request. */
@@ -752,6 +827,7 @@ static void chk_enter(msc_call_t *c)
         coll_spans(c, &icoll_span[0], &icoll_span[2]);
         check_span_extent(c, icoll_span[0], icoll_span[1], false, "send ");
         check_span_extent(c, icoll_span[2], icoll_span[3], true, "receive ");
+        check_vcoll_extent(c);
         if (c->kind == MSC_KIND_ICOLL || chk_req_spans_pending()) {
             check_pending_span(c, icoll_span[0], icoll_span[1], false, MPI_REQUEST_NULL);
             check_pending_span(c, icoll_span[2], icoll_span[3], true, MPI_REQUEST_NULL);

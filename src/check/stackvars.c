@@ -305,12 +305,14 @@ static bool in_frame(uintptr_t addr, uintptr_t pc, uintptr_t cfa, chk_object_t *
  * is, almost always, the same frames. Almost: a cached entry is used only
  * when the stack still holds the return addresses it was found with (on
  * x86-64 a frame's return address is the word below its CFA), else the
- * stack is walked again. Buffers in frames further out are always walked. */
+ * stack is walked again. Buffers in frames further out are always walked.
+ * Sixteen entries, taken in turn: a loop's few call sites, each reached
+ * through one or two paths of the checks. */
 #if defined(__x86_64__)
 typedef struct {
     uintptr_t site, sp, below, cfa, ret;
 } site_frame_t;
-enum { SITE_FRAMES = 4 };
+enum { SITE_FRAMES = 16 };
 static CHK_TLS site_frame_t site_frames[SITE_FRAMES];
 static CHK_TLS unsigned site_next;
 

@@ -25,7 +25,8 @@
  *                 completed, with what was known when they were posted
  *                 (src/core/requests.h), their status and bytes
  *   START         request or (nreq, requests)
- *   COLL          comm root op buf count type rbuf rcount rtype (v-forms: counts rcounts)
+ *   COLL          comm root op buf count type rbuf rcount rtype (v-forms: counts rcounts
+ *                 displs rdispls)
  *   ICOLL         as COLL, and request
  *   COLL_INIT     as ICOLL: a persistent collective (MPI_*_init); each
  *                 MPI_Start of its request posts one instance
@@ -113,6 +114,8 @@ typedef struct msc_call {
     MPI_Datatype type, rtype;
     const void *counts, *rcounts; /* v-collectives: int[] or, for _c functions, MPI_Count[] */
     int counts_are_mpi_count;
+    const void *displs, *rdispls; /* v-collectives: int[] or, for _c functions, MPI_Aint[] */
+    int displs_are_aint;
     const MPI_Datatype *types, *rtypes; /* w-collectives: a datatype per peer (C only) */
     MPI_Status *status;
     MPI_Request *request;

@@ -12,7 +12,9 @@
  * twins also pass, without a finding, what the standard allows: a `char`
  * array as MPI_INT (bytes view any memory) and a `long` array as
  * MPI_LONG_LONG (integers of the same size and signedness on LP64). "all" runs every case, "all_ok"
- * every twin (the markers are all's). Two ranks.
+ * every twin (the markers are all's). The other side of each message is a
+ * local array of the datatype's own type (locals are judged too). Two
+ * ranks.
  */
 #include "cases.h"
 
@@ -34,19 +36,21 @@ static void int_as_double(int ok)
 static void float_as_int(int ok)
 {
     static float local[6];
-    float other[6];
+    float of[6];
+    int oi[6];
     if (rank == 0)
         MPI_Send(local, 6, ok ? MPI_FLOAT : MPI_INT, 1, 0, MPI_COMM_WORLD); /* expect(all): LOCAL:BUFFER:TYPE_MISMATCH rank=0 */
     else if (rank == 1)
-        MPI_Recv(other, 6, ok ? MPI_FLOAT : MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Recv(ok ? (void *)of : (void *)oi, 6, ok ? MPI_FLOAT : MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
 static void double_as_long(int ok)
 {
-    long other[4] = {0};
+    double od[4] = {0};
+    long ol[4] = {0};
     if (rank == 0)
-        MPI_Send(other, 4, ok ? MPI_DOUBLE : MPI_LONG, 1, 0, MPI_COMM_WORLD);
+        MPI_Send(ok ? (void *)od : (void *)ol, 4, ok ? MPI_DOUBLE : MPI_LONG, 1, 0, MPI_COMM_WORLD);
     else if (rank == 1)
         MPI_Recv(gdbl, 4, ok ? MPI_DOUBLE : MPI_LONG, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* expect(all): LOCAL:BUFFER:TYPE_MISMATCH rank=1 */
     MPI_Barrier(MPI_COMM_WORLD);
@@ -54,11 +58,12 @@ static void double_as_long(int ok)
 
 static void unsigned_as_int(int ok)
 {
-    int other[4];
+    unsigned ou[4];
+    int oi[4];
     if (rank == 0)
         MPI_Send(guns, 4, ok ? MPI_UNSIGNED : MPI_INT, 1, 3, MPI_COMM_WORLD); /* expect(all): LOCAL:BUFFER:TYPE_MISMATCH rank=0 */
     else if (rank == 1)
-        MPI_Recv(other, 4, ok ? MPI_UNSIGNED : MPI_INT, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Recv(ok ? (void *)ou : (void *)oi, 4, ok ? MPI_UNSIGNED : MPI_INT, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     MPI_Barrier(MPI_COMM_WORLD);
 }
 

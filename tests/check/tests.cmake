@@ -164,6 +164,14 @@ foreach(f IN LISTS MSC_FLAVORS)
       CHECK "python3 ${chk_expect} $MPISCOPE_OUTPUT/checks.json ${CMAKE_CURRENT_LIST_DIR}/rmarange.c ${bc}")
   endforeach()
   set_property(TEST ${f}/check/rmarange_all APPEND PROPERTY LABELS no-sanitizer)
+  # v-collectives whose blocks run past their heap block (vcoll.c).
+  msc_mpi_program(${f} check_vcoll SOURCES vcoll.c FLAGS -O2)
+  foreach(bc all all_ok)
+    msc_mpi_test(${f} check/vcoll_${bc} NP 2 PROGRAM check_vcoll ARGS ${bc} TIMEOUT 60
+      ENV MPISCOPE_MODE=check
+      CHECK "python3 ${chk_expect} $MPISCOPE_OUTPUT/checks.json ${CMAKE_CURRENT_LIST_DIR}/vcoll.c ${bc}")
+  endforeach()
+  set_property(TEST ${f}/check/vcoll_all APPEND PROPERTY LABELS no-sanitizer)
   # ... and Fortran ALLOCATE'd arrays (use mpi), -O2.
   msc_mpi_program(${f} check_heapbuf_f SOURCES heapbuf_f.f90 LANG Fortran FLAGS -O2)
   foreach(bc bad ok)

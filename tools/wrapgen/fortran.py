@@ -299,6 +299,10 @@ def role_code(fn, sig, gen_error):
         elif role in ("counts", "rcounts"):
             before.append(f"msc_c.{role} = {param};")
             before.append(f"msc_c.counts_are_mpi_count = {1 if big(param) else 0};")
+        elif role in ("displs", "rdispls"):
+            before.append(f"msc_c.{role} = {param};")
+            wide = "MPI_Aint" in fn.proto.param(param).text
+            before.append(f"msc_c.displs_are_aint = {1 if wide else 0};")
         elif role == "status":
             decl.append("MPI_Fint msc_fst[MSC_F_STATUS_SIZE] = {0};")
             decl.append("MPI_Status msc_st;")

@@ -44,7 +44,7 @@ ROLES = {"buf", "rbuf", "count", "rcount", "type", "rtype", "peer", "tag", "rpee
          "root", "op", "comm", "counts", "rcounts", "status", "request", "reqio", "n", "reqs",
          "statuses", "flag", "index", "outcount", "indices", "newcomm", "commio", "obj",
          "win", "file", "offset", "out", "group", "tdisp", "tcount", "ttype", "types",
-         "rtypes", "parts", "args"}
+         "rtypes", "parts", "args", "displs", "rdispls"}
 MAX_ARGS = 10  # role args: the call's first arguments, as integers (call.h: msc_call_t.arg)
 
 
@@ -239,6 +239,10 @@ def role_lines(fn):
             out.append(f"msc_c.{role} = {param};")
             big = 1 if "MPI_Count" in p.param(param).text else 0
             out.append(f"msc_c.counts_are_mpi_count = {big};")
+        elif role in ("displs", "rdispls"):
+            out.append(f"msc_c.{role} = {param};")
+            wide = 1 if "MPI_Aint" in p.param(param).text else 0
+            out.append(f"msc_c.displs_are_aint = {wide};")
         elif role == "status":
             # What MSC_STATUS (wrap.h) does, spelled out: that macro's
             # parameter is named like the field, so it works only for
