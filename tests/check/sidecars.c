@@ -190,7 +190,7 @@ static void *thread_main(void *arg)
 {
     int t = (int)(long)arg, tag = 100 + t;
     MPI_Datatype type = t == 0 ? MPI_INT : t == 1 ? MPI_FLOAT : t == 2 ? MPI_DOUBLE : MPI_SHORT;
-    double buf[4] = {0};
+    unsigned char buf[32] = {0}; /* storage for every type below (bytes view any memory) */
     for (int i = 0; i < TN; i++) {
         if (rank == 0) {
             if (bug && t == 2 && i == TN / 2)
