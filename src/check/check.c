@@ -485,6 +485,23 @@ static void check_vcoll_extent(msc_call_t *c)
 /* Per-thread: a nonblocking collective's spans, from its enter to its request. */
 static CHK_TLS uintptr_t icoll_span[4];
 
+/* A collective's send and receive spans (coll_spans: where significant at
+ * this rank) against their objects: OVERFLOW and TYPE_MISMATCH, one
+ * look-up each. Where a datatype has no receive type of its own (a
+ * broadcast, a reduction), the one datatype is both sides'. */
+static void coll_objects(msc_call_t *c)
+{
+    MPI_Datatype rt = has(c, MSC_ROLE_RTYPE) ? c->rtype : c->type;
+    for (int side = 0; side < 2; side++) {
+        uintptr_t lo = icoll_span[2 * side], hi = icoll_span[2 * side + 1];
+        chk_object_t g;
+        if (hi <= lo || !chk_object_find(lo, c->site, &g)) continue;
+        const char *which = side ? "receive " : "send ";
+        overflow_of(c, &g, lo, hi, side == 1, which);
+        declared_type_of(c, &g, side ? rt : c->type, side == 1, which);
+    }
+}
+
 static void check_p2p(msc_call_t *c)
 {
     bool sr = c->kind == MSC_KIND_SENDRECV || c->kind == MSC_KIND_ISENDRECV;
@@ -825,8 +842,7 @@ static void chk_enter(msc_call_t *c)
         /* Its buffers against the pending operations' (a nonblocking one's
          * are kept for its request). */
         coll_spans(c, &icoll_span[0], &icoll_span[2]);
-        check_span_extent(c, icoll_span[0], icoll_span[1], false, "send ");
-        check_span_extent(c, icoll_span[2], icoll_span[3], true, "receive ");
+        coll_objects(c);
         check_vcoll_extent(c);
         if (c->kind == MSC_KIND_ICOLL || chk_req_spans_pending()) {
             check_pending_span(c, icoll_span[0], icoll_span[1], false, MPI_REQUEST_NULL);

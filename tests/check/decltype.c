@@ -8,6 +8,7 @@
  *   double_as_long: `double gdbl[4]` received as MPI_LONG (same size);
  *   unsigned_as_int: `unsigned guns[4]` sent as MPI_INT (same size, other
  *                   signedness: another type, MPI-3.1 section 3.3.1);
+ *   coll_types:     a broadcast and a reduction's root buffer (see there);
  * each with a twin (<case>_ok) that passes the declared type. The _ok
  * twins also pass, without a finding, what the standard allows: a `char`
  * array as MPI_INT (bytes view any memory) and a `long` array as
@@ -67,6 +68,22 @@ static void unsigned_as_int(int ok)
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* Collectives: `float gflt[4]` broadcast as MPI_INT (every rank: the root
+ * reads it, the others write it), and the root's `double gsum[2]` given
+ * to MPI_Reduce as MPI_LONG (the root only: the others' receive buffer is
+ * not significant), whose send side is a local of the datatype's type. */
+float gflt[4];
+double gsum[2];
+
+static void coll_types(int ok)
+{
+    double mine[2] = {1, 2};
+    long lmine[2] = {1, 2};
+    MPI_Bcast(gflt, 4, ok ? MPI_FLOAT : MPI_INT, 0, MPI_COMM_WORLD); /* expect(all): LOCAL:BUFFER:TYPE_MISMATCH rank=0, LOCAL:BUFFER:TYPE_MISMATCH rank=1 */
+    MPI_Reduce(ok ? (void *)mine : (void *)lmine, gsum, 2, ok ? MPI_DOUBLE : MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD); /* expect(all): LOCAL:BUFFER:TYPE_MISMATCH rank=0 */
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
 /* What the standard allows, in every twin. */
 static void allowed(void)
 {
@@ -88,11 +105,12 @@ static void double_as_long_bad(void) { double_as_long(0); }
 static void double_as_long_ok(void) { double_as_long(1), allowed(); }
 static void all_bad(void)
 {
-    int_as_double(0), float_as_int(0), double_as_long(0), unsigned_as_int(0);
+    int_as_double(0), float_as_int(0), double_as_long(0), unsigned_as_int(0), coll_types(0);
 }
 static void all_ok(void)
 {
-    int_as_double(1), float_as_int(1), double_as_long(1), unsigned_as_int(1), allowed();
+    int_as_double(1), float_as_int(1), double_as_long(1), unsigned_as_int(1), coll_types(1);
+    allowed();
 }
 
 int main(int argc, char **argv)
