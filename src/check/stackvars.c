@@ -110,6 +110,7 @@ typedef struct {
     uint64_t size;
     char *name, *type;
     const char *func; /* the function (or inlined one) declaring it */
+    int depth;        /* of its scope: the function's own 0, its blocks 1, ... */
     unsigned char enc, esize; /* declared element's base type (0: none) */
 } svar_t;
 
@@ -131,7 +132,7 @@ static bool frame_base_is_cfa(Dwarf_Die *sub)
            dwarf_getlocation(&a, &ops, &n) == 0 && n == 1 && ops[0].atom == DW_OP_call_frame_cfa;
 }
 
-static void add_var(spc_t *e, Dwarf_Die *v, Dwarf_Addr pc, const char *func)
+static void add_var(spc_t *e, Dwarf_Die *v, Dwarf_Addr pc, const char *func, int depth)
 {
     Dwarf_Attribute a;
     Dwarf_Op *expr;
@@ -149,7 +150,7 @@ static void add_var(spc_t *e, Dwarf_Die *v, Dwarf_Addr pc, const char *func)
     e->v = nv;
     const char *name = dwarf_formstring(dwarf_attr_integrate(v, DW_AT_name, &a));
     svar_t *s = &e->v[e->n++];
-    *s = (svar_t){(int64_t)expr[0].number, size, strdup(name ? name : "?"), NULL, func, 0, 0};
+    *s = (svar_t){(int64_t)expr[0].number, size, strdup(name ? name : "?"), NULL, func, depth, 0, 0};
     Dwarf_Die bt = t;
     int enc = 0, esize = 0;
     const char *tn = NULL;
@@ -175,7 +176,7 @@ static void walk_scope(spc_t *e, Dwarf_Die *scope, Dwarf_Addr pc, const char *fu
     do {
         int t = dwarf_tag(&c);
         if (t == DW_TAG_variable || t == DW_TAG_formal_parameter) {
-            add_var(e, &c, pc, func);
+            add_var(e, &c, pc, func, depth);
         } else if ((t == DW_TAG_lexical_block || t == DW_TAG_inlined_subroutine) &&
                    dwarf_haspc(&c, pc) == 1) {
             const char *f = func;
@@ -280,22 +281,35 @@ static _Unwind_Reason_Code each_frame(struct _Unwind_Context *ctx, void *arg)
                                                                            : _URC_NO_REASON;
 }
 
-/* The variable of the frame whose memory is [lo, cfa) holding addr. */
+/* The variable of the frame [lo, cfa) holding addr. Compilers give one
+ * stack slot to variables whose lives do not overlap (GCC's -fstack-reuse,
+ * the default), and DWARF then places several variables in scope at the
+ * pc at the same bytes. Of those, the extent taken is the largest and the
+ * name the innermost's; their declared types are judged only when they
+ * all agree. Ambiguity never turns into a finding. */
 static bool in_frame(uintptr_t addr, uintptr_t pc, uintptr_t cfa, chk_object_t *out)
 {
     pthread_mutex_lock(&mu);
     spc_t *e = vars_at(pc - 1); /* the call instruction's pc */
-    bool found = false;
-    for (int k = 0; e && k < e->n && !found; k++) {
+    const svar_t *best = NULL;
+    uintptr_t blo = 0, bhi = 0;
+    bool types_agree = true;
+    for (int k = 0; e && k < e->n; k++) {
         const svar_t *v = &e->v[k];
         uintptr_t vlo = cfa + (uintptr_t)v->off;
         if (addr < vlo || addr >= vlo + v->size) continue;
-        *out = (chk_object_t){.lo = vlo, .hi = vlo + v->size, .name = v->name, .module = NULL,
-                              .func = v->func, .type = v->type, .enc = v->enc, .size = v->esize};
-        found = true;
+        if (best && (v->enc != best->enc || v->esize != best->esize)) types_agree = false;
+        if (!best || v->depth > best->depth) best = v;
+        if (!blo || vlo < blo) blo = vlo;
+        if (vlo + v->size > bhi) bhi = vlo + v->size;
     }
+    if (best)
+        *out = (chk_object_t){.lo = blo, .hi = bhi, .name = best->name, .module = NULL,
+                              .func = best->func, .type = types_agree ? best->type : NULL,
+                              .enc = types_agree ? best->enc : 0,
+                              .size = types_agree ? best->esize : 0};
     pthread_mutex_unlock(&mu);
-    return found;
+    return best != NULL;
 }
 
 /* The walk costs about a microsecond (some ten frames from here to the

@@ -9,7 +9,8 @@
  * request's status with the receive's, so the tool takes the receive from
  * what was posted). "bug": rank 1 receives its MPI_Isendrecv data as
  * MPI_FLOAT, a type mismatch check mode must find through the one request
- * (reported at both posting calls). Rank 0 prints the sum of what went
+ * (reported at both posting calls), and rank 1's `int rbuf[]` passed as
+ * MPI_FLOAT (LOCAL:BUFFER:TYPE_MISMATCH). Rank 0 prints the sum of what went
  * round.
  */
 #include <mpi.h>
@@ -30,7 +31,7 @@ int main(int argc, char **argv)
     for (int r = 0; r < ROUNDS; r++) {
         MPI_Request q;
         for (int i = 0; i < N; i++) sbuf[i] = rank + r;
-        MPI_Isendrecv(sbuf, N, MPI_INT, next, 1, rbuf, N, rtype, prev, 1, MPI_COMM_WORLD, &q); /* expect(bug): GLOBAL:P2P:TYPE_MISMATCH rank=0, GLOBAL:P2P:TYPE_MISMATCH rank=1 */
+        MPI_Isendrecv(sbuf, N, MPI_INT, next, 1, rbuf, N, rtype, prev, 1, MPI_COMM_WORLD, &q); /* expect(bug): GLOBAL:P2P:TYPE_MISMATCH rank=0, GLOBAL:P2P:TYPE_MISMATCH rank=1, LOCAL:BUFFER:TYPE_MISMATCH rank=1 */
         MPI_Wait(&q, MPI_STATUS_IGNORE);
         sum += rbuf[0];
     }
