@@ -137,6 +137,10 @@ if("mpich" IN_LIST MSC_FLAVORS)
   msc_mpi_test(mpich comms/isendrecv-check-bug NP 2 PROGRAM comms_isendrecv ARGS bug TIMEOUT 120
     ENV MPISCOPE_MODE=check MPISCOPE_QUIET=1
     CHECK "${comms_expect} ${CMAKE_CURRENT_LIST_DIR}/isendrecv.c bug")
+  # Its LOCAL:BUFFER:TYPE_MISMATCH is a local array's: built with ASan, the
+  # program's locals live in ASan's own frame, which DWARF does not give as
+  # a frame-base offset, so the sanitizer pass cannot see it.
+  set_property(TEST mpich/comms/isendrecv-check-bug APPEND PROPERTY LABELS no-sanitizer)
 endif()
 
 # Connect/accept between two jobs launched separately (Open MPI, through its
