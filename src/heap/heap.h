@@ -28,6 +28,33 @@ typedef struct {
 int msc_heap_find(uintptr_t addr, msc_heap_block_t *out);
 typedef int (*msc_heap_find_fn)(uintptr_t addr, msc_heap_block_t *out);
 
+/* The same as of `when`, a value msc_heap_now gave: the allocations and
+ * frees made since are not applied yet. A caller that allocates between
+ * taking `when` and looking up (the checker's first look at a module's
+ * symbols) sees the blocks as they were, not its own. */
+uint64_t msc_heap_now(void);
+typedef uint64_t (*msc_heap_now_fn)(void);
+int msc_heap_find_at(uintptr_t addr, uint64_t when, msc_heap_block_t *out);
+typedef int (*msc_heap_find_at_fn)(uintptr_t addr, uint64_t when, msc_heap_block_t *out);
+
+/* A block the program freed and the allocator has not handed out again:
+ * its first byte, size, allocating call and freeing call (the caller of
+ * free or realloc). Only the last few thousand frees are kept. */
+typedef struct {
+    uintptr_t start;
+    uint64_t size;
+    uintptr_t site;
+    uintptr_t free_site;
+} msc_heap_freed_t;
+
+/* The recently freed block holding `addr` when no live block holds it: 1
+ * and *out filled, or 0. Thread-safe; a look-up of memory no object holds,
+ * so it is off the common path. */
+int msc_heap_find_freed(uintptr_t addr, msc_heap_freed_t *out);
+typedef int (*msc_heap_find_freed_fn)(uintptr_t addr, msc_heap_freed_t *out);
+int msc_heap_find_freed_at(uintptr_t addr, uint64_t when, msc_heap_freed_t *out);
+typedef int (*msc_heap_find_freed_at_fn)(uintptr_t addr, uint64_t when, msc_heap_freed_t *out);
+
 /* Counts since the library loaded, for tests and bench/. */
 typedef struct {
     uint64_t live;          /* blocks in the index after the last drain */
@@ -36,6 +63,7 @@ typedef struct {
                                library was active, or by a signal handler) */
     uint64_t drains;        /* times the per-thread logs were emptied */
     uint64_t logs;          /* per-thread logs made (threads alive at once) */
+    uint64_t freed_kept;    /* freed blocks remembered (at most a few thousand) */
 } msc_heap_stats_t;
 void msc_heap_stats(msc_heap_stats_t *out);
 typedef void (*msc_heap_stats_fn)(msc_heap_stats_t *out);

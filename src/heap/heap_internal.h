@@ -21,7 +21,7 @@ enum { HEAP_LOG_N = 1024 };            /* entries per thread's log */
 typedef struct {
     uintptr_t addr;
     uint64_t size; /* bytes asked for, or HEAP_FREED */
-    uintptr_t site;
+    uintptr_t site; /* the allocating or freeing call */
     uint64_t seq;  /* global order of the events on one address */
 } heap_ent_t;
 
@@ -62,6 +62,9 @@ enum { HEAP_HINTS = 4 };
  * tried first and updated. */
 bool heap_index_find(uintptr_t addr, msc_heap_block_t *out, heap_hint_t *hints, int nhints)
     HEAP_INTERNAL;
+/* Under heap_drain_mu: the remembered freed block holding addr, if no
+ * live block does. */
+bool heap_index_find_freed(uintptr_t addr, msc_heap_freed_t *out) HEAP_INTERNAL;
 void heap_index_stats(msc_heap_stats_t *out) HEAP_INTERNAL;
 
 #endif

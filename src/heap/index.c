@@ -13,6 +13,13 @@
  * the tree's nodes are scattered, and a search of 10^4 blocks costs some
  * fifteen cache misses.
  *
+ * Beside it, a second treap of the same nodes keeps the last GRAVE_N
+ * blocks freed (start, size, allocating and freeing calls), oldest
+ * evicted first through a ring of their starts: a buffer that lies in one
+ * of them and in no live block is memory the program gave back
+ * (msc_heap_find_freed). A new live block removes the freed ones it
+ * overlaps, so memory the allocator hands out again is never "freed".
+ *
  * A drain takes every log's entries below a sequence number, orders them
  * by it (each log is in order already; several logs are heap-sorted
  * together), and applies them. Most blocks of a program live briefly, and
@@ -35,14 +42,27 @@ typedef struct node {
     uintptr_t start;
     uint64_t size;
     uintptr_t site;
+    uintptr_t free_site; /* in the freed tree: the call that freed it */
     uint32_t prio;
     uint32_t gen; /* bumped when the node is freed: a hint to it goes stale */
     struct node *l, *r;
 } node_t;
 
-static node_t *root, *spare;
+typedef struct {
+    node_t *root;
+    uint64_t n; /* nodes */
+} tree_t;
+
+static tree_t live, grave; /* live blocks; the last freed ones */
+static node_t *spare;
 static uint32_t rng = 2463534242u;
 static msc_heap_stats_t stats;
+
+/* The freed blocks' starts, oldest first (a ring): the next to evict. A
+ * start whose node went earlier (overlapped by a new block) is skipped. */
+enum { GRAVE_N = 4096 };
+static uintptr_t grave_ring[GRAVE_N];
+static uint64_t grave_head; /* starts written */
 
 enum { SLAB_NODES = 16384 };
 
@@ -62,19 +82,19 @@ static node_t *node_new(uintptr_t start, uint64_t size, uintptr_t site)
     rng ^= rng >> 17;
     rng ^= rng << 5;
     uint32_t gen = n->gen; /* kept across reuse: stale hints stay stale */
-    *n = (node_t){start, size, site, rng, gen, NULL, NULL};
+    *n = (node_t){start, size, site, 0, rng, gen, NULL, NULL};
     return n;
 }
 
-static void node_free_all(node_t *t)
+static void node_free_all(tree_t *tr, node_t *t)
 {
     while (t) {
-        node_free_all(t->r);
+        node_free_all(tr, t->r);
         node_t *l = t->l;
         t->gen++;
         t->l = spare;
         spare = t;
-        stats.live--;
+        tr->n--;
         t = l;
     }
 }
@@ -106,22 +126,22 @@ static node_t *merge(node_t *a, node_t *b)
 }
 
 /* Removes the blocks starting in [lo, hi); returns how many. */
-static uint64_t remove_range(uintptr_t lo, uintptr_t hi)
+static uint64_t remove_range(tree_t *tr, uintptr_t lo, uintptr_t hi)
 {
     node_t *a, *m, *b;
-    uint64_t before = stats.live;
-    split(root, lo, &a, &m);
+    uint64_t before = tr->n;
+    split(tr->root, lo, &a, &m);
     split(m, hi, &m, &b);
-    node_free_all(m);
-    root = merge(a, b);
-    return before - stats.live;
+    node_free_all(tr, m);
+    tr->root = merge(a, b);
+    return before - tr->n;
 }
 
 /* The block with the greatest start <= addr, or NULL. */
-static node_t *floor_of(uintptr_t addr)
+static node_t *floor_of(const tree_t *tr, uintptr_t addr)
 {
     node_t *best = NULL;
-    for (node_t *t = root; t;) {
+    for (node_t *t = tr->root; t;) {
         if (t->start <= addr) {
             best = t;
             t = t->r;
@@ -132,19 +152,63 @@ static node_t *floor_of(uintptr_t addr)
     return best;
 }
 
-static void index_insert(uintptr_t start, uint64_t size, uintptr_t site)
+/* Removes every block of `tr` that overlaps [start, end). */
+static void remove_overlaps(tree_t *tr, uintptr_t start, uintptr_t end)
+{
+    node_t *below = start ? floor_of(tr, start - 1) : NULL;
+    if (below && below->start + (below->size ? below->size : 1) > start)
+        remove_range(tr, below->start, below->start + 1);
+    remove_range(tr, start, end);
+}
+
+static node_t *tree_insert(tree_t *tr, uintptr_t start, uint64_t size, uintptr_t site)
 {
     uintptr_t end = start + (size ? size : 1);
     if (end < start) end = UINTPTR_MAX;
-    node_t *below = start ? floor_of(start - 1) : NULL;
-    if (below && below->start + below->size > start) remove_range(below->start, below->start + 1);
-    remove_range(start, end);
+    remove_overlaps(tr, start, end);
+    if (tr == &live) remove_overlaps(&grave, start, end); /* handed out again */
     node_t *n = node_new(start, size, site);
-    if (!n) return;
+    if (!n) return NULL;
     node_t *a, *b;
-    split(root, start, &a, &b);
-    root = merge(merge(a, n), b);
-    stats.live++;
+    split(tr->root, start, &a, &b);
+    tr->root = merge(merge(a, n), b);
+    tr->n++;
+    return n;
+}
+
+static void index_insert(uintptr_t start, uint64_t size, uintptr_t site)
+{
+    tree_insert(&live, start, size, site);
+    stats.live = live.n;
+}
+
+/* A block given back: into the freed tree, the oldest evicted past GRAVE_N. */
+static void grave_insert(uintptr_t start, uint64_t size, uintptr_t site, uintptr_t free_site)
+{
+    if (!size) return; /* no byte a buffer could use */
+    if (grave_head >= GRAVE_N) {
+        uintptr_t old = grave_ring[grave_head % GRAVE_N];
+        node_t *o = floor_of(&grave, old);
+        if (o && o->start == old) remove_range(&grave, old, old + 1);
+    }
+    node_t *n = tree_insert(&grave, start, size, site);
+    if (!n) return;
+    n->free_site = free_site;
+    grave_ring[grave_head++ % GRAVE_N] = start;
+}
+
+/* A free of the live block at `addr`: moved to the freed tree. False if no
+ * live block starts there. */
+static bool index_free(uintptr_t addr, uintptr_t free_site)
+{
+    node_t *n = floor_of(&live, addr);
+    if (!n || n->start != addr) return false;
+    uint64_t size = n->size;
+    uintptr_t site = n->site;
+    remove_range(&live, addr, addr + 1);
+    stats.live = live.n;
+    grave_insert(addr, size, site, free_site);
+    return true;
 }
 
 static bool holds(const node_t *n, uintptr_t addr)
@@ -160,7 +224,7 @@ bool heap_index_find(uintptr_t addr, msc_heap_block_t *out, heap_hint_t *hints, 
         if (h && h->gen == hints[i].gen && holds(h, addr)) n = h;
     }
     if (!n) {
-        n = floor_of(addr);
+        n = floor_of(&live, addr);
         if (!n || !holds(n, addr)) return false;
         /* The oldest hint gives way. */
         for (int i = nhints - 1; i > 0; i--) hints[i] = hints[i - 1];
@@ -170,7 +234,20 @@ bool heap_index_find(uintptr_t addr, msc_heap_block_t *out, heap_hint_t *hints, 
     return true;
 }
 
-void heap_index_stats(msc_heap_stats_t *out) { *out = stats; }
+bool heap_index_find_freed(uintptr_t addr, msc_heap_freed_t *out)
+{
+    if (floor_of(&live, addr) && holds(floor_of(&live, addr), addr)) return false;
+    node_t *n = floor_of(&grave, addr);
+    if (!n || !holds(n, addr)) return false;
+    *out = (msc_heap_freed_t){n->start, n->size, n->site, n->free_site};
+    return true;
+}
+
+void heap_index_stats(msc_heap_stats_t *out)
+{
+    *out = stats;
+    out->freed_kept = grave.n;
+}
 
 /* --- the drain -------------------------------------------------------------- */
 
@@ -298,8 +375,11 @@ void heap_drain_locked(uint64_t limit, const heap_ent_t *extra)
         for (; pend[s].addr && pend[s].addr != e->addr; s = (s + 1) & mask) {
         }
         if (pend[s].addr == e->addr) {
-            pend[s].addr = 1; /* born and gone within this drain */
-        } else if (remove_range(e->addr, e->addr + 1) == 0) {
+            /* Born and gone within this drain: only the freed tree sees it. */
+            const heap_ent_t *a = &batch[pend[s].at];
+            pend[s].addr = 1;
+            grave_insert(a->addr, a->size, a->site, e->site);
+        } else if (!index_free(e->addr, e->site)) {
             stats.unknown_frees++;
         }
     }

@@ -16,7 +16,9 @@
  * fetch-and-add and a few stores; nothing is locked and nothing searched.
  *
  * Look-ups (msc_heap_find, at check mode's buffer checks) drain the logs
- * into the index of live blocks (index.c) under one mutex, then search it.
+ * into the index of live blocks (index.c) under one mutex, then search it;
+ * msc_heap_find_freed searches the blocks freed last (a free's entry
+ * carries its caller, for the finding's text).
  * A drain takes, from every log, the entries with seq below the counter's
  * value when it began; a thread that has taken a seq but not yet published
  * its entry is waited for (its `inflight` flag: a few instructions), so no
@@ -275,7 +277,7 @@ EXPORT void free(void *p)
         __libc_free(p); /* dlsym under way on this thread: not ours, libc's */
         return;
     }
-    note((uintptr_t)p, HEAP_FREED, 0);
+    note((uintptr_t)p, HEAP_FREED, CALLER);
     real_free(p);
 }
 
@@ -312,7 +314,7 @@ static void *realloc_at(void *p, size_t n, uintptr_t site)
     /* The old block is gone once realloc returns non-NULL (or frees it for
      * size 0); logged first, as a free is. A failed realloc leaves it live
      * but unknown from here on: never a false finding. */
-    if (p) note((uintptr_t)p, HEAP_FREED, 0);
+    if (p) note((uintptr_t)p, HEAP_FREED, site);
     void *q = real_realloc(p, n);
     if (q) note((uintptr_t)q, n, site);
     return q;
@@ -361,10 +363,19 @@ static HEAP_TLS msc_heap_block_t last;
 static HEAP_TLS uint64_t last_seq;
 static HEAP_TLS heap_hint_t hints[HEAP_HINTS];
 
+EXPORT uint64_t msc_heap_now(void) { return atomic_load(&heap_seq); }
+
 EXPORT int msc_heap_find(uintptr_t addr, msc_heap_block_t *out)
 {
+    return msc_heap_find_at(addr, atomic_load(&heap_seq), out);
+}
+
+/* Events at or after `now` stay in the logs for a later drain. (A thread
+ * whose log fills drains everything; a look-up after that sees a later
+ * state, never a wrong one.) */
+EXPORT int msc_heap_find_at(uintptr_t addr, uint64_t now, msc_heap_block_t *out)
+{
     if (busy) return 0;
-    uint64_t now = atomic_load(&heap_seq);
     if (now == last_seq && addr >= last.start &&
         (addr < last.start + last.size || (addr == last.start && last.size == 0))) {
         *out = last;
@@ -379,6 +390,23 @@ EXPORT int msc_heap_find(uintptr_t addr, msc_heap_block_t *out)
         last = *out;
         last_seq = now;
     }
+    busy = 0;
+    return found;
+}
+
+EXPORT int msc_heap_find_freed(uintptr_t addr, msc_heap_freed_t *out)
+{
+    return msc_heap_find_freed_at(addr, atomic_load(&heap_seq), out);
+}
+
+EXPORT int msc_heap_find_freed_at(uintptr_t addr, uint64_t now, msc_heap_freed_t *out)
+{
+    if (busy) return 0;
+    busy = 1;
+    pthread_mutex_lock(&heap_drain_mu);
+    heap_drain_locked(now, NULL);
+    bool found = heap_index_find_freed(addr, out);
+    pthread_mutex_unlock(&heap_drain_mu);
     busy = 0;
     return found;
 }

@@ -16,6 +16,11 @@
  *   unknown    a free of a block the interposer never saw (glibc's own
  *              entry point) is counted, not applied
  *   many       100,000 live blocks, every one found
+ *   freed      a freed block is found by msc_heap_find_freed with its
+ *              allocating and freeing calls (free, realloc moving it, one
+ *              born and freed between two look-ups), interior bytes too;
+ *              one handed out again by malloc is not; of 5,000 freed
+ *              blocks the oldest are forgotten and the last 4,096 kept
  *
  * MSC_HEAP_EXPECT=inactive (run.sh sets it when a sanitizer runtime is
  * preloaded first): the interposer must then see nothing, and the program
@@ -37,6 +42,7 @@
 
 static msc_heap_find_fn find;
 static msc_heap_stats_fn stats;
+static msc_heap_find_freed_fn find_freed;
 static int failures;
 
 #define EXPECT(cond, ...)                                                   \
@@ -366,12 +372,81 @@ static int case_many(void)
     return 0;
 }
 
+/* The freed block at a must be exactly [a, a + size), both its sites in
+ * this program. Addresses, not pointers: the compiler rightly objects to a
+ * freed pointer's use. */
+static void expect_freed(uintptr_t a, uint64_t size, const char *what)
+{
+    msc_heap_freed_t f;
+    EXPECT(find_freed(a + size / 2, &f), "%s: %#lx not found freed", what, (unsigned long)a);
+    if (!find_freed(a + size / 2, &f)) return;
+    EXPECT(f.start == a && f.size == size, "%s: freed block [%#lx, +%lu), expected [%#lx, +%lu)",
+           what, (unsigned long)f.start, (unsigned long)f.size, (unsigned long)a,
+           (unsigned long)size);
+    Dl_info di;
+    EXPECT(f.site && dladdr((void *)f.site, &di) && strstr(di.dli_fname, "heap_test"),
+           "%s: allocating site not in the test program", what);
+    EXPECT(f.free_site && dladdr((void *)f.free_site, &di) && strstr(di.dli_fname, "heap_test"),
+           "%s: freeing site not in the test program", what);
+    EXPECT(f.site != f.free_site, "%s: the same site for both calls", what);
+}
+
+static int case_freed(void)
+{
+    msc_heap_block_t b;
+    msc_heap_freed_t f;
+    /* Freed after a look-up made it part of the index. */
+    char *keep = malloc(16); /* keeps p's chunk from merging into the top */
+    char *p = calloc(520, 1);
+    uintptr_t pa = (uintptr_t)p;
+    expect_block(p, 520, "before free");
+    free(p);
+    expect_freed(pa, 520, "free");
+    EXPECT(!find(pa, &b) || b.start != pa, "a freed block found live");
+    /* Handed out again: live, not freed. */
+    char *q = calloc(520, 1);
+    if ((uintptr_t)q == pa) {
+        EXPECT(!find_freed(pa + 8, &f), "a block handed out again is still freed");
+        expect_block(q, 520, "handed out again");
+    }
+    free(q);
+    /* Born and freed between two look-ups (one drain). */
+    char *r = malloc(700);
+    uintptr_t ra = (uintptr_t)r;
+    free(r);
+    expect_freed(ra, 700, "born and freed in one drain");
+    /* realloc that moves the block: the old one is freed. */
+    char *s = calloc(32, 1), *guard = malloc(32);
+    uintptr_t sa = (uintptr_t)s;
+    expect_block(s, 32, "before realloc");
+    char *t = realloc(s, 1 << 20);
+    if ((uintptr_t)t != sa) expect_freed(sa, 32, "moved by realloc");
+    free(t);
+    free(guard);
+    /* Only the last frees are kept. */
+    enum { N = 5000 };
+    uintptr_t *v = malloc(N * sizeof *v);
+    for (int i = 0; i < N; i++) v[i] = (uintptr_t)calloc(24, 1);
+    expect_block((void *)v[0], 24, "first of many");
+    for (int i = 0; i < N; i++) free((void *)v[i]);
+    msc_heap_stats_t st;
+    stats(&st);
+    EXPECT(st.freed_kept <= 4096, "%lu freed blocks kept", (unsigned long)st.freed_kept);
+    EXPECT(find_freed(v[N - 1], &f) && f.start == v[N - 1], "the last freed block is not kept");
+    EXPECT(!find_freed(v[0], &f) || f.start != v[0],
+           "the first of 5,000 freed blocks is still kept");
+    free(v);
+    free(keep);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *expect = getenv("MSC_HEAP_EXPECT");
     find = (msc_heap_find_fn)dlsym(RTLD_DEFAULT, "msc_heap_find");
     stats = (msc_heap_stats_fn)dlsym(RTLD_DEFAULT, "msc_heap_stats");
-    if (argc != 2 || !find || !stats || !expect) {
+    find_freed = (msc_heap_find_freed_fn)dlsym(RTLD_DEFAULT, "msc_heap_find_freed");
+    if (argc != 2 || !find || !stats || !find_freed || !expect) {
         fprintf(stderr, "usage: MSC_HEAP_EXPECT=active|inactive heap_test CASE, with "
                         "libmpiscope-heap.so preloaded\n");
         return 2;
@@ -391,7 +466,7 @@ int main(int argc, char **argv)
         int (*run)(void);
     } cases[] = {{"kinds", case_kinds},   {"early", case_early},   {"threads", case_threads},
                  {"gather", case_gather}, {"reuse", case_reuse},   {"fork", case_fork},     {"signal", case_signal},
-                 {"unknown", case_unknown}, {"many", case_many}};
+                 {"unknown", case_unknown}, {"many", case_many},   {"freed", case_freed}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
         if (strcmp(argv[1], cases[i].name) == 0) {
             cases[i].run();
