@@ -189,11 +189,35 @@ static void overflow_of(msc_call_t *c, const chk_object_t *g, uintptr_t lo, uint
                hi - g->hi == 1 ? "" : "s", writes ? "would write" : "would read");
 }
 
-static void check_span_extent(msc_call_t *c, uintptr_t lo, uintptr_t hi, bool writes,
-                              const char *which)
+/* A buffer whose first byte lies in no object but in a heap block the
+ * program freed (and the allocator has not handed out again): MPI would
+ * read or write memory that is no longer the program's. A count of zero
+ * touches no byte and is no finding. LOCAL:BUFFER:FREED. */
+static void freed_of(msc_call_t *c, uintptr_t lo, uintptr_t hi, bool writes, const char *which)
 {
     chk_object_t g;
-    if (hi > lo && chk_object_find(lo, c->site, &g)) overflow_of(c, &g, lo, hi, writes, which);
+    if (hi <= lo || !chk_freed_find(lo, &g)) return;
+    if (!chk_fresh("LOCAL:BUFFER:FREED", c->site)) return;
+    char what[1024];
+    chk_object_describe(&g, what, sizeof what);
+    chk_report("LOCAL:BUFFER:FREED", c->fn, c->site,
+               "The %sbuffer of this %s, %llu bytes from byte %llu of %s, is memory the "
+               "program has given back: MPI %s memory that belongs to the allocator (or to "
+               "whatever it hands it to next). A buffer must stay allocated until the call, "
+               "and for a nonblocking call its completion, is over. Free it afterwards, or "
+               "pass a live buffer.",
+               which, msc_fn_name[c->fn], (unsigned long long)(hi - lo),
+               (unsigned long long)(lo - g.lo), what, writes ? "would write" : "would read");
+}
+
+void chk_span_object(msc_call_t *c, uintptr_t lo, uintptr_t hi, bool writes, const char *which)
+{
+    chk_object_t g;
+    if (hi <= lo) return;
+    if (chk_object_find(lo, c->site, &g))
+        overflow_of(c, &g, lo, hi, writes, which);
+    else
+        freed_of(c, lo, hi, writes, which);
 }
 
 /* The kind of number a predefined datatype describes -- 'i' signed and 'u'
@@ -265,7 +289,10 @@ void chk_buffer_object(msc_call_t *c, const void *buf, MPI_Count count, MPI_Data
     uintptr_t lo, hi;
     bool spans = span(buf, count, t, &lo, &hi);
     chk_object_t g;
-    if (!chk_object_find(spans ? lo : (uintptr_t)buf, c->site, &g)) return;
+    if (!chk_object_find(spans ? lo : (uintptr_t)buf, c->site, &g)) {
+        if (spans) freed_of(c, lo, hi, writes, which);
+        return;
+    }
     if (spans) overflow_of(c, &g, lo, hi, writes, which);
     if ((uintptr_t)buf >= g.lo && (uintptr_t)buf < g.hi) declared_type_of(c, &g, t, writes, which);
 }
@@ -417,11 +444,13 @@ static void coll_spans(msc_call_t *c, uintptr_t sspan[2], uintptr_t rspan[2])
     if (recv && rc > 0 && rc <= lim) cspan(c->rbuf, rc, rt, &rspan[0], &rspan[1]);
 }
 
-/* A v-collective's blocks (counts and displacements per rank of the
- * communicator, MPI-3.1 sections 5.5 to 5.8): the bytes from the lowest
- * block's first to the highest block's last. For LOCAL:BUFFER:OVERFLOW
- * only: the gaps between blocks are not the buffer's, so the pending-
- * overlap checks (coll_spans) do not take this span. */
+/* A v- or w-collective's blocks (counts and displacements per rank of the
+ * communicator, or per neighbour of its topology; MPI-3.1 sections 5.5 to
+ * 5.8, 7.6): the bytes from the lowest block's first to the highest
+ * block's last. v-forms displace by the datatype's extent, w-forms by
+ * bytes with a datatype per block. For LOCAL:BUFFER:OVERFLOW only: the
+ * gaps between blocks are not the buffer's, so the pending-overlap checks
+ * (coll_spans) do not take this span. */
 static MPI_Aint displ_at(const msc_call_t *c, const void *d, int i)
 {
     return c->displs_are_aint ? ((const MPI_Aint *)d)[i] : ((const int *)d)[i];
@@ -433,52 +462,123 @@ static MPI_Count vcount_at(const msc_call_t *c, const void *a, int i)
 }
 
 static bool blocks_span(const msc_call_t *c, const void *buf, const void *counts,
-                        const void *displs, MPI_Datatype t, int n, uintptr_t *lo, uintptr_t *hi)
+                        const void *displs, MPI_Datatype t, const MPI_Datatype *types, int n,
+                        uintptr_t *lo, uintptr_t *hi)
 {
-    if (!buf || buf == MPI_IN_PLACE || !counts || !displs || t == MPI_DATATYPE_NULL) return false;
-    const chk_tinfo_t *ti = chk_tinfo(t);
-    if (!ti->ok || ti->extent <= 0) return false;
+    if (!buf || buf == MPI_IN_PLACE || !counts || !displs) return false;
+    if (!types && t == MPI_DATATYPE_NULL) return false;
+    const chk_tinfo_t *ti = types ? NULL : chk_tinfo(t);
+    if (ti && (!ti->ok || ti->extent <= 0)) return false;
     bool any = false;
     int64_t l = 0, h = 0;
     for (int i = 0; i < n; i++) {
         MPI_Count k = vcount_at(c, counts, i);
         if (k <= 0 || k > ((MPI_Count)1 << 32)) continue;
-        int64_t a = (int64_t)displ_at(c, displs, i) * (int64_t)ti->extent + (int64_t)ti->tlb;
+        int64_t unit = types ? 1 : (int64_t)ti->extent; /* w-forms: bytes */
+        if (types) {
+            if (types[i] == MPI_DATATYPE_NULL) return false;
+            ti = chk_tinfo(types[i]);
+            if (!ti->ok || ti->extent < 0) return false;
+        }
+        int64_t a = (int64_t)displ_at(c, displs, i) * unit + (int64_t)ti->tlb;
         int64_t b = a + (int64_t)((k - 1) * ti->extent + ti->textent);
         if (!any || a < l) l = a;
         if (!any || b > h) h = b;
         any = true;
     }
-    if (!any || l < 0) return false; /* a block before buf: its object is another question */
-    *lo = (uintptr_t)buf + (uintptr_t)l;
+    if (!any || (l < 0 && (uintptr_t)-l > (uintptr_t)buf)) return false;
+    *lo = (uintptr_t)buf + (uintptr_t)l; /* below buf for a negative displacement */
     *hi = (uintptr_t)buf + (uintptr_t)h;
     return true;
+}
+
+/* The blocks of a v-collective's buffer span [lo, hi) around `buf`: the
+ * object of the lowest block's first byte judges the span (OVERFLOW, or
+ * FREED); a span that starts below the object `buf` itself points into,
+ * where no object holds its first byte, starts before that object
+ * (MPI-3.1 section 5.5: displacements are relative to the buffer's
+ * address, negative ones included, and must stay in the buffer's memory). */
+static void check_blocks_extent(msc_call_t *c, const void *buf, uintptr_t lo, uintptr_t hi,
+                                bool writes, const char *which)
+{
+    chk_object_t g;
+    if (lo >= (uintptr_t)buf || chk_object_find(lo, c->site, &g)) {
+        chk_span_object(c, lo, hi, writes, which);
+        return;
+    }
+    if (!chk_object_find((uintptr_t)buf, c->site, &g) || lo >= g.lo) return;
+    if (!chk_fresh("LOCAL:BUFFER:OVERFLOW", c->site)) return;
+    char what[1024];
+    chk_object_describe(&g, what, sizeof what);
+    chk_report("LOCAL:BUFFER:OVERFLOW", c->fn, c->site,
+               "The %sbuffer of this %s starts %llu byte%s before %s, which it points into "
+               "(a negative displacement): MPI %s memory that is not the buffer's (MPI-3.1 "
+               "section 5.5: each block lies at its displacement from the buffer's address). "
+               "Give displacements that keep every block inside the object.",
+               which, msc_fn_name[c->fn], (unsigned long long)(g.lo - lo),
+               g.lo - lo == 1 ? "" : "s", what, writes ? "would write" : "would read");
+}
+
+/* The neighbours a process receives from and sends to in the topology of
+ * `comm` (MPI-3.1 section 7.6: a Cartesian topology's 2 x ndims, a graph's
+ * neighbours both ways, a distributed graph's in- and out-degree). */
+static bool nbr_degrees(MPI_Comm comm, int *in, int *out)
+{
+    int status = MPI_UNDEFINED, n = 0, me = 0, weighted = 0;
+    if (PMPI_Topo_test(comm, &status) != MPI_SUCCESS) return false;
+    switch (status) {
+    case MPI_CART:
+        if (PMPI_Cartdim_get(comm, &n) != MPI_SUCCESS) return false;
+        *in = *out = 2 * n;
+        return true;
+    case MPI_GRAPH:
+        if (PMPI_Comm_rank(comm, &me) != MPI_SUCCESS ||
+            PMPI_Graph_neighbors_count(comm, me, &n) != MPI_SUCCESS)
+            return false;
+        *in = *out = n;
+        return true;
+    case MPI_DIST_GRAPH:
+        return PMPI_Dist_graph_neighbors_count(comm, in, out, &weighted) == MPI_SUCCESS;
+    default:
+        return false;
+    }
 }
 
 static void check_vcoll_extent(msc_call_t *c)
 {
     unsigned form = chk_coll_form(c->fn);
-    if (!(form & (CHK_CF_GATHERV | CHK_CF_SCATTERV | CHK_CF_ALLGATHERV | CHK_CF_ALLTOALLV)) ||
-        (form & CHK_CF_NEIGHBOR) || c->comm == MPI_COMM_NULL || CHK_ZERO(c->comm))
+    const unsigned blocks_out = CHK_CF_SCATTERV | CHK_CF_ALLTOALLV | CHK_CF_ALLTOALLW |
+                                CHK_CF_NBR_A2AV | CHK_CF_NBR_A2AW;
+    const unsigned blocks_in = CHK_CF_GATHERV | CHK_CF_ALLGATHERV | CHK_CF_ALLTOALLV |
+                               CHK_CF_ALLTOALLW | CHK_CF_NBR_AGV | CHK_CF_NBR_A2AV |
+                               CHK_CF_NBR_A2AW;
+    if (!(form & (blocks_out | blocks_in)) || c->comm == MPI_COMM_NULL || CHK_ZERO(c->comm))
         return;
     const chk_cinfo_t *ci = chk_cinfo(c->comm);
     if (ci->inter) return;
-    int n = ci->size, me = ci->rank;
+    int nin = ci->size, nout = ci->size, me = ci->rank;
+    if ((form & CHK_CF_NEIGHBOR) && !nbr_degrees(c->comm, &nin, &nout)) return;
     if (me < 0) PMPI_Comm_rank(c->comm, &me);
-    if (n <= 0 || n > (1 << 24)) return;
+    if (nin < 0 || nout < 0 || nin > (1 << 24) || nout > (1 << 24)) return;
     bool root = !has(c, MSC_ROLE_ROOT) || c->root == me;
+    bool w = form & (CHK_CF_ALLTOALLW | CHK_CF_NBR_A2AW);
     uintptr_t lo, hi;
-    if (form & (CHK_CF_SCATTERV | CHK_CF_ALLTOALLV)) {
-        if (root && blocks_span(c, c->buf, c->counts, c->displs, c->type, n, &lo, &hi))
-            check_span_extent(c, lo, hi, false, "send ");
+    if (form & blocks_out) {
+        /* w-forms from Fortran: the handle arrays are not converted (NULL). */
+        if (root && (!w || c->types) &&
+            blocks_span(c, c->buf, c->counts, c->displs, c->type, w ? c->types : NULL,
+                                nout, &lo, &hi))
+            check_blocks_extent(c, c->buf, lo, hi, false, "send ");
     } else if (has(c, MSC_ROLE_COUNT) && span(c->buf, c->count, c->type, &lo, &hi)) {
-        check_span_extent(c, lo, hi, false, "send ");
+        chk_span_object(c, lo, hi, false, "send ");
     }
-    if (form & (CHK_CF_GATHERV | CHK_CF_ALLGATHERV | CHK_CF_ALLTOALLV)) {
-        if (root && blocks_span(c, c->rbuf, c->rcounts, c->rdispls, c->rtype, n, &lo, &hi))
-            check_span_extent(c, lo, hi, true, "receive ");
+    if (form & blocks_in) {
+        if (root && (!w || c->rtypes) &&
+            blocks_span(c, c->rbuf, c->rcounts, c->rdispls, c->rtype, w ? c->rtypes : NULL, nin,
+                        &lo, &hi))
+            check_blocks_extent(c, c->rbuf, lo, hi, true, "receive ");
     } else if (has(c, MSC_ROLE_RCOUNT) && span(c->rbuf, c->rcount, c->rtype, &lo, &hi)) {
-        check_span_extent(c, lo, hi, true, "receive ");
+        chk_span_object(c, lo, hi, true, "receive ");
     }
 }
 
@@ -495,8 +595,12 @@ static void coll_objects(msc_call_t *c)
     for (int side = 0; side < 2; side++) {
         uintptr_t lo = icoll_span[2 * side], hi = icoll_span[2 * side + 1];
         chk_object_t g;
-        if (hi <= lo || !chk_object_find(lo, c->site, &g)) continue;
         const char *which = side ? "receive " : "send ";
+        if (hi <= lo) continue;
+        if (!chk_object_find(lo, c->site, &g)) {
+            freed_of(c, lo, hi, side == 1, which);
+            continue;
+        }
         overflow_of(c, &g, lo, hi, side == 1, which);
         declared_type_of(c, &g, side ? rt : c->type, side == 1, which);
     }
@@ -780,13 +884,17 @@ static bool uses_shadow(msc_kind_t k)
 
 static void chk_enter(msc_call_t *c)
 {
+    chk_object_mark(true);
     chk_thr_enter(c);
     chk_wd_poll_other(c);
     if (!never_waits(c->kind) && !nonblocking_probe(c)) chk_wd_enter(c);
     if (uses_shadow(c->kind)) chk_shadow_settle(c->comm);
     pending_sum = 0;
     chk_args_enter(c); /* args.c: NULL pointers and handles, constructors, operations */
-    if (msc_fn_roles[c->fn] & MSC_ROLE_ARGS) chk_topo_enter(c); /* topo.c: topology, split */
+    if (msc_fn_roles[c->fn] & MSC_ROLE_ARGS) {
+        chk_topo_enter(c);       /* topo.c: topology, split */
+        chk_rma_memory_enter(c); /* rma.c: a window's memory */
+    }
     switch (c->kind) {
     case MSC_KIND_PROBE:
     case MSC_KIND_SEND_INIT:
@@ -859,10 +967,19 @@ static void chk_enter(msc_call_t *c)
     case MSC_KIND_COMM_FREE:
         enter_objects(c);
         break;
+    case MSC_KIND_IO_READ:
+    case MSC_KIND_IO_IREAD:
+        check_extent(c, c->rbuf, c->rcount, c->rtype, true, "");
+        break;
+    case MSC_KIND_IO_WRITE:
+    case MSC_KIND_IO_IWRITE:
+        check_extent(c, c->buf, c->count, c->type, false, "");
+        break;
     default:
         break;
     }
     if (chk_state_wants(c, true)) chk_state_enter(c);
+    chk_object_mark(false);
     chk_eh_enter(c); /* last: from here on, errors belong to the application's call */
 }
 

@@ -253,6 +253,8 @@ typedef struct {
     unsigned char enc, size;
     /* A heap block's allocating call (a return address of this rank). */
     void *alloc_site;
+    /* A freed heap block's freeing call (chk_freed_find), else NULL. */
+    void *free_site;
 } chk_object_t;
 /* The global or static object holding `addr`; false if none. */
 bool chk_global_find(uintptr_t addr, chk_object_t *out) CHK_INTERNAL;
@@ -263,6 +265,15 @@ bool chk_stack_find(uintptr_t addr, void *site, chk_object_t *out) CHK_INTERNAL;
 /* The global, static, local (with `site`: the call's return address) or
  * heap object holding `addr`; false if none is known. */
 bool chk_object_find(uintptr_t addr, void *site, chk_object_t *out) CHK_INTERNAL;
+/* From chk_object_mark(true) to chk_object_mark(false), this thread's
+ * look-ups see the heap as it was at the mark (the start of a call's
+ * checks), not the blocks the tool allocates meanwhile. */
+void chk_object_mark(bool on) CHK_INTERNAL;
+/* The heap block, freed and not handed out again, holding `addr` when no
+ * object does (libmpiscope-heap.so remembers the last few thousand frees),
+ * as the heap was at this thread's last chk_object_find; false if none is
+ * known. */
+bool chk_freed_find(uintptr_t addr, chk_object_t *out) CHK_INTERNAL;
 /* The object in words, for a finding's text: "the global or static object
  * `grid` (800 bytes, in app)", "the local variable `grid` of main (800
  * bytes)" or "the heap block of 800 bytes allocated at app.c:12 in main". */
@@ -272,6 +283,11 @@ void chk_object_describe(const chk_object_t *o, char *buf, size_t n) CHK_INTERNA
  * and LOCAL:BUFFER:TYPE_MISMATCH (check.c). */
 void chk_buffer_object(msc_call_t *c, const void *buf, MPI_Count count, MPI_Datatype t,
                        bool writes, const char *which) CHK_INTERNAL;
+/* The bytes [lo, hi) MPI reads (or, `writes`, writes) against the object
+ * of their first byte: LOCAL:BUFFER:OVERFLOW, or LOCAL:BUFFER:FREED when
+ * that byte lies in a freed heap block (check.c). */
+void chk_span_object(msc_call_t *c, uintptr_t lo, uintptr_t hi, bool writes,
+                     const char *which) CHK_INTERNAL;
 /* `len` bytes at `buf` cut back to the end of the object `buf` is in
  * (unchanged outside one): the tool's own reads of a buffer (checksums)
  * stay inside the object even when the buffer overflows it, which
@@ -559,6 +575,8 @@ void chk_state_leave(msc_call_t *c) CHK_INTERNAL;
 void chk_reqstate_enter(msc_call_t *c) CHK_INTERNAL;
 void chk_reqstate_leave(msc_call_t *c) CHK_INTERNAL;
 void chk_rma_enter(msc_call_t *c) CHK_INTERNAL;
+/* MPI_Win_create's and MPI_Win_attach's memory against its object. */
+void chk_rma_memory_enter(msc_call_t *c) CHK_INTERNAL;
 void chk_rma_p2p_enter(msc_call_t *c) CHK_INTERNAL;
 void chk_rma_req_enter(msc_call_t *c) CHK_INTERNAL;
 void chk_rma_leave(msc_call_t *c) CHK_INTERNAL;

@@ -20,23 +20,71 @@
 #include "check.h"
 #include "heap/heap.h"
 
-static msc_heap_find_fn heap_find;
+static msc_heap_now_fn heap_now;
+static msc_heap_find_at_fn heap_find;
+static msc_heap_find_freed_at_fn heap_find_freed;
 static pthread_once_t heap_once = PTHREAD_ONCE_INIT;
+/* The heap's state this thread's last chk_object_find asked about, and
+ * whether chk_object_mark fixed it for the call being checked. */
+static CHK_TLS uint64_t heap_when;
+static CHK_TLS bool heap_marked;
 
 static void find_heap_library(void)
 {
-    heap_find = (msc_heap_find_fn)dlsym(RTLD_DEFAULT, "msc_heap_find");
+    heap_now = (msc_heap_now_fn)dlsym(RTLD_DEFAULT, "msc_heap_now");
+    heap_find = (msc_heap_find_at_fn)dlsym(RTLD_DEFAULT, "msc_heap_find_at");
+    heap_find_freed = (msc_heap_find_freed_at_fn)dlsym(RTLD_DEFAULT, "msc_heap_find_freed_at");
+    if (!heap_now) heap_find = NULL, heap_find_freed = NULL;
+}
+
+/* The heap is asked as it was when the check of the call began
+ * (chk_object_mark) or else when the look-up began: the tool's own work
+ * allocates (a datatype's first description, a module's symbols and DWARF
+ * read the first time), and the allocator may hand the tool the very block
+ * the application just freed (LOCAL:BUFFER:FREED would then see the tool's
+ * live block instead). */
+void chk_object_mark(bool on)
+{
+    pthread_once(&heap_once, find_heap_library);
+    heap_marked = on && heap_now;
+    if (heap_marked) heap_when = heap_now();
 }
 
 bool chk_object_find(uintptr_t addr, void *site, chk_object_t *out)
 {
+    pthread_once(&heap_once, find_heap_library);
+    if (!heap_marked) heap_when = heap_now ? heap_now() : 0;
     if (chk_global_find(addr, out)) return true;
     if (site && chk_stack_find(addr, site, out)) return true;
-    pthread_once(&heap_once, find_heap_library);
     msc_heap_block_t b;
-    if (!heap_find || !heap_find(addr, &b)) return false;
+    if (!heap_find || !heap_find(addr, heap_when, &b)) return false;
     *out = (chk_object_t){.lo = b.start, .hi = b.start + b.size, .alloc_site = (void *)b.site};
     return true;
+}
+
+bool chk_freed_find(uintptr_t addr, chk_object_t *out)
+{
+    pthread_once(&heap_once, find_heap_library);
+    msc_heap_freed_t b;
+    if (!heap_find_freed || !heap_find_freed(addr, heap_when, &b)) return false;
+    *out = (chk_object_t){.lo = b.start,
+                          .hi = b.start + b.size,
+                          .alloc_site = (void *)b.site,
+                          .free_site = (void *)b.free_site};
+    return true;
+}
+
+/* " at FILE:LINE in FUNC", " at FILE in FUNC" or "" for a return address. */
+static void site_text(void *site, char *buf, size_t n)
+{
+    chk_part_t p = {.rank = msc_g.world_rank, .site = site};
+    buf[0] = '\0';
+    if (!site) return;
+    chk_resolve(&p);
+    if (p.line > 0)
+        snprintf(buf, n, " at %s:%d%s%s", p.file, p.line, p.func[0] ? " in " : "", p.func);
+    else if (p.file[0] && p.file[0] != '?')
+        snprintf(buf, n, " at %s%s%s", p.file, p.func[0] ? " in " : "", p.func);
 }
 
 void chk_object_describe(const chk_object_t *o, char *buf, size_t n)
@@ -51,16 +99,15 @@ void chk_object_describe(const chk_object_t *o, char *buf, size_t n)
                  o->module ? o->module : "?");
         return;
     }
-    chk_part_t p = {.rank = msc_g.world_rank, .site = o->alloc_site};
-    if (o->alloc_site) chk_resolve(&p);
-    if (p.line > 0)
-        snprintf(buf, n, "the heap block of %llu bytes allocated at %s:%d%s%s", bytes, p.file,
-                 p.line, p.func[0] ? " in " : "", p.func);
-    else if (p.file[0] && p.file[0] != '?')
-        snprintf(buf, n, "the heap block of %llu bytes allocated at %s%s%s", bytes, p.file,
-                 p.func[0] ? " in " : "", p.func);
+    char at[640], freed[640];
+    site_text(o->alloc_site, at, sizeof at);
+    site_text(o->free_site, freed, sizeof freed);
+    if (o->free_site)
+        snprintf(buf, n, "the heap block of %llu bytes%s%s, freed%s", bytes, at[0] ? " allocated" : "",
+                 at, freed[0] ? freed : " already");
     else
-        snprintf(buf, n, "a heap block of %llu bytes", bytes);
+        snprintf(buf, n, "%s heap block of %llu bytes%s%s", at[0] ? "the" : "a", bytes,
+                 at[0] ? " allocated" : "", at);
 }
 
 int64_t chk_object_clamp(const void *buf, int64_t len)

@@ -740,6 +740,49 @@ static void pscw_group(win_t *w, MPI_Group group, bool start)
     PMPI_Group_free(&wg);
 }
 
+/* The memory the application gives MPI_Win_create or MPI_Win_attach (base,
+ * size bytes): every byte of it is the window's, which other processes may
+ * read and write (MPI-3.1 sections 11.2.1, 11.2.4), so it must lie in one
+ * object: LOCAL:BUFFER:OVERFLOW past its end, LOCAL:BUFFER:FREED in a freed
+ * block, LOCAL:ARG:NULL_POINTER at NULL. Judged before the call: MPI
+ * allocates while it makes a window, and may be handed the very block the
+ * application freed. C bindings only (their arguments, role args).
+ * (MPI_Win_allocate's memory is MPI's own.) */
+static int fn_create = -1, fn_create_c = -1, fn_attach = -1;
+static pthread_once_t memory_fns_once = PTHREAD_ONCE_INIT;
+
+static void memory_fns(void)
+{
+    fn_create = msc_fn_lookup("MPI_Win_create");
+    fn_create_c = msc_fn_lookup("MPI_Win_create_c");
+    fn_attach = msc_fn_lookup("MPI_Win_attach");
+}
+
+void chk_rma_memory_enter(msc_call_t *c)
+{
+    pthread_once(&memory_fns_once, memory_fns);
+    int at;
+    if ((int)c->fn == fn_create || (int)c->fn == fn_create_c)
+        at = 0;
+    else if ((int)c->fn == fn_attach)
+        at = 1;
+    else
+        return;
+    if (c->nargs < at + 2) return;
+    uintptr_t base = (uintptr_t)c->arg[at];
+    int64_t size = (int64_t)c->arg[at + 1];
+    if (size <= 0) return;
+    if (!base) {
+        chk_report("LOCAL:ARG:NULL_POINTER", c->fn, c->site,
+                   "%s was called with NULL as the window's base while its size is %lld bytes: "
+                   "the window's memory must be the process's own, which no object at address "
+                   "0 is. Pass the address of the memory to expose, or size 0.",
+                   msc_fn_name[c->fn], (long long)size);
+        return;
+    }
+    chk_span_object(c, base, base + (uintptr_t)size, true, "window ");
+}
+
 void chk_rma_enter(msc_call_t *c)
 {
     switch (c->kind) {

@@ -172,6 +172,15 @@ foreach(f IN LISTS MSC_FLAVORS)
       CHECK "python3 ${chk_expect} $MPISCOPE_OUTPUT/checks.json ${CMAKE_CURRENT_LIST_DIR}/vcoll.c ${bc}")
   endforeach()
   set_property(TEST ${f}/check/vcoll_all APPEND PROPERTY LABELS no-sanitizer)
+  # Buffers in freed heap blocks, MPI-IO buffers and windows over freed or
+  # too little memory (freedbuf.c); osc/pt2pt as for rmarange.
+  msc_mpi_program(${f} check_freedbuf SOURCES freedbuf.c FLAGS -O2)
+  foreach(bc all all_ok)
+    msc_mpi_test(${f} check/freedbuf_${bc} NP 2 PROGRAM check_freedbuf ARGS ${bc} TIMEOUT 60
+      ENV MPISCOPE_MODE=check OMPI_MCA_osc=pt2pt
+      CHECK "python3 ${chk_expect} $MPISCOPE_OUTPUT/checks.json ${CMAKE_CURRENT_LIST_DIR}/freedbuf.c ${bc}")
+  endforeach()
+  set_property(TEST ${f}/check/freedbuf_all APPEND PROPERTY LABELS no-sanitizer)
   # ... and Fortran ALLOCATE'd arrays (use mpi), -O2.
   msc_mpi_program(${f} check_heapbuf_f SOURCES heapbuf_f.f90 LANG Fortran FLAGS -O2)
   foreach(bc bad ok)
