@@ -61,6 +61,7 @@ static msc_heap_stats_t stats;
 /* The freed blocks' starts, oldest first (a ring): the next to evict. A
  * start whose node went earlier (overlapped by a new block) is skipped. */
 enum { GRAVE_N = 4096 };
+#define GRAVE_MAX_BYTES (128u << 10)
 static uintptr_t grave_ring[GRAVE_N];
 static uint64_t grave_head; /* starts written */
 
@@ -185,7 +186,11 @@ static void index_insert(uintptr_t start, uint64_t size, uintptr_t site)
 /* A block given back: into the freed tree, the oldest evicted past GRAVE_N. */
 static void grave_insert(uintptr_t start, uint64_t size, uintptr_t site, uintptr_t free_site)
 {
-    if (!size) return; /* no byte a buffer could use */
+    /* No byte a buffer could use; or a block glibc may have served with
+     * mmap and now unmapped (from M_MMAP_THRESHOLD's default up), whose
+     * addresses another mapping may take: never remembered, so never a
+     * false finding about memory that is no longer the allocator's. */
+    if (!size || size >= GRAVE_MAX_BYTES) return;
     if (grave_head >= GRAVE_N) {
         uintptr_t old = grave_ring[grave_head % GRAVE_N];
         node_t *o = floor_of(&grave, old);

@@ -20,7 +20,8 @@
  *              allocating and freeing calls (free, realloc moving it, one
  *              born and freed between two look-ups), interior bytes too;
  *              one handed out again by malloc is not; of 5,000 freed
- *              blocks the oldest are forgotten and the last 4,096 kept
+ *              blocks the oldest are forgotten and the last 4,096 kept;
+ *              a freed block of 256 KiB (glibc unmaps it) is not kept
  *
  * MSC_HEAP_EXPECT=inactive (run.sh sets it when a sanitizer runtime is
  * preloaded first): the interposer must then see nothing, and the program
@@ -423,6 +424,12 @@ static int case_freed(void)
     if ((uintptr_t)t != sa) expect_freed(sa, 32, "moved by realloc");
     free(t);
     free(guard);
+    /* A block glibc may unmap at its free is not remembered. */
+    char *big = calloc(256 << 10, 1);
+    uintptr_t biga = (uintptr_t)big;
+    expect_block(big, 256 << 10, "a large block");
+    free(big);
+    EXPECT(!find_freed(biga, &f), "a freed block of 256 KiB is remembered");
     /* Only the last frees are kept. */
     enum { N = 5000 };
     uintptr_t *v = malloc(N * sizeof *v);
