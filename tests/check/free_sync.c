@@ -45,7 +45,7 @@ static void logged(int mismatch)
     int x[2] = {0, 0};
     MPI_Request q;
     MPI_Datatype t = mismatch && rank == 1 ? MPI_FLOAT : MPI_INT;
-    MPI_Ibcast(x, 2, t, 0, c, &q); /* expect(mismatch): GLOBAL:COLLECTIVE:TYPE_MISMATCH */
+    MPI_Ibcast(x, 2, t, 0, c, &q); /* expect(mismatch): GLOBAL:COLLECTIVE:TYPE_MISMATCH, LOCAL:BUFFER:TYPE_MISMATCH rank=1 */
     MPI_Wait(&q, MPI_STATUS_IGNORE);
     free_and_send(&c);
 }
