@@ -253,15 +253,77 @@ static const char *kind_name(char k)
     return k == 'i' ? "a signed integer" : k == 'u' ? "an unsigned integer" : "floating point";
 }
 
-/* A buffer in a global or static variable whose declared element type
- * (DWARF) is another kind or size of number than the predefined datatype
- * it is passed as (MPI-3.1 section 3.3.1: the types of the buffer's
- * elements must match the datatype): LOCAL:BUFFER:TYPE_MISMATCH. */
-static void declared_type_of(msc_call_t *c, const chk_object_t *g, MPI_Datatype t, bool writes,
-                             const char *which)
+static bool derived(MPI_Datatype t)
+{
+    int ni, na, nd, comb = MPI_COMBINER_NAMED;
+    return t != MPI_DATATYPE_NULL && PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) == MPI_SUCCESS &&
+           comb != MPI_COMBINER_NAMED;
+}
+
+/* An object whose elements are structures (DWARF's layout) against count
+ * elements of t at buf: each basic element of the type map must fall on a
+ * member of its own kind and size (layout.c). */
+static void layout_of(msc_call_t *c, const chk_object_t *g, uintptr_t buf, MPI_Count count,
+                      MPI_Datatype t, bool writes, const char *which)
+{
+    char why[512];
+    if (buf < g->layout_lo || g->hi <= g->layout_lo ||
+        chk_layout_match(g->layout, buf - g->layout_lo, g->hi - g->layout_lo, count, t, number_kind,
+                         why, sizeof why))
+        return;
+    if (!chk_fresh("LOCAL:BUFFER:TYPE_MISMATCH", c->site)) return;
+    char what[1024], tname[MPI_MAX_OBJECT_NAME] = "", via[320] = "";
+    int len = 0;
+    chk_object_describe(g, what, sizeof what);
+    PMPI_Type_get_name(t, tname, &len);
+    if (g->ptr_name)
+        snprintf(via, sizeof via, ", which `%s` in %s points to as %s", g->ptr_name,
+                 g->func ? g->func : "?", g->layout->name);
+    chk_report("LOCAL:BUFFER:TYPE_MISMATCH", c->fn, c->site,
+               "The %sbuffer of this %s is in %s%s, but the datatype %s does not fit the "
+               "layout of %s: %s. MPI %s the memory as what it is not (MPI-3.1 sections 3.3.1 "
+               "and 4.1: each basic element of the datatype must fall on a member of its own "
+               "type). Build the datatype from the members' addresses (MPI_Get_address) and "
+               "types.",
+               which, msc_fn_name[c->fn], what, via, tname[0] ? tname : "passed", g->layout->name,
+               why, writes ? "writes" : "reads");
+}
+
+/* A buffer in a variable whose declared element type (DWARF) is another
+ * kind or size of number than the predefined datatype it is passed as, or
+ * whose structures' layout the datatype's type map does not fit (MPI-3.1
+ * section 3.3.1: the types of the buffer's elements must match the
+ * datatype): LOCAL:BUFFER:TYPE_MISMATCH. */
+static void declared_type_of(msc_call_t *c, chk_object_t *g, uintptr_t buf, MPI_Count count,
+                             MPI_Datatype t, bool writes, const char *which)
 {
     int size = 0;
+    /* A heap block: its type from the pointer the caller reaches it by,
+     * looked for only when the datatype is one the check judges. */
+    if (!g->enc && !g->layout && g->alloc_site && !g->free_site &&
+        (number_kind(t, &size) || derived(t)))
+        chk_stack_pointee(buf, c->site, g);
+    if (g->layout) {
+        layout_of(c, g, buf, count, t, writes, which);
+        return;
+    }
     if (!g->enc) return;
+    /* An array of numbers under a derived datatype: its type map laid over
+     * a layout of one element of the declared type, repeating (an hvector
+     * whose stride lands inside a float, a contiguous of MPI_INT over
+     * longs or unsigned ints). */
+    if (derived(t) && (g->enc == DW_ATE_signed || g->enc == DW_ATE_unsigned || g->enc == DW_ATE_float)) {
+        _Alignas(chk_layout_t) unsigned char mem[sizeof(chk_layout_t) + sizeof(chk_leaf_t)];
+        chk_layout_t *l = (chk_layout_t *)(void *)mem;
+        char name[96];
+        snprintf(name, sizeof name, "an array of %s", g->type ? g->type : "numbers");
+        l->name = name, l->stride = g->size, l->n = 1;
+        l->leaf[0] = (chk_leaf_t){0, 1, g->enc, g->size, g->type ? g->type : "?"};
+        chk_object_t a = *g;
+        a.layout = l;
+        layout_of(c, &a, buf, count, t, writes, which);
+        return;
+    }
     char want = g->enc == DW_ATE_signed ? 'i' : g->enc == DW_ATE_unsigned ? 'u'
               : g->enc == DW_ATE_float  ? 'f' : 0;
     char kind = want ? number_kind(t, &size) : 0;
@@ -270,6 +332,20 @@ static void declared_type_of(msc_call_t *c, const chk_object_t *g, MPI_Datatype 
     char tname[MPI_MAX_OBJECT_NAME] = "";
     int len = 0;
     PMPI_Type_get_name(t, tname, &len);
+    if (g->ptr_name) {
+        char what[1024];
+        chk_object_describe(g, what, sizeof what);
+        chk_report("LOCAL:BUFFER:TYPE_MISMATCH", c->fn, c->site,
+                   "The %sbuffer of this %s is in %s, which `%s` in %s points to as elements "
+                   "of type %s (%s, %d bytes), but is passed as %s (%s, %d bytes): MPI %s the "
+                   "memory as what it is not (MPI-3.1 section 3.3.1: the buffer's elements must "
+                   "be of the datatype's type). Pass the datatype of the elements (or convert "
+                   "the data).",
+                   which, msc_fn_name[c->fn], what, g->ptr_name, g->func ? g->func : "?",
+                   g->type ? g->type : "?", kind_name(want), g->size, tname[0] ? tname : "the datatype",
+                   kind_name(kind), size, writes ? "writes" : "reads");
+        return;
+    }
     chk_report("LOCAL:BUFFER:TYPE_MISMATCH", c->fn, c->site,
                "The %sbuffer of this %s is in `%s`, declared with elements of type %s "
                "(%s, %d bytes), but is passed as %s (%s, %d bytes): MPI %s the memory as what "
@@ -294,7 +370,8 @@ void chk_buffer_object(msc_call_t *c, const void *buf, MPI_Count count, MPI_Data
         return;
     }
     if (spans) overflow_of(c, &g, lo, hi, writes, which);
-    if ((uintptr_t)buf >= g.lo && (uintptr_t)buf < g.hi) declared_type_of(c, &g, t, writes, which);
+    if ((uintptr_t)buf >= g.lo && (uintptr_t)buf < g.hi)
+        declared_type_of(c, &g, (uintptr_t)buf, count, t, writes, which);
 }
 
 static void check_extent(msc_call_t *c, const void *buf, MPI_Count count, MPI_Datatype t,
@@ -602,7 +679,12 @@ static void coll_objects(msc_call_t *c)
             continue;
         }
         overflow_of(c, &g, lo, hi, side == 1, which);
-        declared_type_of(c, &g, side ? rt : c->type, side == 1, which);
+        MPI_Datatype st = side ? rt : c->type;
+        const chk_tinfo_t *ti = chk_tinfo(st);
+        MPI_Count n = ti->ok && ti->extent > 0 && (MPI_Count)(hi - lo) >= ti->textent
+                          ? ((MPI_Count)(hi - lo) - ti->textent) / ti->extent + 1
+                          : 1;
+        declared_type_of(c, &g, lo - (uintptr_t)ti->tlb, n, st, side == 1, which);
     }
 }
 
@@ -754,6 +836,28 @@ static size_t handle_size(msc_obj_class_t cls)
            : cls == MSC_OBJ_WIN    ? sizeof(MPI_Win)
            : cls == MSC_OBJ_FILE   ? sizeof(MPI_File)
                                    : sizeof(MPI_Comm);
+}
+
+static int fn_contents = -1, fn_contents_c = -1;
+static pthread_once_t contents_once = PTHREAD_ONCE_INIT;
+static void contents_fns(void)
+{
+    fn_contents = msc_fn_lookup("MPI_Type_get_contents");
+    fn_contents_c = msc_fn_lookup("MPI_Type_get_contents_c");
+}
+
+/* MPI_Type_get_contents: each derived datatype it returns is one more
+ * reference the application holds and frees (C bindings: role args). */
+static void track_contents(msc_call_t *c)
+{
+    pthread_once(&contents_once, contents_fns);
+    int at = (int)c->fn == fn_contents ? 6 : (int)c->fn == fn_contents_c ? 8 : -1;
+    if (at < 0 || c->rc != MPI_SUCCESS || c->nargs <= at || !c->arg[at]) return;
+    MPI_Datatype t = (MPI_Datatype)c->arg[0], *types = (MPI_Datatype *)c->arg[at];
+    int ni, na, nd = 0, comb;
+    if (PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) != MPI_SUCCESS) return;
+    for (int i = 0; i < nd && i < 1 << 20; i++)
+        if (derived(types[i])) chk_obj_ref(MSC_OBJ_DATATYPE, &types[i], sizeof types[i]);
 }
 
 static void track_new_objects(msc_call_t *c)
@@ -1324,6 +1428,7 @@ static void chk_leave(msc_call_t *c)
         break;
     default:
         leave_requests(c);
+        if (msc_fn_roles[c->fn] & MSC_ROLE_ARGS) track_contents(c);
         break;
     }
     chk_p2p_progress(c->t_leave);

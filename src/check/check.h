@@ -187,6 +187,12 @@ enum { CHK_RSUM_MAX = 16 };
 void chk_obj_new(msc_obj_class_t cls, const void *handle, size_t size, msc_fn_t fn, void *site)
     CHK_INTERNAL;
 void chk_obj_free(msc_obj_class_t cls, const void *handle, size_t size) CHK_INTERNAL;
+/* One more reference to a datatype handle the application holds: a derived
+ * type MPI_Type_get_contents returned, which the application must free and
+ * which in both MPIs is the handle of an existing object (MPI-3.1 section
+ * 4.1.13). Each MPI_Type_free takes one reference; the handle is freed when
+ * none is left. */
+void chk_obj_ref(msc_obj_class_t cls, const void *handle, size_t size) CHK_INTERNAL;
 chk_state_t chk_obj_state(msc_obj_class_t cls, const void *handle, size_t size) CHK_INTERNAL;
 /* Datatypes: committed? (predefined ones are) */
 void chk_type_commit(MPI_Datatype t) CHK_INTERNAL;
@@ -239,6 +245,38 @@ void chk_req_set_sums(MPI_Request r, const chk_req_t *sums) CHK_INTERNAL;
  * the pending one is a receive); false if none. */
 bool chk_req_overlap(uintptr_t lo, uintptr_t hi, bool writes, MPI_Request self, chk_req_t *out)
     CHK_INTERNAL;
+/* One basic datatype of a type map at its displacement (typemap.c). */
+typedef struct {
+    MPI_Aint disp;
+    MPI_Datatype type;
+} chk_tm_ent_t;
+/* The type map of one element of t, flattened: at most max pairs (a
+ * longer map is cut there); -1 if a constructor is not followed. */
+int chk_typemap(MPI_Datatype t, chk_tm_ent_t *out, int max) CHK_INTERNAL;
+
+/* A structure's layout from DWARF (layout.c): runs of `count` elements of
+ * one base type (enc: DW_ATE_*; 0 not a number; 0xff opaque) at offsets of
+ * the structure, in offset order, repeating every `stride` bytes. */
+typedef struct {
+    uint64_t off, count;
+    unsigned char enc, size;
+    const char *name; /* the base type's name, or what the leaf is */
+} chk_leaf_t;
+typedef struct {
+    const char *name; /* "struct S" */
+    uint64_t stride;
+    int n;
+    chk_leaf_t leaf[];
+} chk_layout_t;
+/* The kind of number a predefined datatype is ('i', 'u', 'f') and its size
+ * (check.c's number_kind); 0 for the datatypes never judged. */
+typedef char (*chk_kind_fn)(MPI_Datatype t, int *size);
+/* Whether `count` elements of t, starting `at` bytes into an object of
+ * `object_bytes` whose elements have layout l, fit it (elements beyond the
+ * object are OVERFLOW's); false with the first misfit in `why`. */
+bool chk_layout_match(const chk_layout_t *l, uint64_t at, uint64_t object_bytes, MPI_Count count,
+                      MPI_Datatype t, chk_kind_fn kind_of, char *why, size_t n) CHK_INTERNAL;
+
 /* The object a buffer points into: a global or static variable (its ELF
  * symbol, globals.c) or a live heap block (check mode's allocator
  * interposer, objects_at.c): its bytes [lo, hi). */
@@ -248,9 +286,17 @@ typedef struct {
      * object; the function of a local (stackvars.c); NULL otherwise. */
     const char *name, *module, *func;
     /* Its declared element type, from DWARF: name, DW_ATE_* encoding and
-     * bytes (type NULL, enc 0: not known; heap blocks have none). */
+     * bytes (type NULL, enc 0: not known; a heap block's comes from the
+     * pointer it is reached through, chk_stack_pointee). */
     const char *type;
     unsigned char enc, size;
+    /* A heap block's: the pointer variable of the calling frame (in func)
+     * whose pointee type gave its declared type, else NULL. */
+    const char *ptr_name;
+    /* Elements that are structures: their layout (DWARF), repeating from
+     * layout_lo (the variable's start, or where the pointer points). */
+    const chk_layout_t *layout;
+    uintptr_t layout_lo;
     /* A heap block's allocating call (a return address of this rank). */
     void *alloc_site;
     /* A freed heap block's freeing call (chk_freed_find), else NULL. */
@@ -262,6 +308,12 @@ bool chk_global_find(uintptr_t addr, chk_object_t *out) CHK_INTERNAL;
  * call's caller (whose return address is `site`) outwards; false if none
  * is known (stackvars.c). */
 bool chk_stack_find(uintptr_t addr, void *site, chk_object_t *out) CHK_INTERNAL;
+/* A heap block's declared element type (obj: the block, as found), from a
+ * pointer variable of the frame of the call at `site` that points into it
+ * on an element boundary of `buf` (stackvars.c): fills obj's type, enc,
+ * size, ptr_name and func; false if no such pointer, or pointers that
+ * disagree. */
+bool chk_stack_pointee(uintptr_t buf, void *site, chk_object_t *obj) CHK_INTERNAL;
 /* The global, static, local (with `site`: the call's return address) or
  * heap object holding `addr`; false if none is known. */
 bool chk_object_find(uintptr_t addr, void *site, chk_object_t *out) CHK_INTERNAL;

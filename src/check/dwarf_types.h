@@ -13,5 +13,9 @@
  * False for anything else (structures, pointers, enumerations) or a type
  * without encoding or size. */
 bool chk_dwarf_base_type(Dwarf_Die *t, int *enc, int *size, const char **name) CHK_INTERNAL;
+/* The layout of a type whose elements are structures (a struct, an array
+ * of them, typedefs of either), built once and kept; NULL for any other
+ * type, or one too large or irregular to judge (layout.c). */
+const chk_layout_t *chk_dwarf_layout(Dwarf_Die *type) CHK_INTERNAL;
 
 #endif

@@ -46,6 +46,7 @@ typedef struct {
     const char *type;   /* the base type's name (DWARF), in the arena, or NULL */
     unsigned char enc;  /* its DW_ATE_* encoding (0: not known) */
     unsigned char size; /* its bytes */
+    const chk_layout_t *layout; /* elements that are structures (layout.c) */
 } gobj_t;
 
 /* A variable's base type from DWARF, by address, until the table is sorted. */
@@ -53,6 +54,7 @@ typedef struct {
     uintptr_t addr;
     size_t type; /* arena offset of the type's name */
     unsigned char enc, size;
+    const chk_layout_t *layout;
 } dtype_t;
 static dtype_t *dtypes;
 static size_t ndtypes, capdtypes;
@@ -88,7 +90,8 @@ static void add(uintptr_t lo, uintptr_t size, size_t name, size_t module)
         objs = o, capobjs = cap;
     }
     /* Offsets stored in the pointers until the arena stops moving. */
-    objs[nobjs++] = (gobj_t){lo, lo + size, (const char *)name, (const char *)module, NULL, 0, 0};
+    objs[nobjs++] =
+        (gobj_t){lo, lo + size, (const char *)name, (const char *)module, NULL, 0, 0, NULL};
 }
 
 /* The base type behind `t`: typedefs, qualifiers and array dimensions
@@ -127,12 +130,17 @@ static void note_variable(Dwarf_Die *v, uintptr_t base)
     if (!dwarf_attr(v, DW_AT_location, &a) || dwarf_getlocation(&a, &ops, &nops) != 0 ||
         nops != 1 || ops[0].atom != DW_OP_addr)
         return;
-    Dwarf_Die t;
-    int enc, size;
-    const char *tn;
-    if (!dwarf_attr_integrate(v, DW_AT_type, &a) || !dwarf_formref_die(&a, &t) ||
-        !chk_dwarf_base_type(&t, &enc, &size, &tn))
-        return;
+    Dwarf_Die t, whole;
+    int enc = 0, size = 0;
+    const char *tn = NULL;
+    const chk_layout_t *layout = NULL;
+    if (!dwarf_attr_integrate(v, DW_AT_type, &a) || !dwarf_formref_die(&a, &t)) return;
+    whole = t;
+    if (!chk_dwarf_base_type(&t, &enc, &size, &tn)) {
+        enc = 0, size = 0, tn = NULL;
+        if (!(layout = chk_dwarf_layout(&whole))) return;
+        tn = layout->name;
+    }
     size_t at = keep(tn ? tn : "?");
     if (at == SIZE_MAX) return;
     if (ndtypes == capdtypes) {
@@ -142,7 +150,7 @@ static void note_variable(Dwarf_Die *v, uintptr_t base)
         dtypes = d, capdtypes = cap;
     }
     dtypes[ndtypes++] = (dtype_t){base + (uintptr_t)ops[0].number, at, (unsigned char)enc,
-                                  (unsigned char)size};
+                                  (unsigned char)size, layout};
 }
 
 /* Variables at fixed addresses: a unit's, and those declared static in
@@ -272,6 +280,7 @@ static void build(void)
         if (lo < nobjs && objs[lo].lo == dtypes[i].addr) {
             objs[lo].type = arena + dtypes[i].type;
             objs[lo].enc = dtypes[i].enc, objs[lo].size = dtypes[i].size;
+            objs[lo].layout = dtypes[i].layout;
         }
     }
     free(dtypes);
@@ -291,6 +300,7 @@ bool chk_global_find(uintptr_t addr, chk_object_t *out)
     const gobj_t *o = &objs[lo - 1];
     out->lo = o->lo, out->hi = o->hi, out->name = o->name, out->module = o->module;
     out->type = o->type, out->enc = o->enc, out->size = o->size;
-    out->func = NULL, out->alloc_site = NULL;
+    out->func = NULL, out->alloc_site = NULL, out->free_site = NULL, out->ptr_name = NULL;
+    out->layout = o->layout, out->layout_lo = o->lo;
     return true;
 }

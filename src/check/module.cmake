@@ -11,6 +11,8 @@ list(APPEND MSC_MODULE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/globals.c
   ${CMAKE_CURRENT_LIST_DIR}/objects_at.c
   ${CMAKE_CURRENT_LIST_DIR}/stackvars.c
+  ${CMAKE_CURRENT_LIST_DIR}/layout.c
+  ${CMAKE_CURRENT_LIST_DIR}/typemap.c
   ${CMAKE_CURRENT_LIST_DIR}/sig.c
   ${CMAKE_CURRENT_LIST_DIR}/global.c
   ${CMAKE_CURRENT_LIST_DIR}/coll_agree.c

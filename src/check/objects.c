@@ -67,6 +67,7 @@ typedef struct obj {
     msc_fn_t fn;
     void *site;
     bool live, committed;
+    unsigned refs;        /* datatypes: the application's references (see chk_obj_ref) */
     chk_req_t req;        /* CLS_REQUEST */
     chk_comm_t *comm;     /* MSC_OBJ_COMM */
     struct obj *sprev, *snext; /* CLS_REQUEST: in the list of active requests with a span */
@@ -233,6 +234,22 @@ void chk_obj_new(msc_obj_class_t cls, const void *handle, size_t size, msc_fn_t 
         o->site = site;
         o->live = true;
         o->committed = false;
+        o->refs = 1;
+    }
+    chk_unlock();
+    changed();
+}
+
+void chk_obj_ref(msc_obj_class_t cls, const void *handle, size_t size)
+{
+    chk_lock();
+    obj_t *o = get((int)cls, key_of(handle, size));
+    if (o && o->live) {
+        o->refs++;
+    } else if (o) { /* the application's own handle was freed; MPI kept the object */
+        o->live = true;
+        o->refs = 1;
+        o->committed = false;
     }
     chk_unlock();
     changed();
@@ -242,7 +259,12 @@ void chk_obj_free(msc_obj_class_t cls, const void *handle, size_t size)
 {
     chk_lock();
     obj_t *o = get((int)cls, key_of(handle, size));
-    if (o) o->live = false, o->committed = false;
+    if (o && o->live && o->refs > 1) {
+        o->refs--; /* another reference to the same handle remains */
+        chk_unlock();
+        return;
+    }
+    if (o) o->live = false, o->committed = false, o->refs = 0;
     if (cls == MSC_OBJ_DATATYPE) {
         MPI_Datatype t;
         memcpy(&t, handle, sizeof t);

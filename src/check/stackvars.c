@@ -25,6 +25,15 @@
  *
  * Each object's DWARF is opened once, when a pc in it is first seen, and
  * kept open for the process's life.
+ *
+ * A heap block has no declared type, but the code that uses it does: the
+ * pointer it is reached through. When a call's buffer lies in a heap block
+ * and a pointer variable of the calling frame (a local or a parameter with
+ * a DW_OP_fbreg location, -O0 code or a pointer the compiler kept in
+ * memory) holds an address in that block whose pointee is a number type,
+ * that type is the block's declared element type, as TypeART would give it
+ * from the allocation (chk_stack_pointee). Pointers of the frame into the
+ * block whose pointee types disagree give none.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -112,6 +121,12 @@ typedef struct {
     const char *func; /* the function (or inlined one) declaring it */
     int depth;        /* of its scope: the function's own 0, its blocks 1, ... */
     unsigned char enc, esize; /* declared element's base type (0: none) */
+    /* A pointer to a number (size 8): its pointee's base type, else 0. */
+    unsigned char penc, pesize;
+    char *ptype;
+    /* Elements that are structures (layout.c): the variable's own, or a
+     * pointer's pointee's. */
+    const chk_layout_t *layout, *playout;
 } svar_t;
 
 typedef struct {
@@ -150,13 +165,25 @@ static void add_var(spc_t *e, Dwarf_Die *v, Dwarf_Addr pc, const char *func, int
     e->v = nv;
     const char *name = dwarf_formstring(dwarf_attr_integrate(v, DW_AT_name, &a));
     svar_t *s = &e->v[e->n++];
-    *s = (svar_t){(int64_t)expr[0].number, size, strdup(name ? name : "?"), NULL, func, depth, 0, 0};
-    Dwarf_Die bt = t;
+    *s = (svar_t){(int64_t)expr[0].number, size, strdup(name ? name : "?"), NULL, func, depth,
+                  0, 0, 0, 0, NULL, NULL, NULL};
+    Dwarf_Die bt = t, pt, whole;
     int enc = 0, esize = 0;
     const char *tn = NULL;
     if (chk_dwarf_base_type(&bt, &enc, &esize, &tn)) {
         s->enc = (unsigned char)enc, s->esize = (unsigned char)esize;
         s->type = strdup(tn ? tn : "?");
+    } else if (dwarf_tag(&peeled) == DW_TAG_pointer_type && size == sizeof(void *) &&
+               dwarf_attr_integrate(&peeled, DW_AT_type, &a) && dwarf_formref_die(&a, &pt)) {
+        whole = pt;
+        if (chk_dwarf_base_type(&pt, &enc, &esize, &tn)) {
+            s->penc = (unsigned char)enc, s->pesize = (unsigned char)esize;
+            s->ptype = strdup(tn ? tn : "?");
+        } else {
+            s->playout = chk_dwarf_layout(&whole);
+        }
+    } else {
+        s->layout = chk_dwarf_layout(&t);
     }
 }
 
@@ -305,9 +332,14 @@ static bool in_frame(uintptr_t addr, uintptr_t pc, uintptr_t cfa, chk_object_t *
     }
     if (best)
         *out = (chk_object_t){.lo = blo, .hi = bhi, .name = best->name, .module = NULL,
-                              .func = best->func, .type = types_agree ? best->type : NULL,
+                              .func = best->func,
+                              .type = types_agree ? best->layout ? best->layout->name : best->type
+                                                  : NULL,
                               .enc = types_agree ? best->enc : 0,
-                              .size = types_agree ? best->esize : 0};
+                              .size = types_agree ? best->esize : 0,
+                              .layout = types_agree && blo == cfa + (uintptr_t)best->off ? best->layout
+                                                                                        : NULL,
+                              .layout_lo = blo};
     pthread_mutex_unlock(&mu);
     return best != NULL;
 }
@@ -360,4 +392,72 @@ bool chk_stack_find(uintptr_t addr, void *site, chk_object_t *out)
     for (int k = 0; k + 1 < w.n; k++)
         if (addr >= w.cfa[k] && addr < w.cfa[k + 1]) return in_frame(addr, w.pc[k], w.cfa[k + 1], out);
     return false;
+}
+
+/* The calling frame of `site` (the MPI call's caller): its pc and CFA. */
+static bool site_frame(void *site, uintptr_t *pc, uintptr_t *cfa)
+{
+#if defined(__x86_64__)
+    uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+    for (unsigned i = 0; i < SITE_FRAMES; i++) {
+        const site_frame_t *f = &site_frames[i];
+        if (f->site == (uintptr_t)site && f->sp == sp && still(f)) {
+            *pc = f->site, *cfa = f->cfa;
+            return true;
+        }
+    }
+#endif
+    walk_t w = {.site = (uintptr_t)site, .addr = 0}; /* stops at the caller's frame */
+    _Unwind_Backtrace(each_frame, &w);
+    if (w.n < 2 || w.cfa[1] <= w.cfa[0]) return false;
+#if defined(__x86_64__)
+    site_frames[site_next++ % SITE_FRAMES] =
+        (site_frame_t){(uintptr_t)site, sp, w.cfa[0], w.cfa[1], *(const uintptr_t *)(w.cfa[1] - 8)};
+#endif
+    *pc = w.pc[0], *cfa = w.cfa[1];
+    return true;
+}
+
+bool chk_stack_pointee(uintptr_t buf, void *site, chk_object_t *obj)
+{
+    if (!site) return false;
+    uintptr_t pc, cfa;
+    if (!site_frame(site, &pc, &cfa)) return false;
+    const svar_t *found = NULL;
+    uintptr_t found_to = 0;
+    bool agree = true;
+    pthread_mutex_lock(&mu);
+    spc_t *e = vars_at(pc - 1);
+    for (int k = 0; e && k < e->n; k++) {
+        const svar_t *v = &e->v[k];
+        if (!v->penc && !v->playout) continue;
+        uintptr_t to = *(const uintptr_t *)(cfa + (uintptr_t)v->off);
+        /* Into the block, and on an element boundary of buf. */
+        if (to < obj->lo || to >= obj->hi) continue;
+        if (v->penc && (buf > to ? buf - to : to - buf) % v->pesize) continue;
+        if (v->playout && buf < to) continue;
+        if (found && (found->penc != v->penc || found->pesize != v->pesize ||
+                      (found->playout != v->playout &&
+                       (!found->playout || !v->playout ||
+                        strcmp(found->playout->name, v->playout->name) ||
+                        found->playout->stride != v->playout->stride))))
+            agree = false;
+        if (!found || v->depth > found->depth) found = v, found_to = to;
+    }
+    if (found && agree) {
+        obj->ptr_name = found->name;
+        obj->func = found->func;
+        if (found->playout) {
+            obj->layout = found->playout;
+            obj->layout_lo = found_to;
+            obj->type = found->playout->name;
+        } else {
+            obj->type = found->ptype;
+            obj->enc = found->penc;
+            obj->size = found->pesize;
+            obj->layout_lo = found_to;
+        }
+    }
+    pthread_mutex_unlock(&mu);
+    return found && agree;
 }

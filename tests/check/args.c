@@ -21,6 +21,19 @@ int main(int argc, char **argv)
         MPI_Send(MPI_IN_PLACE, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD); /* expect: LOCAL:ARG:IN_PLACE rank=0 */
         MPI_Recv(buf, 2, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         MPI_Sendrecv(buf, 4, MPI_INT, MPI_PROC_NULL, 0, buf + 2, 4, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* expect: LOCAL:BUFFER:OVERLAP rank=0 */
+        /* MPI_Type_get_contents gives the application a reference of its
+         * own to a derived type inside another (MPI-3.1 section 4.1.13),
+         * which it must free, although its handle of that type was freed
+         * before: no LOCAL:ARG:FREED_HANDLE (MPICH's datatype/contents). */
+        MPI_Datatype inner, outer, got[1];
+        int ints[1];
+        MPI_Aint aints[1];
+        MPI_Type_vector(2, 1, 2, MPI_INT, &inner);
+        MPI_Type_contiguous(3, inner, &outer);
+        MPI_Type_free(&inner);
+        MPI_Type_get_contents(outer, 1, 0, 1, ints, aints, got);
+        MPI_Type_free(&got[0]);
+        MPI_Type_free(&outer);
     }
     MPI_Bcast(buf, 1, MPI_INT, 5, MPI_COMM_WORLD); /* expect: LOCAL:ARG:ROOT_OUT_OF_RANGE rank=0, LOCAL:ARG:ROOT_OUT_OF_RANGE rank=1 */
     MPI_Finalize();

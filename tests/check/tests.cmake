@@ -172,6 +172,18 @@ foreach(f IN LISTS MSC_FLAVORS)
       CHECK "python3 ${chk_expect} $MPISCOPE_OUTPUT/checks.json ${CMAKE_CURRENT_LIST_DIR}/vcoll.c ${bc}")
   endforeach()
   set_property(TEST ${f}/check/vcoll_all APPEND PROPERTY LABELS no-sanitizer)
+  # Heap blocks' declared types from the calling frame's pointers
+  # (heaptype.c), and structures' layouts against datatypes (structtype.c),
+  # -O0: at -O2 the pointers live in registers.
+  foreach(prog heaptype structtype)
+    msc_mpi_program(${f} check_${prog} SOURCES ${prog}.c FLAGS -O0)
+    foreach(bc all all_ok)
+      msc_mpi_test(${f} check/${prog}_${bc} NP 2 PROGRAM check_${prog} ARGS ${bc} TIMEOUT 60
+        ENV MPISCOPE_MODE=check
+        CHECK "python3 ${chk_expect} $MPISCOPE_OUTPUT/checks.json ${CMAKE_CURRENT_LIST_DIR}/${prog}.c ${bc}")
+    endforeach()
+    set_property(TEST ${f}/check/${prog}_all APPEND PROPERTY LABELS no-sanitizer)
+  endforeach()
   # Buffers in freed heap blocks, MPI-IO buffers and windows over freed or
   # too little memory (freedbuf.c); osc/pt2pt as for rmarange.
   msc_mpi_program(${f} check_freedbuf SOURCES freedbuf.c FLAGS -O2)
