@@ -107,6 +107,29 @@ static void flatten(MPI_Datatype t, seq_t *out, int depth)
             out->overflow = true; /* matches anything, or cannot be named */
             return;
         }
+        /* The pair types of MINLOC and MAXLOC are named, yet their type
+         * maps are two basic types (MPI-3.1 section 5.9.4): 2 MPI_DOUBLE_INT
+         * match a struct of {double, int, double, int} (MPICH's
+         * datatype/get_elements_pairtype). */
+        static const struct {
+            const char *pair, *first, *second;
+        } pairs[] = {
+            {"MPI_FLOAT_INT", "MPI_FLOAT", "MPI_INT"},
+            {"MPI_DOUBLE_INT", "MPI_DOUBLE", "MPI_INT"},
+            {"MPI_LONG_INT", "MPI_LONG", "MPI_INT"},
+            {"MPI_2INT", "MPI_INT", "MPI_INT"},
+            {"MPI_SHORT_INT", "MPI_SHORT", "MPI_INT"},
+            {"MPI_LONG_DOUBLE_INT", "MPI_LONG_DOUBLE", "MPI_INT"},
+            {"MPI_2REAL", "MPI_REAL", "MPI_REAL"},
+            {"MPI_2DOUBLE_PRECISION", "MPI_DOUBLE_PRECISION", "MPI_DOUBLE_PRECISION"},
+            {"MPI_2INTEGER", "MPI_INTEGER", "MPI_INTEGER"},
+        };
+        for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++)
+            if (strcmp(name, pairs[i].pair) == 0) {
+                push(out, hash_str(pairs[i].first), 1);
+                push(out, hash_str(pairs[i].second), 1);
+                return;
+            }
         push(out, hash_str(name), 1);
         return;
     }

@@ -21,6 +21,20 @@ int main(int argc, char **argv)
     MPI_Type_commit(&vec);
     MPI_Sendrecv(a, 8, pair, right, 1, b, 16, MPI_DOUBLE, left, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     MPI_Sendrecv(a, 1, vec, right, 2, b, 8, MPI_DOUBLE, left, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    /* A struct of {double, int} against the pair type MPI_DOUBLE_INT, whose
+     * type map is the same two basic types. */
+    struct {
+        double v;
+        int i;
+    } di[2] = {{1.0, 1}, {2.0, 2}}, dj[2];
+    int one[2] = {1, 1};
+    MPI_Aint at[2] = {0, sizeof(double)};
+    MPI_Datatype parts[2] = {MPI_DOUBLE, MPI_INT}, dint;
+    MPI_Type_create_struct(2, one, at, parts, &dint);
+    MPI_Type_commit(&dint);
+    MPI_Sendrecv(di, 1, dint, right, 4, dj, 1, MPI_DOUBLE_INT, left, 4, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    MPI_Type_free(&dint);
 
     /* Nonblocking, wildcard source and tag, Waitany. */
     MPI_Request r[2];
