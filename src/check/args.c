@@ -247,6 +247,23 @@ static void check_pointers(msc_call_t *c)
         if (c->rpeer != MPI_PROC_NULL && c->rbuf != c->buf)
             check_buf(c, c->rbuf, c->rcount, c->rtype, "receive buffer");
         break;
+    /* One-sided: the origin buffer that is read or written, and an
+     * accumulate's result buffer (MPI_NO_OP reads no origin). */
+    case MSC_KIND_RMA_PUT:
+    case MSC_KIND_RMA_RPUT:
+        if (c->peer != MPI_PROC_NULL) check_buf(c, c->buf, c->count, c->type, "origin buffer");
+        break;
+    case MSC_KIND_RMA_GET:
+    case MSC_KIND_RMA_RGET:
+        if (c->peer != MPI_PROC_NULL) check_buf(c, c->rbuf, c->rcount, c->rtype, "origin buffer");
+        break;
+    case MSC_KIND_RMA_ACC:
+    case MSC_KIND_RMA_RACC:
+        if (c->peer == MPI_PROC_NULL) break;
+        if (has(c, MSC_ROLE_COUNT) && c->op != MPI_NO_OP)
+            check_buf(c, c->buf, c->count, c->type, "origin buffer");
+        if (has(c, MSC_ROLE_RCOUNT)) check_buf(c, c->rbuf, c->rcount, c->rtype, "result buffer");
+        break;
     default:
         break;
     }

@@ -1606,6 +1606,18 @@ Erroneous: {what}. Correct twin: {twin}."""
          "MPI_Type_size(MPI_INT, NULL);", "MPI_Type_size(MPI_INT, &idx);", "", ""),
         ("comm_dup_newcomm", "section 6.4.2 (newcomm is an OUT handle)", "MPI_Comm_dup with NULL", "a variable",
          "MPI_Comm_dup(MPI_COMM_WORLD, NULL);", "MPI_Comm_dup(MPI_COMM_WORLD, &c); MPI_Comm_free(&c);", "", ""),
+        ("put_origin", "section 11.3.1 (the origin buffer holds origin_count elements)",
+         "MPI_Put from NULL with origin count 2", "a buffer",
+         "if (rank == 0) MPI_Put(NULL, 2, MPI_INT, 1, 0, 2, MPI_INT, w);",
+         "if (rank == 0) MPI_Put(buf + 4, 2, MPI_INT, 1, 0, 2, MPI_INT, w);",
+         "MPI_Win_fence(0, w); MPI_Win_free(&w);",
+         "MPI_Win w; MPI_Win_create(buf, 4 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &w); MPI_Win_fence(0, w);"),
+        ("get_origin", "section 11.3.2 (the origin buffer receives origin_count elements)",
+         "MPI_Get into NULL with origin count 2", "a buffer",
+         "if (rank == 0) MPI_Get(NULL, 2, MPI_INT, 1, 0, 2, MPI_INT, w);",
+         "if (rank == 0) MPI_Get(buf + 4, 2, MPI_INT, 1, 0, 2, MPI_INT, w);",
+         "MPI_Win_fence(0, w); MPI_Win_free(&w);",
+         "MPI_Win w; MPI_Win_create(buf, 4 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &w); MPI_Win_fence(0, w);"),
     ]
     for name, sec, what, twin, bad, good, other, pre in cases:
         emit("nullarg", f"null_{name}", np_doc.format(sec=sec, what=what, twin=twin), START + f"""\
