@@ -13,12 +13,15 @@
  * the tree's nodes are scattered, and a search of 10^4 blocks costs some
  * fifteen cache misses.
  *
- * Beside it, a second treap of the same nodes keeps the last GRAVE_N
- * blocks freed (start, size, allocating and freeing calls), oldest
- * evicted first through a ring of their starts: a buffer that lies in one
- * of them and in no live block is memory the program gave back
- * (msc_heap_find_freed). A new live block removes the freed ones it
- * overlaps, so memory the allocator hands out again is never "freed".
+ * Beside it, a ring keeps the last GRAVE_N blocks freed (start, size,
+ * allocating and freeing calls): a buffer that lies in one of them and in
+ * no live block is memory the program gave back (msc_heap_find_freed).
+ * Every free pays an append, so the ring is not searchable by itself: a
+ * table of counters by page (a hash of the page number; 16 bits, 64 Ki of
+ * them) says which pages some remembered block covers, and only a look-up
+ * of such a page scans the ring, newest first. The block found must not
+ * overlap a live block (memory the allocator has handed out again is never
+ * "freed").
  *
  * A drain takes every log's entries below a sequence number, orders them
  * by it (each log is in order already; several logs are heap-sorted
@@ -42,7 +45,6 @@ typedef struct node {
     uintptr_t start;
     uint64_t size;
     uintptr_t site;
-    uintptr_t free_site; /* in the freed tree: the call that freed it */
     uint32_t prio;
     uint32_t gen; /* bumped when the node is freed: a hint to it goes stale */
     struct node *l, *r;
@@ -53,17 +55,23 @@ typedef struct {
     uint64_t n; /* nodes */
 } tree_t;
 
-static tree_t live, grave; /* live blocks; the last freed ones */
+static tree_t live; /* live blocks */
 static node_t *spare;
 static uint32_t rng = 2463534242u;
 static msc_heap_stats_t stats;
 
 /* The freed blocks' starts, oldest first (a ring): the next to evict. A
  * start whose node went earlier (overlapped by a new block) is skipped. */
-enum { GRAVE_N = 4096 };
+enum { GRAVE_N = 4096, GRAVE_PAGES = 1 << 16 };
 #define GRAVE_MAX_BYTES (128u << 10)
-static uintptr_t grave_ring[GRAVE_N];
-static uint64_t grave_head; /* starts written */
+typedef struct {
+    uintptr_t start;
+    uint64_t size;
+    uintptr_t site, free_site;
+} grave_t;
+static grave_t grave_ring[GRAVE_N];
+static uint64_t grave_head; /* blocks written */
+static uint16_t grave_pages[GRAVE_PAGES];
 
 enum { SLAB_NODES = 16384 };
 
@@ -83,7 +91,7 @@ static node_t *node_new(uintptr_t start, uint64_t size, uintptr_t site)
     rng ^= rng >> 17;
     rng ^= rng << 5;
     uint32_t gen = n->gen; /* kept across reuse: stale hints stay stale */
-    *n = (node_t){start, size, site, 0, rng, gen, NULL, NULL};
+    *n = (node_t){start, size, site, rng, gen, NULL, NULL};
     return n;
 }
 
@@ -167,7 +175,6 @@ static node_t *tree_insert(tree_t *tr, uintptr_t start, uint64_t size, uintptr_t
     uintptr_t end = start + (size ? size : 1);
     if (end < start) end = UINTPTR_MAX;
     remove_overlaps(tr, start, end);
-    if (tr == &live) remove_overlaps(&grave, start, end); /* handed out again */
     node_t *n = node_new(start, size, site);
     if (!n) return NULL;
     node_t *a, *b;
@@ -183,7 +190,19 @@ static void index_insert(uintptr_t start, uint64_t size, uintptr_t site)
     stats.live = live.n;
 }
 
-/* A block given back: into the freed tree, the oldest evicted past GRAVE_N. */
+static uint32_t page_slot(uintptr_t page)
+{
+    return (uint32_t)((page * 0x9e3779b97f4a7c15ull) >> 48) & (GRAVE_PAGES - 1);
+}
+
+/* Counts the pages of a remembered block up (+1) or down (-1). */
+static void grave_pages_add(const grave_t *g, int by)
+{
+    for (uintptr_t p = g->start >> 12; p <= (g->start + g->size - 1) >> 12; p++)
+        grave_pages[page_slot(p)] += (uint16_t)by;
+}
+
+/* A block given back: into the ring, the oldest evicted past GRAVE_N. */
 static void grave_insert(uintptr_t start, uint64_t size, uintptr_t site, uintptr_t free_site)
 {
     /* No byte a buffer could use; or a block glibc may have served with
@@ -191,15 +210,10 @@ static void grave_insert(uintptr_t start, uint64_t size, uintptr_t site, uintptr
      * addresses another mapping may take: never remembered, so never a
      * false finding about memory that is no longer the allocator's. */
     if (!size || size >= GRAVE_MAX_BYTES) return;
-    if (grave_head >= GRAVE_N) {
-        uintptr_t old = grave_ring[grave_head % GRAVE_N];
-        node_t *o = floor_of(&grave, old);
-        if (o && o->start == old) remove_range(&grave, old, old + 1);
-    }
-    node_t *n = tree_insert(&grave, start, size, site);
-    if (!n) return;
-    n->free_site = free_site;
-    grave_ring[grave_head++ % GRAVE_N] = start;
+    grave_t *g = &grave_ring[grave_head++ % GRAVE_N];
+    if (grave_head > GRAVE_N) grave_pages_add(g, -1);
+    *g = (grave_t){start, size, site, free_site};
+    grave_pages_add(g, +1);
 }
 
 /* A free of the live block at `addr`: moved to the freed tree. False if no
@@ -242,16 +256,24 @@ bool heap_index_find(uintptr_t addr, msc_heap_block_t *out, heap_hint_t *hints, 
 bool heap_index_find_freed(uintptr_t addr, msc_heap_freed_t *out)
 {
     if (floor_of(&live, addr) && holds(floor_of(&live, addr), addr)) return false;
-    node_t *n = floor_of(&grave, addr);
-    if (!n || !holds(n, addr)) return false;
-    *out = (msc_heap_freed_t){n->start, n->size, n->site, n->free_site};
-    return true;
+    if (!grave_pages[page_slot(addr >> 12)]) return false;
+    uint64_t kept = grave_head < GRAVE_N ? grave_head : GRAVE_N;
+    for (uint64_t k = 1; k <= kept; k++) { /* newest first */
+        const grave_t *g = &grave_ring[(grave_head - k) % GRAVE_N];
+        if (addr < g->start || addr >= g->start + g->size) continue;
+        /* Handed out again, in part: live memory, not freed. */
+        node_t *n = floor_of(&live, g->start + g->size - 1);
+        if (n && n->start + (n->size ? n->size : 1) > g->start) return false;
+        *out = (msc_heap_freed_t){g->start, g->size, g->site, g->free_site};
+        return true;
+    }
+    return false;
 }
 
 void heap_index_stats(msc_heap_stats_t *out)
 {
     *out = stats;
-    out->freed_kept = grave.n;
+    out->freed_kept = grave_head < GRAVE_N ? grave_head : GRAVE_N;
 }
 
 /* --- the drain -------------------------------------------------------------- */
