@@ -42,10 +42,13 @@ static void logged(int mismatch)
     MPI_Comm c;
     MPI_Comm_dup(MPI_COMM_WORLD, &c);
     for (int i = 0; i < 70; i++) MPI_Barrier(c);
-    int x[2] = {0, 0};
+    /* Bytes: the local check of a buffer's declared type stays out of it
+     * (an int array received as MPI_FLOAT is a finding of its own, which
+     * an ASan build, whose locals have no DWARF location, would not give). */
+    unsigned char x[8] = {0};
     MPI_Request q;
     MPI_Datatype t = mismatch && rank == 1 ? MPI_FLOAT : MPI_INT;
-    MPI_Ibcast(x, 2, t, 0, c, &q); /* expect(mismatch): GLOBAL:COLLECTIVE:TYPE_MISMATCH, LOCAL:BUFFER:TYPE_MISMATCH rank=1 */
+    MPI_Ibcast(x, 2, t, 0, c, &q); /* expect(mismatch): GLOBAL:COLLECTIVE:TYPE_MISMATCH */
     MPI_Wait(&q, MPI_STATUS_IGNORE);
     free_and_send(&c);
 }
