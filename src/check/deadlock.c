@@ -86,6 +86,10 @@ typedef struct {
 static CHK_TLS tstate_t *my_state;
 static pthread_t wd_thread;
 static _Atomic int wd_stop, wd_running;
+/* The watchdog's naps end early when it is told to stop: MPI_Finalize
+ * joins it, and a fixed sleep there cost every run up to 200 ms. */
+static pthread_mutex_t wd_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wd_cv;
 static char dir[PATH_MAX + 16];
 
 static tstate_t *state_of(msc_thread_t *t)
@@ -878,10 +882,18 @@ static bool exists(const char *name)
     return access(fn, F_OK) == 0;
 }
 
+/* Sleeps ms milliseconds, or until chk_wd_stop wakes it. */
 static void nap(int ms)
 {
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_sec += ms / 1000;
+    until.tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) until.tv_sec++, until.tv_nsec -= 1000000000L;
+    pthread_mutex_lock(&wd_mu);
+    while (!atomic_load(&wd_stop))
+        if (pthread_cond_timedwait(&wd_cv, &wd_mu, &until) == ETIMEDOUT) break;
+    pthread_mutex_unlock(&wd_mu);
 }
 
 static void *watchdog(void *arg)
@@ -925,6 +937,7 @@ static void *watchdog(void *arg)
         if (++tick % 5) continue; /* look once a second */
         if (!reduce(w, dead)) continue;
         nap(1000);
+        if (atomic_load(&wd_stop)) break;
         if (!reduce(w2, dead2)) continue;
         bool same = true;
         for (int r = 0; r < n; r++)
@@ -970,6 +983,15 @@ void chk_wd_start(void)
             msc_warn("check: %s is not a writable directory; deadlock detection is off", dir);
         return;
     }
+    static bool cv_made;
+    if (!cv_made) {
+        pthread_condattr_t ca;
+        pthread_condattr_init(&ca);
+        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+        pthread_cond_init(&wd_cv, &ca);
+        pthread_condattr_destroy(&ca);
+        cv_made = true;
+    }
     atomic_store(&wd_stop, 0);
     if (pthread_create(&wd_thread, NULL, watchdog, NULL) == 0) atomic_store(&wd_running, 1);
 }
@@ -977,7 +999,10 @@ void chk_wd_start(void)
 void chk_wd_stop(void)
 {
     if (atomic_load(&wd_running)) {
+        pthread_mutex_lock(&wd_mu);
         atomic_store(&wd_stop, 1);
+        pthread_cond_signal(&wd_cv);
+        pthread_mutex_unlock(&wd_mu);
         pthread_join(wd_thread, NULL);
         atomic_store(&wd_running, 0);
     }
