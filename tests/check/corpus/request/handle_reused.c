@@ -9,7 +9,7 @@
  * pt2pt/greq1: a false LOCAL:REQUEST:FREED). Erroneous: MPI_Wait on a copy
  * of a generalized request's handle after MPI_Wait deallocated it.
  * Written by hand. */
-/* TIMEOUT: 30 */
+/* TIMEOUT: 10 */
 #include <mpi.h>
 #include <stddef.h>
 
