@@ -154,6 +154,12 @@ def main():
             print(f"check_html: MPI_T section: {rows} rows")
 
     check_sections(out, page, with_trace, "--full" in sys.argv)
+    if os.environ.get("MSC_TEST_BROWSER") == "0":
+        # The sanitizer passes (scripts/test.sh): the page is made by the
+        # instrumented tool; rendering it again in Chromium runs none of it.
+        print("check_html: the page was made and its text checked; the browser checks are "
+              "left to the normal pass (MSC_TEST_BROWSER=0)")
+        return
     url = "file://" + os.path.abspath(html)
     narrow = chromium(["--dump-dom", "--window-size=1100,5200"], url).stdout
     m = re.search(r'<body[^>]*>', narrow)

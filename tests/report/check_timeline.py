@@ -142,6 +142,15 @@ def main():
     if 'id="tl-data"' not in page:
         fail("no timeline data in the page")
         return
+    if not exact_calls(page):
+        fail("no exact calls in the page's data")
+    if os.environ.get("MSC_TEST_BROWSER") == "0":
+        # The sanitizer passes (scripts/test.sh): the page is made by the
+        # instrumented tool; rendering it again in Chromium runs none of it.
+        print("check_timeline: the page was made and its text checked; the browser checks are "
+              "left to the normal pass (MSC_TEST_BROWSER=0)")
+        large_trace(cli, gen, False)
+        return
     # The whole run: drawn, rows as tall as the window allows (12-48 px).
     dom = load(html, "0,1", ["--window-size=1200,900"])
     c = canvas(dom)
@@ -228,6 +237,12 @@ def main():
     if c.get("level") != "exact":
         fail(f"deep zoom drew {c.get('level')}, not the exact calls")
 
+    large_trace(cli, gen, True)
+
+
+def large_trace(cli, gen, browser):
+    """A synthetic trace of 3.66 M events: its page stays under 3 MB and is
+    drawn (in the browser)."""
     if gen == "-":  # the large trace is checked once, by the Open MPI test
         return
     with tempfile.TemporaryDirectory(prefix="msc-tl-") as big:
@@ -238,12 +253,15 @@ def main():
             fail(f"large trace: report --html rc {p.returncode}: {p.stderr}")
             return
         size = os.path.getsize(os.path.join(big, "report.html"))
+        if size > 3 << 20:
+            fail(f"large trace: the page has {size} bytes")
+        if not browser:
+            print(f"check_timeline: 3.66 M events: page {size} bytes")
+            return
         dom = load(os.path.join(big, "report.html"), "0,1")
         c = canvas(dom) or {}
         print(f"check_timeline: 3.66 M events: page {size} bytes, level {c.get('level')}, "
               f"drawn in {c.get('ms')} ms")
-        if size > 3 << 20:
-            fail(f"large trace: the page has {size} bytes")
         if not c or 'data-timeline="drawn"' not in dom:
             fail("large trace: the timeline was not drawn")
 

@@ -176,6 +176,12 @@ def main():
             return
         if not 0 < nexact <= BUDGET:
             fail(f"{nexact} exact calls embedded (budget {BUDGET})")
+        if os.environ.get("MSC_TEST_BROWSER") == "0":
+            # The sanitizer passes (scripts/test.sh): the page is made by the
+            # instrumented tool; rendering it again in Chromium runs none of it.
+            print("check_timeline_exact: the page was made and its text checked; the browser checks are "
+                  "left to the normal pass (MSC_TEST_BROWSER=0)")
+            return
         w = max(wins, key=lambda x: (x[1] - x[0], -x[0]))
         q = (w[1] - w[0]) / 4
         view = frac(w[0] + q, span) + "," + frac(w[1] - q, span)
