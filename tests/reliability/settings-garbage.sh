@@ -3,9 +3,10 @@
 # no crash, no silent fallback.
 #   settings-garbage.sh lib <flavor> <program> <settings_table>
 #     every setting of settings.def (listed by <settings_table>; on Open MPI
-#     one garbage value per setting, in turn), and an unknown MPISCOPE_* name, set in the environment of a 1-rank run (an MPI
-#     singleton) with the tool preloaded: the program's exit code (3) unchanged, and exactly one
-#     line on stderr naming the variable.
+#     one garbage value per setting, in turn), and an unknown MPISCOPE_*
+#     name, set in the environment of a 1-rank run (an MPI singleton) with
+#     the tool preloaded: the program's exit code (3) unchanged, and exactly
+#     one line on stderr naming the variable.
 #   settings-garbage.sh cli <settings_table>
 #     the same values given to `mpiscope run` through --set and through the
 #     environment, and garbage for every option of `mpiscope run`: exit code
