@@ -3,7 +3,7 @@
 # libraries (Open MPI and MPICH side by side), OTF2 with its tools, the call-site
 # resolvers, compilers for the Fortran and C++ tests, clang for the
 # sanitizer and fuzz builds, Chromium (headless, for the HTML report's
-# test), the packaged MPI applications of tests/apps and Slurm with munge
+# test) and Pillow (its screenshots decoded), the packaged MPI applications of tests/apps and Slurm with munge
 # for tests/slurm (about 130 MB to download, a minute to install). As root it installs them; otherwise it prints the exact apt-get
 # line to run.
 set -euo pipefail
@@ -16,7 +16,7 @@ packages=(
   libopen-trace-format2-dev otf2-tools python3-otf2
   libunwind-dev libdw-dev libelf-dev
   python3-jsonschema python3-venv
-  chromium
+  chromium python3-pil
   # packaged MPI applications for tests/apps (docs/apps.md)
   lammps hpcc python3-mpi4py quantum-espresso netpipe-openmpi netpipe-mpich2
   libhdf5-openmpi-dev libhdf5-mpich-dev
