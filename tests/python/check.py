@@ -2,6 +2,7 @@
 
     check.py load|hatchet|thicket OUT          (the virtual environment's python)
     check.py folded OUT MPISCOPE               (any python 3, otf2-print)
+    check.py flame OUT MPISCOPE                (any python 3, headless Chromium)
     check.py version OUT MPISCOPE VERSION
 
 OUT holds runs.sh's two runs of nested.c at call-site depth 3: a (2 ranks,
@@ -404,6 +405,104 @@ def cmd_folded(out, cli):
     print(per_rank_out, end="")
 
 
+def flame_frames(html):
+    """The flame view's frames in a page or a DOM dump: id -> attributes,
+    the rect's x and width as drawn, and whether it is hidden."""
+    import html as h
+    import re
+    frames = {}
+    for m in re.finditer(r'<g class="fr"([^>]*)>.*?<rect([^>]*)>', html):
+        a = {k: h.unescape(v) for k, v in re.findall(r'data-([a-z-]+)="([^"]*)"', m.group(1))}
+        r = dict(re.findall(r'(?:^|\s)([\w-]+)="([^"]*)"', m.group(2)))
+        a["hidden"] = "display: none" in m.group(1) or "display:none" in m.group(1)
+        a["rx"], a["rw"] = float(r["x"]), float(r["width"])
+        frames[a["id"]] = a
+    return frames
+
+
+def cmd_flame(out, cli):
+    """The HTML report's flame view against `mpiscope export --folded`: its
+    bottom frames are the folded stacks with their weights, every frame
+    weighs what its children weigh, widths are weights; in headless
+    Chromium, the page opened zoomed into main;solve (#flame=N) draws that
+    frame and its ancestors the full width, its descendants scaled by the
+    same factor, and hides the rest."""
+    import shutil
+    import tempfile
+    a_dir = runs(out)[0]
+    r = subprocess.run([cli, "export", "--folded", "-o", "-", a_dir], capture_output=True, text=True)
+    check(r.returncode == 0, "export --folded: exit %d" % r.returncode)
+    folded = {l.rpartition(" ")[0]: int(l.rpartition(" ")[2]) for l in r.stdout.splitlines()}
+    check(folded == expected_folded(read(os.path.join(a_dir, "profile.json"))), "folded: %s" % folded)
+    work = tempfile.mkdtemp(prefix="msc-flame-")
+    try:
+        d = os.path.join(work, "a")
+        shutil.copytree(a_dir, d)
+        r = subprocess.run([cli, "report", "--html", d], capture_output=True, text=True, timeout=120)
+        check(r.returncode == 0, "report --html: exit %d: %s" % (r.returncode, r.stderr))
+        page = open(os.path.join(d, "report.html")).read()
+        check('<section id="flame"><h2>Call paths</h2>' in page, "no flame section")
+        check('href="#flame"' in page, "the navigation bar has no link to the flame view")
+        fr = flame_frames(page)
+        kids = {}
+        for i, f in fr.items():
+            kids.setdefault(f["parent"], []).append(i)
+        total = sum(folded.values())
+        check(fr.get("0", {}).get("us") == str(total), "root %s us, folded total %d" % (fr.get("0"), total))
+        leaves = {f["path"]: int(f["us"]) for i, f in fr.items() if i not in kids and i != "0"}
+        check(leaves == folded, "bottom frames:\n%s\nfolded:\n%s" % (leaves, folded))
+        for i, f in fr.items():
+            us, w = int(f["us"]), float(f["w"])
+            check(abs(w - 1000.0 * us / total) < 1e-3 and abs(f["rw"] - w) < 2e-3,
+                  "frame %s: width %s/%s for %d of %d us" % (f["path"], f["w"], f["rw"], us, total))
+            if i in kids:
+                check(sum(int(fr[c]["us"]) for c in kids[i]) == us, "frame %s: children's sum" % f["path"])
+                x = float(f["x"])
+                for c in kids[i]:  # children side by side from the parent's left edge
+                    check(abs(float(fr[c]["x"]) - x) < 1e-3, "frame %s: x %s, expected %.3f" % (fr[c]["path"], fr[c]["x"], x))
+                    x += float(fr[c]["w"])
+        print("flame: %d frames, %d stacks, %d us" % (len(fr), len(leaves), total))
+        if os.environ.get("MSC_TEST_BROWSER") == "0":
+            print("flame: the browser check is left to the normal pass (MSC_TEST_BROWSER=0)")
+            return
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "report"))
+        import check_html
+        solve = [i for i, f in fr.items() if f["path"] == "main;solve"]
+        check(len(solve) == 1, "one frame main;solve: %s" % solve)
+        if not solve:
+            return
+        z = solve[0]
+        url = "file://" + os.path.abspath(os.path.join(d, "report.html")) + "#flame=" + z
+        p = check_html.chromium(["--window-size=1100,3000", "--dump-dom"], url)
+        failures.extend(check_html.failures)
+        dom = flame_frames(p.stdout)
+        check(('id="flame-svg"' in p.stdout and 'data-zoom="%s"' % z in p.stdout), "not zoomed into %s" % z)
+
+        def up(i):
+            while i != "-1":
+                yield i
+                i = fr[i]["parent"]
+        k = 1000.0 / float(fr[z]["w"])
+        x0 = float(fr[z]["x"])
+        shown = 0
+        for i, f in dom.items():
+            if i in up(z):
+                check(not f["hidden"] and abs(f["rx"]) < 1e-3 and abs(f["rw"] - 1000) < 1e-3,
+                      "zoomed: %s not the full width (%s %s)" % (fr[i]["path"], f["rx"], f["rw"]))
+            elif z in up(i):
+                check(not f["hidden"] and abs(f["rw"] - float(fr[i]["w"]) * k) < 2e-3 and
+                      abs(f["rx"] - (float(fr[i]["x"]) - x0) * k) < 2e-3,
+                      "zoomed: %s at %s %s, expected %.3f %.3f" % (fr[i]["path"], f["rx"], f["rw"],
+                                                                   (float(fr[i]["x"]) - x0) * k, float(fr[i]["w"]) * k))
+                shown += 1
+            else:
+                check(f["hidden"], "zoomed: %s shown" % fr[i]["path"])
+        check(shown == 3, "zoomed into main;solve: %d frames under it, expected 3" % shown)
+        print("flame: zoomed into main;solve in Chromium, %d frames under it" % shown)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def cmd_version(out, cli, version):
     import mpiscope
 
@@ -426,6 +525,8 @@ def main():
         cmd_thicket(out)
     elif cmd == "folded":
         cmd_folded(out, sys.argv[3])
+    elif cmd == "flame":
+        cmd_flame(out, sys.argv[3])
     elif cmd == "version":
         cmd_version(out, sys.argv[3], sys.argv[4])
     else:

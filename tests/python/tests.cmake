@@ -13,6 +13,9 @@
 # python/folded   `mpiscope export --folded` against the call sites, and the
 #                 stacks the program makes (cut at depth 3 included);
 #                 --per-rank against the trace's calls (otf2-print)
+# python/flame    the HTML report's flame view: its stacks and weights those
+#                 of `export --folded`, widths the weights; in headless
+#                 Chromium, zoomed into one frame (#flame=N)
 # python/version  `mpiscope --version` and the package's version agree
 if(NOT TARGET mpiscope)
   return()
@@ -45,12 +48,15 @@ endforeach()
 add_test(NAME python/folded
   COMMAND ${Python3_EXECUTABLE} ${msc_py_check} folded ${msc_py_out} $<TARGET_FILE:mpiscope>)
 set_tests_properties(python/folded PROPERTIES TIMEOUT 60 LABELS python FIXTURES_REQUIRED msc_pyruns)
+add_test(NAME python/flame
+  COMMAND ${Python3_EXECUTABLE} ${msc_py_check} flame ${msc_py_out} $<TARGET_FILE:mpiscope>)
+set_tests_properties(python/flame PROPERTIES TIMEOUT 120 LABELS python FIXTURES_REQUIRED msc_pyruns)
 add_test(NAME python/version
   COMMAND ${msc_py_venv}/bin/python ${msc_py_check} version ${msc_py_out} $<TARGET_FILE:mpiscope>
           ${PROJECT_VERSION})
 set_tests_properties(python/version PROPERTIES TIMEOUT 60 LABELS python FIXTURES_REQUIRED msc_pyenv)
-# The sanitizer pass (scripts/test.sh, build-asan/) keeps python/runs and
-# python/folded, the C code; the others exercise Python packages, no code of
+# The sanitizer pass (scripts/test.sh, build-asan/) keeps python/runs,
+# python/folded and python/flame (without its browser part), the C code; the others exercise Python packages, no code of
 # ours the sanitizers instrument, and would install a second environment
 # into build-asan/.
 set_property(TEST python/setup python/load python/hatchet python/thicket python/version

@@ -21,7 +21,8 @@
   DIR/report-1100.png and DIR/report-1600.png;
 - the sections the data call for are there (summary, per-rank table with
   every rank and its host, time per rank, imbalance with its legend,
-  functions, call sites, message sizes, matrix with its colour scale; I/O,
+  functions, call sites, the call paths' flame view (when the call sites
+  hold 1 ms or more), message sizes, matrix with its colour scale; I/O,
   user regions and findings when the run has them, findings first in the
   navigation bar and the first section after the summary); the summary's
   wall time is profile.json's (not another number of the line); the header
@@ -98,6 +99,13 @@ def main():
     if urls:
         fail(f"report.html names URLs: {sorted(urls)[:5]}")
     want = ["plot-rank-time", "plot-imbalance", "plot-functions", "plot-histogram", "plot-matrix"]
+    # The flame view of the call sites (tests/python checks its numbers).
+    prof_path = os.path.join(out, "profile.json")
+    sites = json.load(open(prof_path)).get("callsites", []) if os.path.exists(prof_path) else []
+    if sum(s.get("time_ns", 0) for s in sites) >= 10**6:
+        want.append("flame-svg")
+    elif 'id="flame-svg"' in page:
+        want.append("flame-svg")
     if with_trace:
         want += ["plot-waitstates", "plot-waitstates-ranks"]
     elif "plot-waitstates" in page:
@@ -194,6 +202,8 @@ def check_sections(out, page, with_trace, full):
     prof = json.load(open(os.path.join(out, "profile.json")))
     ids = re.findall(r'<section id="([\w-]+)"', page)
     want = ["summary", "rank-table", "ranks", "imbalance", "functions", "callsites", "histogram", "matrix"]
+    if sum(s.get("time_ns", 0) for s in prof.get("callsites", [])) >= 10**6:
+        want.append("flame")
     has_io = bool(prof.get("io", {}).get("files"))
     has_vt = os.path.exists(os.path.join(out, "profile-vt.json"))
     has_checks = os.path.exists(os.path.join(out, "checks.json"))

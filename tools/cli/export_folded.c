@@ -44,11 +44,6 @@
 #include "trace_check.h"
 #include "trace_reader.h"
 
-typedef struct {
-    char *path;  /* "main;solve;MPI_Allreduce" */
-    int64_t ns;  /* MPI time on the path, ns */
-} stack_t;
-
 /* Appends `s` to the growing string *b (length *n, capacity *cap), ';'
  * replaced by ':' unless `sep` (the separator itself). False when out of
  * memory. */
@@ -116,7 +111,49 @@ static char *site_path(const msc_json_t *site, int64_t depth)
 
 static int by_path(const void *a, const void *b)
 {
-    return strcmp(((const stack_t *)a)->path, ((const stack_t *)b)->path);
+    return strcmp(((const msc_folded_t *)a)->path, ((const msc_folded_t *)b)->path);
+}
+
+void msc_folded_free(msc_folded_t *f, size_t n)
+{
+    for (size_t i = 0; f && i < n; i++) free(f[i].path);
+    free(f);
+}
+
+int msc_folded_stacks(const msc_json_t *profile, msc_folded_t **out, size_t *nout)
+{
+    *out = NULL, *nout = 0;
+    int64_t depth = msc_json_int(profile, "callsite_depth");
+    const msc_json_t *sites = msc_json_get(profile, "callsites");
+    size_t ns = sites && sites->type == MSC_JARR ? sites->n : 0;
+    if (depth < 1 || ns == 0) return 0;
+    msc_folded_t *st = calloc(ns, sizeof *st);
+    if (!st) return -1;
+    size_t n = 0;
+    for (const msc_json_t *s = sites->child; s && n < ns; s = s->next) {
+        st[n].path = site_path(s, depth);
+        if (!st[n].path) {
+            msc_folded_free(st, n);
+            return -1;
+        }
+        st[n++].us = msc_json_int(s, "time_ns"); /* ns until merged below */
+    }
+    qsort(st, n, sizeof *st, by_path);
+    /* Sites that differ only in their lines fold into one path; the sum
+     * is rounded once, and a path below half a microsecond is left out. */
+    size_t k = 0;
+    for (size_t i = 0; i < n;) {
+        int64_t sum = 0;
+        size_t j = i;
+        for (; j < n && !strcmp(st[j].path, st[i].path); j++) sum += st[j].us;
+        int64_t us = (sum + 500) / 1000;
+        for (size_t m = i + 1; m < j; m++) free(st[m].path);
+        if (us > 0) st[k].path = st[i].path, st[k++].us = us;
+        else free(st[i].path);
+        i = j;
+    }
+    *out = st, *nout = k;
+    return 0;
 }
 
 /* --per-rank: the profile's paths by innermost frame, and the trace's calls
@@ -428,16 +465,10 @@ int msc_export_folded(int argc, char **argv)
     if (depth == 1)
         fprintf(stderr, "mpiscope export: %s was recorded with MPISCOPE_CALLSITE_DEPTH=1: every "
                         "stack is one frame; record with 2 or more for call paths\n", profile);
-    stack_t *st = calloc(ns, sizeof *st);
-    int rc = 1;
+    msc_folded_t *st = NULL;
     size_t n = 0;
-    if (!st) goto oom;
-    for (const msc_json_t *s = sites->child; s && n < ns; s = s->next) {
-        st[n].path = site_path(s, depth);
-        if (!st[n].path) goto oom;
-        st[n++].ns = msc_json_int(s, "time_ns");
-    }
-    qsort(st, n, sizeof *st, by_path);
+    int rc = 1;
+    if (msc_folded_stacks(root, &st, &n) != 0) goto oom;
     bool to_stdout = !strcmp(path, "-");
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
@@ -449,7 +480,7 @@ int msc_export_folded(int argc, char **argv)
     size_t lines = 0;
     int prc = 0;
     if (by_rank) {
-        prc = per_rank(o, dir, sites, n, depth, &lines);
+        prc = per_rank(o, dir, sites, ns, depth, &lines);
         if (prc == 1) {
             if (!to_stdout) {
                 fclose(o);
@@ -458,17 +489,8 @@ int msc_export_folded(int argc, char **argv)
             goto done;
         }
     }
-    for (size_t i = 0; i < n && !by_rank;) {
-        int64_t sum = 0;
-        size_t j = i;
-        for (; j < n && !strcmp(st[j].path, st[i].path); j++) sum += st[j].ns;
-        int64_t us = (sum + 500) / 1000;
-        if (us > 0) {
-            fprintf(o, "%s %" PRId64 "\n", st[i].path, us);
-            lines++;
-        }
-        i = j;
-    }
+    for (size_t i = 0; i < n && !by_rank; i++, lines++)
+        fprintf(o, "%s %" PRId64 "\n", st[i].path, st[i].us);
     if (!to_stdout) {
         bool bad = ferror(o);
         if (fclose(o) != 0 || bad || rename(tmp, path) != 0) {
@@ -476,7 +498,7 @@ int msc_export_folded(int argc, char **argv)
             unlink(tmp);
             goto done;
         }
-        printf("mpiscope export: wrote %s: %zu stacks from %zu call sites\n", path, lines, n);
+        printf("mpiscope export: wrote %s: %zu stacks from %zu call sites\n", path, lines, ns);
     } else if (fflush(stdout) != 0) {
         goto done;
     }
@@ -485,8 +507,7 @@ int msc_export_folded(int argc, char **argv)
 oom:
     fprintf(stderr, "mpiscope export: out of memory\n");
 done:
-    for (size_t i = 0; i < n; i++) free(st[i].path);
-    free(st);
+    msc_folded_free(st, n);
     msc_json_free(doc);
     return rc;
 }

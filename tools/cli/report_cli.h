@@ -4,6 +4,7 @@
 #define MSC_CLI_REPORT_CLI_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "../../src/profile/pjson.h"
@@ -58,6 +59,21 @@ void msc_html_analysis(FILE *out, const msc_json_t *ws);
  * "timeline"; nothing without one. */
 void msc_html_timeline(FILE *out, const msc_json_t *ws, const msc_json_t *profile);
 
+/* The profile's call paths as folded stacks (export_folded.c), the lines
+ * of `mpiscope export --folded`: sites that differ only in their lines
+ * merged, sorted by path, MPI time in microseconds summed over the ranks and
+ * rounded, paths below half a microsecond left out. 0 (none when the profile
+ * has no call sites) or -1 when out of memory. */
+typedef struct {
+    char *path; /* "main;solve;MPI_Allreduce" */
+    int64_t us;
+} msc_folded_t;
+int msc_folded_stacks(const msc_json_t *profile, msc_folded_t **out, size_t *n);
+void msc_folded_free(msc_folded_t *f, size_t n);
+/* The flame view of those stacks (report_html_flame.c); nothing without
+ * call sites. */
+void msc_html_flame(FILE *out, const msc_json_t *profile);
+
 /* POP's scaling table of n runs (scaling.c): profiles, and the traces'
  * analyses where there are traces. 0, or 1 with a message on stderr. */
 int msc_report_scaling(int n, char **dirs, bool weak, const msc_ws_opts_t *wso, FILE *out);
@@ -74,6 +90,8 @@ char *msc_report_parts_missing(const char *dir);
 int msc_report_parts_merge(const char *target, char **parts, int nparts, char *merged, size_t len);
 void msc_report_parts_cleanup(const char *merged);
 
+/* Writes s with <, >, & and " as HTML entities (report_html.c). */
+void msc_html_esc(FILE *o, const char *s);
 /* The HTML report (report_html.c): any of dir (for checks.json, mpit.json),
  * profile_path and ws may be missing. Returns 0 or 1 (message on stderr). */
 int msc_report_html(const char *dir, const char *profile_path, const msc_json_doc_t *ws,

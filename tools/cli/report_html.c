@@ -24,7 +24,7 @@
 
 typedef const msc_json_t J;
 
-static void esc(FILE *o, const char *s)
+void msc_html_esc(FILE *o, const char *s)
 {
     for (; s && *s; s++) {
         switch (*s) {
@@ -69,7 +69,7 @@ static void svg_open(FILE *o, const char *id, int h, const char *label)
 {
     fprintf(o, "<svg class=\"plot\" id=\"%s\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
                "role=\"img\" aria-label=\"", id, PW, h, PW, h);
-    esc(o, label);
+    msc_html_esc(o, label);
     fprintf(o, "\" xmlns=\"http://www.w3.org/2000/svg\">\n");
 }
 
@@ -105,7 +105,7 @@ static void hbars(FILE *o, const char *id, const char *label, hrow_t *rows, int 
         double x = lw, total = 0;
         if (rh >= 14) {
             fprintf(o, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" class=\"lb\">", lw - 6, y + rh - 6);
-            esc(o, rows[i].label);
+            msc_html_esc(o, rows[i].label);
             fprintf(o, "</text>");
         }
         for (int p = 0; p < parts; p++) {
@@ -113,7 +113,7 @@ static void hbars(FILE *o, const char *id, const char *label, hrow_t *rows, int 
             char b[64];
             fprintf(o, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"><title>",
                     x, y + 1, w, rh - 2, colors[p]);
-            esc(o, rows[i].label);
+            msc_html_esc(o, rows[i].label);
             fprintf(o, " %s: %s</title></rect>", parts > 1 ? part_names[p] : "",
                     as_time ? secs(rows[i].v[p], b, sizeof b) : bytes(rows[i].v[p], b, sizeof b));
             x += w;
@@ -140,7 +140,7 @@ static void th(FILE *o, const char *const *cols, int n)
 static void td_num(FILE *o, double v, const char *shown)
 {
     fprintf(o, "<td class=\"n\" data-v=\"%.17g\">", v);
-    esc(o, shown);
+    msc_html_esc(o, shown);
     fprintf(o, "</td>");
 }
 
@@ -164,7 +164,7 @@ static void td_bytes(FILE *o, int64_t v)
 static void td_str(FILE *o, const char *s)
 {
     fprintf(o, "<td>");
-    esc(o, s);
+    msc_html_esc(o, s);
     fprintf(o, "</td>");
 }
 
@@ -459,7 +459,7 @@ static void section_mpit(FILE *o, J *p, const char *dir)
     J *vars = pv ? msc_json_get(pv, "variables") : NULL;
     if (vars && vars->type == MSC_JARR && count(vars)) {
         fprintf(o, "<section id=\"mpit\"><h2>MPI_T performance variables</h2><p>Sampled: ");
-        esc(o, msc_json_str(pv, "setting", ""));
+        msc_html_esc(o, msc_json_str(pv, "setting", ""));
         fprintf(o, ", at most every %lld ms, at MPI call boundaries.</p>\n",
                 (long long)msc_json_int(pv, "interval_ms"));
         static const char *const cols[] = {"variable", "class", "bound to", "rank", "samples",
@@ -499,7 +499,7 @@ static void section_checks(FILE *o, const char *dir)
     J *root = msc_json_root(doc), *fs = msc_json_get(root, "findings");
     fprintf(o, "<section id=\"checks\"><h2>Check findings</h2><p>%lld finding(s). ",
             (long long)msc_json_int(root, "count"));
-    esc(o, msc_json_str(root, "note", ""));
+    msc_html_esc(o, msc_json_str(root, "note", ""));
     fprintf(o, "</p>\n");
     static const char *const cols[] = {"class", "count", "ranks", "where", "explanation"};
     th(o, cols, 5);
@@ -515,9 +515,9 @@ static void section_checks(FILE *o, const char *dir)
         J *s = msc_json_get(f, "sites");
         for (J *x = s ? s->child : NULL; x; x = x->next) {
             fprintf(o, "%srank %lld: ", x == s->child ? "" : "<br>", (long long)msc_json_int(x, "rank"));
-            esc(o, msc_json_str(x, "call", ""));
+            msc_html_esc(o, msc_json_str(x, "call", ""));
             fprintf(o, " at ");
-            esc(o, msc_json_str(x, "file", ""));
+            msc_html_esc(o, msc_json_str(x, "file", ""));
             if (msc_json_int(x, "line")) fprintf(o, ":%lld", (long long)msc_json_int(x, "line"));
         }
         fprintf(o, "</td>");
@@ -580,7 +580,7 @@ static void section_waitstates(FILE *o, J *ws)
             if (lx + w > PW) lx = 10, ly += 18; /* legend on two rows */
             fprintf(o, "<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"10\" fill=\"%s\"/><text x=\"%d\" "
                        "y=\"%d\" class=\"lg\">", lx, ly, PAL[k % 10], lx + 13, ly + 9);
-            esc(o, msc_json_str(p, "title", ""));
+            msc_html_esc(o, msc_json_str(p, "title", ""));
             fprintf(o, "</text>");
             lx += w;
             k++;
@@ -602,7 +602,7 @@ static void section_waitstates(FILE *o, J *ws)
                     fprintf(o, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\">"
                                "<title>rank %lld ", x, y + 1, v * scale, rh - 2, PAL[k % 10],
                             (long long)msc_json_int(r, "rank"));
-                    esc(o, msc_json_str(p, "title", ""));
+                    msc_html_esc(o, msc_json_str(p, "title", ""));
                     fprintf(o, ": %s</title></rect>", secs(v, b, sizeof b));
                 }
                 x += v * scale;
@@ -616,7 +616,7 @@ static void section_waitstates(FILE *o, J *ws)
                "<th>MPI time</th><th>waiting</th>");
     for (J *p = pats->child; p; p = p->next) {
         fprintf(o, "<th>");
-        esc(o, msc_json_str(p, "title", ""));
+        msc_html_esc(o, msc_json_str(p, "title", ""));
         fprintf(o, "</th>");
     }
     fprintf(o, "</tr></thead><tbody>\n");
@@ -648,17 +648,17 @@ static void header_run(FILE *o, J *p)
     if (!run) return;
     char a[64];
     fprintf(o, "<dl class=\"run\" id=\"run\"><dt>command</dt><dd><code>");
-    esc(o, msc_json_str(run, "command", "?"));
+    msc_html_esc(o, msc_json_str(run, "command", "?"));
     fprintf(o, "</code></dd><dt>started</dt><dd>");
-    esc(o, msc_json_str(run, "start_time", "?"));
+    msc_html_esc(o, msc_json_str(run, "start_time", "?"));
     fprintf(o, ", ran %s</dd><dt>hosts</dt><dd>", secs((double)msc_json_int(run, "duration_ns"), a, sizeof a));
     J *hosts = msc_json_get(run, "hosts");
     int k = 0;
     for (J *h = hosts ? hosts->child : NULL; h && k < 16; h = h->next, k++) {
         fprintf(o, "%s", k ? ", " : "");
-        esc(o, msc_json_str(h, "name", "?"));
+        msc_html_esc(o, msc_json_str(h, "name", "?"));
         fprintf(o, " (ranks ");
-        esc(o, msc_json_str(h, "ranks", "?"));
+        msc_html_esc(o, msc_json_str(h, "ranks", "?"));
         fprintf(o, ")");
     }
     if (count(hosts) > 16) fprintf(o, ", ... %zu more", count(hosts) - 16);
@@ -670,23 +670,23 @@ static void header_run(FILE *o, J *p)
         msc_render_slurm(m, run);
         fclose(m);
         fprintf(o, "</dd><dt>slurm</dt><dd>");
-        esc(o, slurm ? slurm : "?");
+        msc_html_esc(o, slurm ? slurm : "?");
     }
     free(slurm);
     fprintf(o, "</dd><dt>MPI</dt><dd>");
-    esc(o, msc_json_str(run, "mpi_library", "?"));
+    msc_html_esc(o, msc_json_str(run, "mpi_library", "?"));
     fprintf(o, " (MPI ");
-    esc(o, msc_json_str(run, "mpi_version", "?"));
+    msc_html_esc(o, msc_json_str(run, "mpi_version", "?"));
     fprintf(o, "), mpiscope ");
-    esc(o, msc_json_str(run, "mpiscope_version", "?"));
+    msc_html_esc(o, msc_json_str(run, "mpiscope_version", "?"));
     fprintf(o, "</dd><dt>settings</dt><dd>");
     J *set = msc_json_get(run, "settings");
     if (!count(set)) fprintf(o, "all defaults");
     for (J *s = set ? set->child : NULL; s; s = s->next) {
         fprintf(o, "%s<code>", s == set->child ? "" : " ");
-        esc(o, s->key ? s->key : "?");
+        msc_html_esc(o, s->key ? s->key : "?");
         fprintf(o, "=");
-        esc(o, s->str ? s->str : "?");
+        msc_html_esc(o, s->str ? s->str : "?");
         fprintf(o, "</code>");
     }
     fprintf(o, "</dd></dl>\n");
@@ -968,17 +968,17 @@ int msc_report_html(const char *dir, const char *profile_path, const msc_json_do
                "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
                "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n"
                "<title>mpiscope report: ");
-    esc(o, p ? msc_json_str(p, "program", "?") : dir ? dir : "?");
+    msc_html_esc(o, p ? msc_json_str(p, "program", "?") : dir ? dir : "?");
     fprintf(o, "</title>\n<style>%s</style></head>\n<body>\n<header><h1>mpiscope report: ", CSS);
-    esc(o, p ? msc_json_str(p, "program", "?") : dir ? dir : "?");
+    msc_html_esc(o, p ? msc_json_str(p, "program", "?") : dir ? dir : "?");
     fprintf(o, "</h1><p>");
     if (p) {
-        esc(o, msc_json_str(p, "mpi", "?"));
+        msc_html_esc(o, msc_json_str(p, "mpi", "?"));
         fprintf(o, ", %lld ranks", (long long)msc_json_int(p, "world_size"));
     }
     if (dir) {
         fprintf(o, " &middot; ");
-        esc(o, dir);
+        msc_html_esc(o, dir);
     }
     fprintf(o, "</p>");
     if (p) header_run(o, p);
@@ -998,6 +998,7 @@ int msc_report_html(const char *dir, const char *profile_path, const msc_json_do
         section_ranks(o, p);
         section_functions(o, p);
         section_callsites(o, p);
+        msc_html_flame(o, p); /* report_html_flame.c */
         section_io(o, p);
         section_histogram(o, p);
         section_matrix(o, p);

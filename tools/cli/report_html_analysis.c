@@ -18,19 +18,6 @@
 
 typedef const msc_json_t J;
 
-static void esc(FILE *o, const char *s)
-{
-    for (; s && *s; s++) {
-        switch (*s) {
-        case '<': fputs("&lt;", o); break;
-        case '>': fputs("&gt;", o); break;
-        case '&': fputs("&amp;", o); break;
-        case '"': fputs("&quot;", o); break;
-        default: fputc(*s, o);
-        }
-    }
-}
-
 static void node(FILE *o, int depth, const char *name, double v, const char *src)
 {
     const char *col = v >= 0.8 ? "#59a14f" : v >= 0.6 ? "#edc948" : "#e15759";
@@ -104,7 +91,7 @@ void msc_html_analysis(FILE *o, const msc_json_t *ws)
         if (mpi) fprintf(o, "<td></td><td>");
         else fprintf(o, "<td class=\"n\" data-v=\"%lld\">%.6f</td><td>",
                      (long long)msc_json_int(s, "all_ranks_ns"), (double)msc_json_int(s, "all_ranks_ns") / 1e9);
-        esc(o, msc_json_str(s, "site", "?"));
+        msc_html_esc(o, msc_json_str(s, "site", "?"));
         fprintf(o, "</td></tr>\n");
     }
     fprintf(o, "</tbody></table></section>\n");
@@ -124,7 +111,7 @@ void msc_html_analysis(FILE *o, const msc_json_t *ws)
         int64_t lt = msc_json_int(p, "longterm_ns");
         if (!d && !q) continue;
         fprintf(o, "<tr><td>");
-        esc(o, msc_json_str(p, "id", "?"));
+        msc_html_esc(o, msc_json_str(p, "id", "?"));
         fprintf(o, "</td><td class=\"n\" data-v=\"%lld\">%.6f</td><td class=\"n\" data-v=\"%lld\">"
                    "%.6f</td><td class=\"n\" data-v=\"%lld\">%.6f</td></tr>\n", (long long)d,
                 (double)d / 1e9, (long long)q, (double)q / 1e9, (long long)lt, (double)lt / 1e9);
@@ -136,14 +123,14 @@ void msc_html_analysis(FILE *o, const msc_json_t *ws)
     for (J *c = cs ? cs->child : NULL; c && n < 50; c = c->next, n++) {
         int64_t ns = msc_json_int(c, "ns"), lt = msc_json_int(c, "longterm_ns");
         fprintf(o, "<tr><td>");
-        esc(o, msc_json_str(c, "pattern", "?"));
+        msc_html_esc(o, msc_json_str(c, "pattern", "?"));
         fprintf(o, "</td><td class=\"n\" data-v=\"%lld\">%lld</td><td class=\"n\" data-v=\"%lld\">"
                    "%.6f</td><td class=\"n\" data-v=\"%lld\">%.6f</td><td>%.6f&ndash;%.6f</td><td>",
                 (long long)msc_json_int(c, "rank"), (long long)msc_json_int(c, "rank"),
                 (long long)ns, (double)ns / 1e9, (long long)lt, (double)lt / 1e9,
                 (double)msc_json_int(c, "start_ns") / 1e9,
                 (double)msc_json_int(c, "end_ns") / 1e9);
-        esc(o, msc_json_str(c, "site", "?"));
+        msc_html_esc(o, msc_json_str(c, "site", "?"));
         fprintf(o, "</td></tr>\n");
     }
     fprintf(o, "</tbody></table></section>\n");
