@@ -12,7 +12,8 @@
 #                             Hydra's -launcher-exec): runs cmd on <host>;
 #                             finds the nodes through $MSC_NODES_DIR
 # "up" exits 77 with the reason when namespaces cannot be made (no
-# privilege): the tests then report SKIP, never a pass.
+# privilege): the tests then report SKIP, never a pass; with CI=true, a
+# failure.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 
@@ -44,6 +45,8 @@ case "${1:-}" in
     mkdir -p "$dir"
     : > "$dir/pids"
     if ! err=$(unshare --net --uts --mount true 2>&1); then
+      # Under CI (CI=true) the machine is root: no namespaces is a failure.
+      [ "${CI:-}" = true ] && { echo "FAIL (CI=true): cannot create network, UTS and mount namespaces: $err"; exit 1; }
       echo "SKIP: cannot create network, UTS and mount namespaces here: $err"
       exit 77
     fi
