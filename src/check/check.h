@@ -633,6 +633,17 @@ void chk_rma_p2p_enter(msc_call_t *c) CHK_INTERNAL;
 void chk_rma_req_enter(msc_call_t *c) CHK_INTERNAL;
 void chk_rma_leave(msc_call_t *c) CHK_INTERNAL;
 void chk_rma_req_leave(msc_call_t *c) CHK_INTERNAL;
+/* The epochs of one window as this process's calls show them (rma.c), for
+ * rma_epochs.c's judgement of a synchronization call at its enter, before
+ * rma.c updates them: EPOCH_TWICE and NO_EPOCH. */
+typedef struct {
+    int rank, size;                /* this process and the window's group size */
+    bool lock_all, start_open, post_open;
+    const unsigned char *locks;    /* per target: locked by this process (NULL: none yet) */
+    const unsigned char *ingroup;  /* per target: in the open start's group; at
+                                    * MPI_Win_start, in its own (NULL: none) */
+} chk_epochs_t;
+void chk_rma_epochs(const msc_call_t *c, const chk_epochs_t *e) CHK_INTERNAL;
 
 /* --- potential deadlocks: the zero-buffer replay (replay.c) ------------- */
 #define CHK_RP_NONE UINT32_MAX

@@ -50,6 +50,7 @@
  * with gaps are not logged; at most LOG_MAX calls per rank and epoch (fence)
  * or per window (PSCW) are logged.
  */
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,7 +88,10 @@ typedef struct {
     MPI_Aint *du;       /* every rank's displacement unit */
     int64_t *wsize;     /* every rank's window bytes (-1: dynamic, any address) */
     uint64_t key;       /* the same on every member */
-    bool fence_open, lock_all, start_open, post_open;
+    bool fence_open;
+    /* Epochs open, counted so that an erroneous second opening (rma_epochs.c)
+     * pairs with its own closing call: 0 closed. */
+    unsigned char lock_all, start_open, post_open;
     bool astray;        /* the ranks disagreed on an exchange: no more of them */
     long ops;           /* RMA calls since the last fence */
     unsigned char *locks;
@@ -468,6 +472,15 @@ static void comm_call(msc_call_t *c, win_t *w)
     if (msc_fn_roles[c->fn] & MSC_ROLE_TTYPE) log_access(w, c, op, tcount, c->ttype);
 }
 
+/* rma_epochs.c's view of the window's epochs. */
+static void epochs(const msc_call_t *c, const win_t *w)
+{
+    chk_epochs_t e = {.rank = w->rank, .size = w->size, .lock_all = w->lock_all,
+                      .start_open = w->start_open, .post_open = w->post_open,
+                      .locks = w->locks, .ingroup = w->ingroup};
+    chk_rma_epochs(c, &e);
+}
+
 static void open_check(msc_call_t *c, win_t *w)
 {
     const char *what = NULL;
@@ -839,20 +852,23 @@ void chk_rma_enter(msc_call_t *c)
         complete(w, -1, c->fn);
         break;
     case MSC_KIND_RMA_LOCK:
+        epochs(c, w);
         if (c->fn == MSC_FN_MPI_Win_lock_all)
-            w->lock_all = true;
+            w->lock_all += w->lock_all < UCHAR_MAX;
         else if (c->peer >= 0 && c->peer < w->size && w->locks)
-            w->locks[c->peer] = 1;
+            w->locks[c->peer] += w->locks[c->peer] < UCHAR_MAX;
         break;
     case MSC_KIND_RMA_UNLOCK:
+        epochs(c, w);
         all = c->fn == MSC_FN_MPI_Win_unlock_all;
         complete(w, all ? -1 : c->peer, c->fn);
         if (all)
-            w->lock_all = false;
+            w->lock_all -= w->lock_all > 0;
         else if (c->peer >= 0 && c->peer < w->size && w->locks)
-            w->locks[c->peer] = 0;
+            w->locks[c->peer] -= w->locks[c->peer] > 0;
         break;
     case MSC_KIND_RMA_SYNC:
+        epochs(c, w);
         if (c->fn == MSC_FN_MPI_Win_flush || c->fn == MSC_FN_MPI_Win_flush_local)
             complete(w, c->peer, c->fn);
         else if (c->fn != MSC_FN_MPI_Win_sync)
@@ -860,17 +876,24 @@ void chk_rma_enter(msc_call_t *c)
         break;
     case MSC_KIND_RMA_PSCW:
         if (c->fn == MSC_FN_MPI_Win_start) {
-            w->start_open = true;
+            /* Judged against the new start's group (pscw_group makes it the
+             * open start's targets) and the epochs open before it. */
+            unsigned char was_open = w->start_open;
             pscw_group(w, c->group, true);
+            w->start_open = was_open;
+            epochs(c, w);
+            w->start_open = (unsigned char)(was_open + (was_open < UCHAR_MAX));
+        } else {
+            epochs(c, w);
         }
         if (c->fn == MSC_FN_MPI_Win_post) {
-            w->post_open = true;
+            w->post_open += w->post_open < UCHAR_MAX;
             pscw_group(w, c->group, false);
         }
-        if (c->fn == MSC_FN_MPI_Win_wait) w->post_open = false;
+        if (c->fn == MSC_FN_MPI_Win_wait) w->post_open -= w->post_open > 0;
         if (c->fn == MSC_FN_MPI_Win_complete) {
             complete(w, -1, c->fn);
-            w->start_open = false;
+            w->start_open -= w->start_open > 0;
         }
         break;
     default:
@@ -897,7 +920,7 @@ void chk_rma_leave(msc_call_t *c)
     if (c->fn == MSC_FN_MPI_Win_test && c->rc == MPI_SUCCESS && c->flag && *c->flag) {
         pthread_mutex_lock(&mu);
         win_t *w = find(c->win);
-        if (w) w->post_open = false;
+        if (w) w->post_open -= w->post_open > 0;
         pthread_mutex_unlock(&mu);
         return;
     }

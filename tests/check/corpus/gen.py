@@ -1372,6 +1372,117 @@ element 0 of rank 0's window in one fence epoch. Correct twin: {twin}."""
              "    MPI_Win_fence(0, win);\n#ifdef BUG\n" + bad + "#else\n" + good + "#endif\n    MPI_Win_fence(0, win);\n" + WIN_END,
              timeout=20)
 
+def rma_epochs():
+    """Epochs opened where another must be closed first, and epochs closed
+    or flushed that are not open (MPI-3.1 section 11.5): rank 0 is the
+    origin, rank 1 the target; pg is the group of the other rank."""
+    tw = """An RMA epoch opened while one it must be disjoint from is open. MPI-3.1
+section 11.5: distinct access epochs for a window at the same process must be
+disjoint, as must its exposure epochs; section 11.5.3: several MPI_Win_lock epochs
+may be open at once only on different targets, and it is erroneous to call
+MPI_Win_post while the local window is locked, or to lock a window whose process
+has posted and not yet waited. Erroneous: {what}. Correct twin: {twin}."""
+    ne = """An RMA epoch closed or flushed that is not open. MPI-3.1 section 11.5:
+MPI_Win_unlock closes the epoch of an MPI_Win_lock of the same target,
+MPI_Win_unlock_all that of MPI_Win_lock_all, MPI_Win_complete that of MPI_Win_start
+and MPI_Win_wait that of MPI_Win_post; section 11.5.4: the flushes can be called
+only within passive target epochs. Erroneous: {what}. Correct twin: {twin}."""
+    T = "/* EXPECT: LOCAL:RMA:EPOCH_TWICE rank={r} */"
+    N = "/* EXPECT: LOCAL:RMA:NO_EPOCH rank={r} */"
+    put = "MPI_Put(obuf, 2, MPI_INT, 1, 0, 2, MPI_INT, win);"
+    lk = "MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win);"
+
+    def r0(bug, good):  # rank 0 alone, then a barrier
+        return ("    if (rank == 0) {\n#ifdef BUG\n" + ind(bug, 8) + "#else\n" + ind(good, 8) +
+                "#endif\n    }\n    MPI_Barrier(MPI_COMM_WORLD);\n")
+
+    def both(bug0, good0, bug1, good1):  # each rank its part
+        return ("    if (rank == 0) {\n#ifdef BUG\n" + ind(bug0, 8) + "#else\n" + ind(good0, 8) +
+                "#endif\n    } else if (rank == 1) {\n#ifdef BUG\n" + ind(bug1, 8) + "#else\n" +
+                ind(good1, 8) + "#endif\n    }\n    MPI_Barrier(MPI_COMM_WORLD);\n")
+
+    start = "MPI_Win_start(pg, 0, win);"
+    post = "MPI_Win_post(pg, 0, win);"
+    twice = [
+        ("lock_twice", "rank 0 locks rank 1 twice", "the first lock is closed before the second",
+         r0(f"{lk}\n{lk} {T.format(r=0)}\n{put}\nMPI_Win_unlock(1, win);\nMPI_Win_unlock(1, win);",
+            f"{lk}\n{put}\nMPI_Win_unlock(1, win);\n{lk}\n{put}\nMPI_Win_unlock(1, win);")),
+        ("lock_in_lock_all", "rank 0 locks rank 1 inside its MPI_Win_lock_all",
+         "MPI_Win_unlock_all before the lock",
+         r0(f"MPI_Win_lock_all(0, win);\n{lk} {T.format(r=0)}\nMPI_Win_unlock(1, win);\nMPI_Win_unlock_all(win);",
+            f"MPI_Win_lock_all(0, win);\nMPI_Win_unlock_all(win);\n{lk}\nMPI_Win_unlock(1, win);")),
+        ("lock_all_twice", "rank 0 calls MPI_Win_lock_all twice", "MPI_Win_unlock_all between them",
+         r0(f"MPI_Win_lock_all(0, win);\nMPI_Win_lock_all(0, win); {T.format(r=0)}\nMPI_Win_unlock_all(win);\nMPI_Win_unlock_all(win);",
+            "MPI_Win_lock_all(0, win);\nMPI_Win_unlock_all(win);\nMPI_Win_lock_all(0, win);\nMPI_Win_unlock_all(win);")),
+        ("lock_all_over_lock", "rank 0 calls MPI_Win_lock_all while it holds a lock on rank 1",
+         "the lock is closed first",
+         r0(f"{lk}\nMPI_Win_lock_all(0, win); {T.format(r=0)}\nMPI_Win_unlock_all(win);\nMPI_Win_unlock(1, win);",
+            f"{lk}\nMPI_Win_unlock(1, win);\nMPI_Win_lock_all(0, win);\nMPI_Win_unlock_all(win);")),
+        ("start_twice", "rank 0 calls MPI_Win_start twice without MPI_Win_complete",
+         "MPI_Win_complete after each start",
+         both(f"{start}\n{start} {T.format(r=0)}\n{put}\nMPI_Win_complete(win);\nMPI_Win_complete(win);",
+              f"{start}\n{put}\nMPI_Win_complete(win);\n{start}\n{put}\nMPI_Win_complete(win);",
+              f"{post}\nMPI_Win_wait(win);\n{post}\nMPI_Win_wait(win);",
+              f"{post}\nMPI_Win_wait(win);\n{post}\nMPI_Win_wait(win);")),
+        ("start_in_lock_all", "rank 0 calls MPI_Win_start inside its MPI_Win_lock_all",
+         "MPI_Win_unlock_all before the start",
+         both(f"MPI_Barrier(MPI_COMM_WORLD);\nMPI_Win_lock_all(0, win);\n{start} {T.format(r=0)}\nMPI_Win_complete(win);\nMPI_Win_unlock_all(win);",
+              f"MPI_Win_lock_all(0, win);\nMPI_Win_unlock_all(win);\nMPI_Barrier(MPI_COMM_WORLD);\n{start}\nMPI_Win_complete(win);",
+              f"MPI_Barrier(MPI_COMM_WORLD);\n{post}\nMPI_Win_wait(win);",
+              f"MPI_Barrier(MPI_COMM_WORLD);\n{post}\nMPI_Win_wait(win);")),
+        ("start_over_lock", "rank 0 starts an access epoch to rank 1 while it holds a lock on rank 1",
+         "the lock is closed first",
+         both(f"MPI_Barrier(MPI_COMM_WORLD);\n{lk}\n{start} {T.format(r=0)}\nMPI_Win_complete(win);\nMPI_Win_unlock(1, win);",
+              f"{lk}\nMPI_Win_unlock(1, win);\nMPI_Barrier(MPI_COMM_WORLD);\n{start}\nMPI_Win_complete(win);",
+              f"MPI_Barrier(MPI_COMM_WORLD);\n{post}\nMPI_Win_wait(win);",
+              f"MPI_Barrier(MPI_COMM_WORLD);\n{post}\nMPI_Win_wait(win);")),
+        ("post_twice", "rank 1 calls MPI_Win_post twice without MPI_Win_wait", "MPI_Win_wait after each post",
+         both(f"{start}\nMPI_Win_complete(win);\n{start}\nMPI_Win_complete(win);",
+              f"{start}\nMPI_Win_complete(win);\n{start}\nMPI_Win_complete(win);",
+              f"{post}\n{post} {T.format(r=1)}\nMPI_Win_wait(win);\nMPI_Win_wait(win);",
+              f"{post}\nMPI_Win_wait(win);\n{post}\nMPI_Win_wait(win);")),
+        ("post_over_own_lock", "rank 1 posts while it holds a lock on its own window",
+         "the lock is closed before the post",
+         both(f"{start}\nMPI_Win_complete(win);", f"{start}\nMPI_Win_complete(win);",
+              f"MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win);\n{post} {T.format(r=1)}\nMPI_Win_unlock(1, win);\nMPI_Win_wait(win);",
+              f"MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win);\nMPI_Win_unlock(1, win);\n{post}\nMPI_Win_wait(win);")),
+        ("lock_self_in_post", "rank 1 locks its own window while its MPI_Win_post is open",
+         "the lock after MPI_Win_wait",
+         both(f"{start}\nMPI_Win_complete(win);", f"{start}\nMPI_Win_complete(win);",
+              f"{post}\nMPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win); {T.format(r=1)}\nMPI_Win_unlock(1, win);\nMPI_Win_wait(win);",
+              f"{post}\nMPI_Win_wait(win);\nMPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win);\nMPI_Win_unlock(1, win);")),
+    ]
+    for name, what, twin, body in twice:
+        emit("rma", name, tw.format(what=what, twin=twin), START + WIN + body + WIN_END, timeout=20)
+    closing = [
+        ("unlock_unlocked", "rank 0 unlocks rank 1, which it never locked", "the lock before it",
+         r0(f"MPI_Win_unlock(1, win); {N.format(r=0)}", f"{lk}\n{put}\nMPI_Win_unlock(1, win);")),
+        ("unlock_all_unlocked", "MPI_Win_unlock_all without MPI_Win_lock_all", "MPI_Win_lock_all before it",
+         r0(f"MPI_Win_unlock_all(win); {N.format(r=0)}", "MPI_Win_lock_all(0, win);\nMPI_Win_unlock_all(win);")),
+        ("unlock_in_lock_all", "rank 0 closes its MPI_Win_lock_all with MPI_Win_unlock of rank 1",
+         "MPI_Win_unlock_all",
+         r0(f"MPI_Win_lock_all(0, win);\nMPI_Win_unlock(1, win); {N.format(r=0)}\nMPI_Win_unlock_all(win);",
+            "MPI_Win_lock_all(0, win);\nMPI_Win_unlock_all(win);")),
+        ("complete_unstarted", "MPI_Win_complete without MPI_Win_start", "rank 0 starts and rank 1 posts first",
+         both(f"MPI_Win_complete(win); {N.format(r=0)}", f"{start}\nMPI_Win_complete(win);",
+              "", f"{post}\nMPI_Win_wait(win);")),
+        ("wait_unposted", "MPI_Win_wait without MPI_Win_post", "rank 1 posts and rank 0 starts first",
+         both("", f"{start}\nMPI_Win_complete(win);",
+              f"MPI_Win_wait(win); {N.format(r=1)}", f"{post}\nMPI_Win_wait(win);")),
+        ("flush_unlocked", "MPI_Win_flush of rank 1 outside any passive-target epoch",
+         "the flush inside a lock of rank 1",
+         r0(f"MPI_Win_flush(1, win); {N.format(r=0)}", f"{lk}\n{put}\nMPI_Win_flush(1, win);\nMPI_Win_unlock(1, win);")),
+        ("flush_local_all_unlocked", "MPI_Win_flush_local_all outside any passive-target epoch",
+         "the flush inside MPI_Win_lock_all",
+         r0(f"MPI_Win_flush_local_all(win); {N.format(r=0)}",
+            f"MPI_Win_lock_all(0, win);\n{put}\nMPI_Win_flush_local_all(win);\nMPI_Win_unlock_all(win);")),
+        ("flush_in_fence", "MPI_Win_flush in a fence epoch (active target)", "no flush between the fences",
+         "    MPI_Win_fence(0, win);\n    if (rank == 0) {\n        " + put + "\n#ifdef BUG\n"
+         f"        MPI_Win_flush(1, win); {N.format(r=0)}\n#endif\n    }}\n    MPI_Win_fence(0, win);\n".replace("}}", "}")),
+    ]
+    for name, what, twin, body in closing:
+        emit("rma", name, ne.format(what=what, twin=twin), START + WIN + body + WIN_END, timeout=20)
+
 
 # --- requests ----------------------------------------------------------------
 
@@ -2267,6 +2378,7 @@ def main():
     reductions()
     datatypes()
     rma()
+    rma_epochs()
     requests()
     nullargs()
     lifecycle()
