@@ -1001,7 +1001,6 @@ static void chk_enter(msc_call_t *c)
     }
     switch (c->kind) {
     case MSC_KIND_PROBE:
-    case MSC_KIND_SEND_INIT:
     case MSC_KIND_RECV_INIT:
         check_p2p(c);
         break;
@@ -1012,6 +1011,12 @@ static void chk_enter(msc_call_t *c)
             check_pending_overlap(c, c->buf, c->count, c->type, false, MPI_REQUEST_NULL);
         if (c->kind == MSC_KIND_ISEND && c->peer != MPI_PROC_NULL)
             pending_sum = chk_checksum(c->buf, c->count, c->type);
+        break;
+    case MSC_KIND_SEND_INIT:
+        check_p2p(c);
+        /* Nonzero when the layout has no gaps: MPI_Start takes the buffer's
+         * checksum again for each round. */
+        if (c->peer != MPI_PROC_NULL) pending_sum = chk_checksum(c->buf, c->count, c->type);
         break;
     case MSC_KIND_RECV:
     case MSC_KIND_IRECV:
@@ -1040,6 +1045,11 @@ static void chk_enter(msc_call_t *c)
             if (!chk_req_get(r, &q) || q.hi <= q.lo) continue;
             check_pending_overlap(c, (const void *)q.lo, (MPI_Count)(q.hi - q.lo), MPI_BYTE,
                                   q.writes, r);
+            /* A persistent send with a contiguous buffer: its checksum for
+             * this round. */
+            if (q.kind == MSC_KIND_SEND_INIT && q.checksum)
+                chk_req_set_checksum(r, chk_checksum_span((const void *)q.lo,
+                                                          (int64_t)(q.hi - q.lo)));
             /* A persistent receive: its buffer as it is now, at the start. */
             if (q.kind == MSC_KIND_RECV_INIT) {
                 recv_sums(&pending_recv, (const void *)q.lo, (MPI_Count)(q.hi - q.lo), MPI_BYTE);
@@ -1060,6 +1070,12 @@ static void chk_enter(msc_call_t *c)
             check_pending_span(c, icoll_span[0], icoll_span[1], false, MPI_REQUEST_NULL);
             check_pending_span(c, icoll_span[2], icoll_span[3], true, MPI_REQUEST_NULL);
         }
+        /* A nonblocking collective's send buffer, where MPI reads it and its
+         * type has no gaps (coll_spans leaves out the v- and w-forms, whose
+         * blocks have gaps between them): compared at the completion. */
+        if (c->kind == MSC_KIND_ICOLL && icoll_span[1] > icoll_span[0] && chk_tinfo(c->type)->contig)
+            pending_sum = chk_checksum_span((const void *)icoll_span[0],
+                                            (int64_t)(icoll_span[1] - icoll_span[0]));
         if (c->comm != MPI_COMM_NULL && !CHK_ZERO(c->comm)) chk_coll_enter(c); /* ICOLL: logged, never waits */
         break;
     case MSC_KIND_COLL_INIT:
@@ -1127,6 +1143,7 @@ static void post_request(msc_call_t *c, uint32_t ev)
         q.peer = MPI_ANY_SOURCE;
         q.lo = icoll_span[2], q.hi = icoll_span[3], q.writes = q.hi > q.lo;
         q.slo = icoll_span[0], q.shi = icoll_span[1];
+        q.checksum = pending_sum;
     } else if (c->kind == MSC_KIND_IMRECV) {
         q.peer = MPI_ANY_SOURCE, q.tag = MPI_ANY_TAG, q.comm = MPI_COMM_NULL;
         q.sig = chk_sig(c->rtype, c->rcount);
@@ -1170,19 +1187,23 @@ static uint32_t completed(msc_call_t *c, MPI_Request r, MPI_Status *st)
 {
     chk_req_t q;
     if (r == MPI_REQUEST_NULL || !chk_req_take(r, &q)) return CHK_RP_NONE;
-    if (q.kind == MSC_KIND_ISEND && q.checksum && q.hi > q.lo) {
-        /* The caller's buffer is still what it was when the call that
-         * completes the send is made; the type is gone, the span known. */
-        uint64_t now = chk_checksum_span((const void *)q.lo, (int64_t)(q.hi - q.lo));
-        if (now != q.checksum)
-            chk_report("LOCAL:BUFFER:SEND_MODIFIED", q.fn, q.site,
-                       "The send buffer of this %s was changed before the send completed "
-                       "(checksums at the call and at its completion in %s differ). Until the "
-                       "request completes, MPI may still read the buffer: the receiver can get "
-                       "the old data, the new data or a mix. Complete the request (MPI_Wait) "
-                       "before reusing the buffer, or use a second buffer.",
-                       msc_fn_name[q.fn], msc_fn_name[c->fn]);
-    }
+    /* The caller's send buffer is still what it was when the operation was
+     * posted (or a persistent send started) at the call that completes it;
+     * the type is gone, the span known (a collective's send side apart). */
+    uintptr_t slo = q.kind == MSC_KIND_ICOLL ? q.slo : q.lo;
+    uintptr_t shi = q.kind == MSC_KIND_ICOLL ? q.shi : q.hi;
+    if ((q.kind == MSC_KIND_ISEND || q.kind == MSC_KIND_SEND_INIT || q.kind == MSC_KIND_ICOLL) &&
+        q.checksum && shi > slo &&
+        chk_checksum_span((const void *)slo, (int64_t)(shi - slo)) != q.checksum)
+        chk_report("LOCAL:BUFFER:SEND_MODIFIED", q.fn, q.site,
+                   "The send buffer of this %s was changed before the %s completed "
+                   "(checksums at the %s and at its completion in %s differ). Until the "
+                   "request completes, MPI may still read the buffer (MPI-3.1 sections 3.7.2, "
+                   "3.9 and 5.12): the receivers can get the old data, the new data or a mix. "
+                   "Complete the request (MPI_Wait) before reusing the buffer, or use a "
+                   "second buffer.",
+                   msc_fn_name[q.fn], q.kind == MSC_KIND_ICOLL ? "operation" : "send",
+                   q.kind == MSC_KIND_SEND_INIT ? "MPI_Start" : "call", msc_fn_name[c->fn]);
     MPI_Status fixed;
     if (q.kind == MSC_KIND_IRECV && msc_fn_kind[q.fn] == MSC_KIND_ISENDRECV)
         st = msc_isendrecv_status(st, &fixed, q.peer, q.tag, q.sig.bytes);

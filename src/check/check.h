@@ -212,7 +212,8 @@ typedef struct {
     void *site;
     const void *buf;       /* send buffer (ISEND) or receive buffer */
     int64_t bytes;
-    uint64_t checksum;     /* ISEND: of the buffer when posted */
+    uint64_t checksum;     /* ISEND, ICOLL: of the send buffer when posted; SEND_INIT: when
+                            * last started (0: none, or its layout has gaps) */
     chk_sig_t sig;
     bool persistent, active;
     uint64_t post_seq;
@@ -240,6 +241,8 @@ void chk_req_forget(MPI_Request r) CHK_INTERNAL;
 /* A persistent receive started: its buffer's block checksums (nrsum,
  * rblock, rbytes, rsum of `sums`). */
 void chk_req_set_sums(MPI_Request r, const chk_req_t *sums) CHK_INTERNAL;
+/* A persistent send started: its buffer's checksum for this round. */
+void chk_req_set_checksum(MPI_Request r, uint64_t sum) CHK_INTERNAL;
 /* A pending (active) request other than `self` whose buffer span overlaps
  * [lo, hi), where at least one of the two is written by MPI (`writes`, or
  * the pending one is a receive); false if none. */

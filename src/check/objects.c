@@ -415,6 +415,14 @@ void chk_req_set_sums(MPI_Request r, const chk_req_t *sums)
     chk_unlock();
 }
 
+void chk_req_set_checksum(MPI_Request r, uint64_t sum)
+{
+    chk_lock();
+    obj_t *o = find(CLS_REQUEST, key_of(&r, sizeof r));
+    if (o) o->req.checksum = sum;
+    chk_unlock();
+}
+
 bool chk_req_overlap(uintptr_t lo, uintptr_t hi, bool writes, MPI_Request self, chk_req_t *out)
 {
     bool found = false;

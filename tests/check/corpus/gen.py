@@ -401,6 +401,35 @@ written after MPI_Wait."""
         MPI_Recv(in, 16, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }}
 """)
+    # Persistent sends: the buffer of a started send, written before the
+    # round completes (the finding names the MPI_*_init call: its request).
+    ps_doc = """MPI-3.1 section 3.9: a communication started with MPI_Start is
+handled like a nonblocking one, so section 3.7.2 applies: the send buffer must not
+be modified until the send completes. Erroneous: the buffer is written between
+{how} and MPI_Wait, in the second of two rounds of a {call} request. Correct twin:
+it is written after MPI_Wait."""
+    for call, start in (("MPI_Send_init", "MPI_Start(&r)"), ("MPI_Ssend_init", "MPI_Startall(1, &r)")):
+        emit("p2p", f"sendmod_{call[4:].lower()}", "Send buffer of a started persistent send modified. " +
+             ps_doc.format(call=call, how=start.split("(")[0]), START + f"""\
+    int buf[16], in[16];
+    MPI_Request r;
+    for (int i = 0; i < 16; i++) buf[i] = i;
+    if (rank == 0) {{
+        {call}(buf, 16, MPI_INT, 1, 0, MPI_COMM_WORLD, &r); /* EXPECT: LOCAL:BUFFER:SEND_MODIFIED rank=0 */
+        for (int round = 0; round < 2; round++) {{
+            buf[0] = round; /* between rounds: allowed */
+            {start};
+#ifdef BUG
+            if (round == 1) buf[3] = -1;
+#endif
+            MPI_Wait(&r, MPI_STATUS_IGNORE);
+        }}
+        MPI_Request_free(&r);
+    }} else if (rank == 1) {{
+        MPI_Recv(in, 16, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Recv(in, 16, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }}
+""")
     emit("p2p", "recvmod_irecv", """Receive buffer written while the receive is pending.
 MPI-3.1 section 3.7.2: the receiver should not access any part of the receive
 buffer until the receive completes. Erroneous: rank 0 writes the last element of a
@@ -2270,6 +2299,41 @@ call on another buffer{twin_extra}."""
     MPI_Allreduce(src, other, 4, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
 #endif
     MPI_Wait(&r, MPI_STATUS_IGNORE);
+""", np=2)
+
+    sm = """The send buffer of a pending nonblocking collective modified. MPI-3.1
+section 5.12: until a nonblocking collective completes, its send buffer must not
+be modified (as section 3.7.2 says for nonblocking sends). Erroneous: the
+application writes an element of the send buffer of {icall} between the call and
+its MPI_Wait{where}. Correct twin: it writes it after MPI_Wait."""
+    # (name, the call reading s, ranks where s is read: None all)
+    sends = [
+        ("ibcast", "MPI_Ibcast(s, 4, MPI_INT, 0, MPI_COMM_WORLD, &r);", 0),
+        ("iallreduce", "MPI_Iallreduce(s, x, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r);", None),
+        ("ireduce", "MPI_Ireduce(s, x, 4, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD, &r);", None),
+        ("iscan", "MPI_Iscan(s, x, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r);", None),
+        ("iexscan", "MPI_Iexscan(s, x, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r);", None),
+        ("ireduce_scatter_block", "MPI_Ireduce_scatter_block(s, x, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r);", None),
+        ("igather", "MPI_Igather(s, 2, MPI_INT, x, 2, MPI_INT, 0, MPI_COMM_WORLD, &r);", None),
+        ("iallgather", "MPI_Iallgather(s, 2, MPI_INT, x, 2, MPI_INT, MPI_COMM_WORLD, &r);", None),
+        ("ialltoall", "MPI_Ialltoall(s, 2, MPI_INT, x, 2, MPI_INT, MPI_COMM_WORLD, &r);", None),
+        ("iscatter", "MPI_Iscatter(s, 2, MPI_INT, x, 2, MPI_INT, 0, MPI_COMM_WORLD, &r);", 0),
+    ]
+    for name, icall, sranks in sends:
+        where = "" if sranks is None else f" rank={sranks}"
+        cond = "1" if sranks is None else f"rank == {sranks}"
+        emit("coll", f"sendmod_{name}", sm.format(
+            icall=icall.split("(")[0],
+            where="" if sranks is None else f" (at rank {sranks}, the root, where MPI reads it)"), START + f"""\
+    int s[8] = {{1, 2, 3, 4, 5, 6, 7, 8}}, x[8] = {{0}};
+    MPI_Request r;
+    (void)x;
+    {icall} /* EXPECT: LOCAL:BUFFER:SEND_MODIFIED{where} */
+#ifdef BUG
+    if ({cond}) s[1] = -1;
+#endif
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    if ({cond}) s[1] = -1;
 """, np=2)
 
 
