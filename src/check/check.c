@@ -1187,6 +1187,10 @@ static uint32_t completed(msc_call_t *c, MPI_Request r, MPI_Status *st)
 {
     chk_req_t q;
     if (r == MPI_REQUEST_NULL || !chk_req_take(r, &q)) return CHK_RP_NONE;
+    /* A completion call on an inactive persistent request (never started,
+     * or its round completed already) returns at once and touches no
+     * buffer (MPI-3.1 section 3.9): its buffer may change meanwhile. */
+    if (q.persistent && !q.active) return CHK_RP_NONE;
     /* The caller's send buffer is still what it was when the operation was
      * posted (or a persistent send started) at the call that completes it;
      * the type is gone, the span known (a collective's send side apart). */

@@ -407,26 +407,39 @@ written after MPI_Wait."""
 handled like a nonblocking one, so section 3.7.2 applies: the send buffer must not
 be modified until the send completes. Erroneous: the buffer is written between
 {how} and MPI_Wait, in the second of two rounds of a {call} request. Correct twin:
-it is written after MPI_Wait."""
+it is written after MPI_Wait. Both also write the buffers of inactive persistent
+sends (never started, or their round completed) and then complete them with
+MPI_Test, MPI_Waitall and MPI_Wait, which return at once and read nothing: no
+finding there."""
     for call, start in (("MPI_Send_init", "MPI_Start(&r)"), ("MPI_Ssend_init", "MPI_Startall(1, &r)")):
         emit("p2p", f"sendmod_{call[4:].lower()}", "Send buffer of a started persistent send modified. " +
              ps_doc.format(call=call, how=start.split("(")[0]), START + f"""\
-    int buf[16], in[16];
-    MPI_Request r;
+    int buf[16], two[4] = {{0}}, in[16], flag;
+    MPI_Request r, q[2];
     for (int i = 0; i < 16; i++) buf[i] = i;
     if (rank == 0) {{
         {call}(buf, 16, MPI_INT, 1, 0, MPI_COMM_WORLD, &r); /* EXPECT: LOCAL:BUFFER:SEND_MODIFIED rank=0 */
+        MPI_Send_init(two, 4, MPI_INT, 1, 1, MPI_COMM_WORLD, &q[1]);
+        buf[1] = 5;                           /* r never started: inactive */
+        MPI_Test(&r, &flag, MPI_STATUS_IGNORE);
         for (int round = 0; round < 2; round++) {{
             buf[0] = round; /* between rounds: allowed */
             {start};
+            if (round == 0) MPI_Start(&q[1]);  /* started once only */
+            else two[0] = 7;                  /* inactive in round 1 */
 #ifdef BUG
             if (round == 1) buf[3] = -1;
 #endif
-            MPI_Wait(&r, MPI_STATUS_IGNORE);
+            q[0] = r;
+            MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
         }}
+        buf[5] = 9;                           /* inactive again */
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
         MPI_Request_free(&r);
+        MPI_Request_free(&q[1]);
     }} else if (rank == 1) {{
         MPI_Recv(in, 16, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Recv(in, 4, MPI_INT, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         MPI_Recv(in, 16, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }}
 """)
