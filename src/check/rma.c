@@ -878,11 +878,9 @@ void chk_rma_enter(msc_call_t *c)
         if (c->fn == MSC_FN_MPI_Win_start) {
             /* Judged against the new start's group (pscw_group makes it the
              * open start's targets) and the epochs open before it. */
-            unsigned char was_open = w->start_open;
             pscw_group(w, c->group, true);
-            w->start_open = was_open;
             epochs(c, w);
-            w->start_open = (unsigned char)(was_open + (was_open < UCHAR_MAX));
+            w->start_open += w->start_open < UCHAR_MAX;
         } else {
             epochs(c, w);
         }
