@@ -31,15 +31,21 @@ skip() {
   echo "SKIP: $*"; exit 77
 }
 
-# Processes whose network namespace is one of the nodes' (the holders'
-# children hold them): what the cluster started, and nothing else.
+# Processes whose network namespace is one of the nodes': what the cluster
+# started, and nothing else. The namespaces are known by the holders'
+# children, and by $d/netns (written by "up"): when a test is killed the
+# holders may be gone while a job's step daemons and ranks still run in
+# their namespaces.
 ns_pids() {
   local d=$1 inodes=" " name pid child p ns
-  [ -f "$d/nodes/pids" ] || return 0
-  while read -r name pid child; do
-    [ "$name" = switch ] && continue
-    ns=$(readlink "/proc/$child/ns/net" 2> /dev/null) && inodes+="$ns "
-  done < "$d/nodes/pids"
+  [ -f "$d/nodes/pids" ] || [ -f "$d/netns" ] || return 0
+  if [ -f "$d/nodes/pids" ]; then
+    while read -r name pid child; do
+      [ "$name" = switch ] && continue
+      ns=$(readlink "/proc/$child/ns/net" 2> /dev/null) && inodes+="$ns "
+    done < "$d/nodes/pids"
+  fi
+  [ -f "$d/netns" ] && inodes+="$(tr '\n' ' ' < "$d/netns")"
   [ "$inodes" = " " ] && return 0
   for p in /proc/[0-9]*; do
     ns=$(readlink "$p/ns/net" 2> /dev/null) || continue
@@ -48,6 +54,25 @@ ns_pids() {
 }
 
 holder_pids() { awk '{print $2; print $3}' "$1/nodes/pids" 2> /dev/null; }
+
+# A cluster whose test was killed (ctest's timeout sends SIGKILL: run.sh's
+# EXIT trap never runs) keeps its daemons, its jobs and their ranks, which
+# may spin, for as long as the machine runs. Each cluster's directory names
+# its owner (run.sh's pid and pid namespace, written by "up"); "up" first
+# takes down every cluster of this pid namespace whose owner is gone.
+reap_stale() {   # $1 = the directory being made (left alone)
+  local d owner ns me
+  me=$(readlink /proc/self/ns/pid)
+  for d in /var/tmp/msc-slurm.*; do
+    [ -d "$d" ] && [ "$d" != "$1" ] && [ -f "$d/owner" ] || continue
+    read -r owner ns < "$d/owner" || continue
+    [ "$ns" = "$me" ] || continue
+    kill -0 "$owner" 2> /dev/null && continue
+    echo "cluster.sh: taking down $d, left running by a test that was killed (pid $owner)" >&2
+    "$0" down "$d" || true
+    rm -rf "$d"
+  done
+}
 
 conf() {   # $1 = dir, $2 = node count
   local d=$1 n=$2
@@ -86,6 +111,10 @@ SelectTypeParameters=CR_CPU
 ReturnToService=2
 # scancel: SIGTERM, then SIGKILL after KillWait seconds.
 KillWait=3
+# A task that dies (a crash, a signal, a nonzero exit) ends its step: the
+# other ranks, blocked in a collective with it, would otherwise wait until
+# the test's deadline.
+KillOnBadExit=1
 MinJobAge=300
 InactiveLimit=0
 SlurmctldTimeout=30
@@ -107,12 +136,17 @@ case "${1:-}" in
     done
     mkdir -p "$dir"/{munge,log,etc}
     chmod 700 "$dir" "$dir/munge"
+    echo "$PPID $(readlink /proc/self/ns/pid)" > "$dir/owner"
+    reap_stale "$dir"
     set +e
     "$nodes" up "$dir/nodes" "$n"
     rc=$?
     set -e
     [ "$rc" = 77 ] && exit 77
     [ "$rc" = 0 ] || { echo "cluster.sh: could not make the nodes" >&2; exit 1; }
+    while read -r name pid child; do
+      [ "$name" = switch ] || readlink "/proc/$child/ns/net"
+    done < "$dir/nodes/pids" > "$dir/netns"
     trap '"$0" down "$dir"' ERR
     # munge: a key of our own, a socket of our own.
     dd if=/dev/urandom of="$dir/munge/key" bs=1024 count=1 status=none
@@ -148,7 +182,7 @@ case "${1:-}" in
   down)
     dir=$2
     export SLURM_CONF=$dir/etc/slurm.conf
-    if [ -f "$dir/nodes/pids" ]; then
+    if [ -f "$dir/nodes/pids" ] || [ -f "$dir/netns" ]; then
       timeout 10 "$nodes" exec "$dir/nodes" msn1 scancel --full --quiet --user=root 2> /dev/null || true
       # The daemons (and any step or rank left): every process in the nodes'
       # namespaces other than the holders themselves.

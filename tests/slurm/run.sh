@@ -55,6 +55,17 @@ finish() {
 }
 trap finish EXIT
 t0=$SECONDS
+# The test's own deadline, well inside ctest's TIMEOUT (tests.cmake): ctest
+# ends a test that overruns with SIGKILL, and then nothing takes its cluster
+# down (cluster.sh's next "up" does, later). Every command that waits on
+# the cluster is bounded by what is left of it.
+deadline=$((SECONDS + 240))
+left() {   # seconds left before the deadline, at least 5, at most 120
+  local r=$((deadline - SECONDS))
+  [ "$r" -lt 5 ] && r=5
+  [ "$r" -gt 120 ] && r=120
+  echo "$r"
+}
 "$cluster" up "$cl" 3
 rc=$?
 [ "$rc" = 77 ] && exit 77
@@ -93,12 +104,18 @@ EOF
 }
 
 # Waits for a batch job to end (sbatch --wait polls every few seconds, up
-# to 10: this every 0.2 s); its status is the job's exit code.
+# to 10: this every 0.2 s); its status is the job's exit code. A job still
+# there when the time left (left) is up is cancelled, and fails.
 wait_job() {   # $1 = job id
-  local i state
+  local state start=$SECONDS end=$((SECONDS + $(left)))
   [ -n "$1" ] || return 1
-  for i in $(seq 1 600); do
-    on1 squeue -h -j "$1" 2> /dev/null | grep -q . || break
+  while on1 squeue -h -j "$1" 2> /dev/null | grep -q .; do
+    if [ "$SECONDS" -ge "$end" ]; then
+      echo "run.sh: job $1 still there after $((SECONDS - start)) s: cancelled" >&2
+      on1 scancel "$1"
+      sleep "$((3 + 1))"   # KillWait, then SIGKILL
+      break
+    fi
     sleep 0.2
   done
   state=$(on1 scontrol show job -o "$1" | tr ' ' '\n' | grep -E '^(JobState|ExitCode)=' | paste -sd' ')
@@ -113,10 +130,10 @@ one() {   # $1 = mode
   case $mode in trace) flag=--trace ;; check) flag=--check ;; esac
   case $test in
     srun)
-      on1 timeout 120 "$MSC_CLI" run $flag -o "$out" -- srun --mpi=$mpi "${srun_opts[@]}" -N 3 -n $np "$MSC_PROG" \
+      on1 timeout "$(left)" "$MSC_CLI" run $flag -o "$out" -- srun --mpi=$mpi "${srun_opts[@]}" -N 3 -n $np "$MSC_PROG" \
         > "$out.stdout" 2> "$out.stderr" ;;
     salloc)
-      on1 timeout 120 salloc -N 3 -n $np "$MSC_CLI" run $flag -o "$out" -- "${mpirun[@]}" "$MSC_PROG" \
+      on1 timeout "$(left)" salloc -N 3 -n $np "$MSC_CLI" run $flag -o "$out" -- "${mpirun[@]}" "$MSC_PROG" \
         > "$out.stdout" 2> "$out.stderr" ;;
     sbatch)
       batch "$flag" "$out" "$MSC_PROG" > "$out.job"
@@ -167,6 +184,7 @@ cancelled() {
   # The job ends (SIGTERM, then SIGKILL after KillWait=3 s).
   for i in $(seq 1 150); do
     on1 squeue -h -j "$job" 2> /dev/null | grep -q . || break
+    [ "$SECONDS" -ge "$deadline" ] && break
     sleep 0.2
   done
   echo "scancel: job $job gone $((SECONDS - t)) s after scancel: $(on1 scontrol show job -o "$job" | grep -o 'JobState=[A-Z]*')"
@@ -181,7 +199,7 @@ cancelled() {
 wrong_plugin() {
   local out=$dir/srun-wrong rc
   case $flavor in openmpi) wrong=pmi2 ;; mpich) wrong=none ;; esac
-  on1 timeout 120 "$MSC_CLI" run -o "$out" -- srun --mpi=$wrong "${srun_opts[@]}" -N 3 -n $np "$MSC_PROG" \
+  on1 timeout "$(left)" "$MSC_CLI" run -o "$out" -- srun --mpi=$wrong "${srun_opts[@]}" -N 3 -n $np "$MSC_PROG" \
     > "$out.stdout" 2> "$out.stderr"
   rc=$?
   case $flavor in

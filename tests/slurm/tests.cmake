@@ -12,7 +12,6 @@ foreach(flavor IN LISTS MSC_FLAVORS)
     set_tests_properties(${t} PROPERTIES
       TIMEOUT 300
       SKIP_RETURN_CODE 77
-      RUN_SERIAL TRUE
       LABELS "slurm;mpi;${flavor}"
       ENVIRONMENT "MSC_MPIRUN=${MSC_${flavor}_MPIRUN};MSC_CLI=${CMAKE_BINARY_DIR}/bin/mpiscope;MSC_PROG=${MSC_TEST_BIN}/${flavor}/multinode_spread;MSC_STALL=${MSC_TEST_BIN}/${flavor}/slurm_stall;MSC_OUT=${MSC_TEST_OUT}/${flavor}_slurm_${test}")
   endforeach()
