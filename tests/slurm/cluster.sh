@@ -75,7 +75,7 @@ reap_stale() {   # $1 = the directory being made (left alone)
 }
 
 conf() {   # $1 = dir, $2 = node count
-  local d=$1 n=$2
+  local d=$1 n=$2 first_job=$(( (RANDOM * 32768 + RANDOM) % 60000000 + 1000 ))
   cat << EOF
 # Written by tests/slurm/cluster.sh for one test; removed with it.
 ClusterName=mscope
@@ -116,6 +116,11 @@ KillWait=3
 # the test's deadline.
 KillOnBadExit=1
 MinJobAge=300
+# Job ids of this cluster alone: every cluster would otherwise start at 1,
+# and the names jobs derive from them (Open MPI's job id, hence its
+# shared-memory segments in /dev/shm, which the nodes and every test share)
+# would be the same in each test.
+FirstJobId=$first_job
 InactiveLimit=0
 SlurmctldTimeout=30
 SlurmdTimeout=60
