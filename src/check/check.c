@@ -23,6 +23,14 @@ chk_config_t chk_cfg;
 /* Per-thread: the checksum of the send buffer taken at enter, for the
  * request the call is about to make. */
 static CHK_TLS uint64_t pending_sum;
+/* What the application's request variable held before a posting call (C
+ * bindings: a Fortran wrapper's handle is its own until the call returns),
+ * for post_request to name a pending request the call overwrites. The read
+ * may see an uninitialised variable's garbage: it is only compared, and a
+ * request is named overwritten only if its handle was written to that very
+ * variable, and only at MPI_Finalize if nothing completed it (objects.c). */
+static CHK_TLS MPI_Request pending_old;
+static CHK_TLS bool pending_old_set;
 
 static bool has(const msc_call_t *c, unsigned long long role)
 {
@@ -425,7 +433,7 @@ static void recv_sums(chk_req_t *q, const void *buf, MPI_Count count, MPI_Dataty
  * the call is about to make. */
 static CHK_TLS chk_req_t pending_recv;
 
-static void where(void *site, char *out, size_t n)
+void chk_where(void *site, char *out, size_t n)
 {
     chk_part_t p;
     memset(&p, 0, sizeof p);
@@ -447,7 +455,7 @@ static void check_pending_span(msc_call_t *c, uintptr_t lo, uintptr_t hi, bool w
     if (hi <= lo || !chk_req_overlap(lo, hi, writes, self, &q)) return;
     if (!chk_fresh("LOCAL:BUFFER:PENDING_OVERLAP", c->site)) return; /* a repeat: counted */
     char at[CHK_WHERE + 16];
-    where(q.site, at, sizeof at);
+    chk_where(q.site, at, sizeof at);
     chk_report("LOCAL:BUFFER:PENDING_OVERLAP", c->fn, c->site,
                "The %s buffer of this %s overlaps the %s buffer of an %s that is still pending "
                "(posted at %s). %s Complete the pending operation first (MPI_Wait), or use "
@@ -994,6 +1002,8 @@ static void chk_enter(msc_call_t *c)
     if (!never_waits(c->kind) && !nonblocking_probe(c)) chk_wd_enter(c);
     if (uses_shadow(c->kind)) chk_shadow_settle(c->comm);
     pending_sum = 0;
+    pending_old_set = c->lang == MSC_LANG_C && c->request && (msc_fn_roles[c->fn] & MSC_ROLE_REQUEST);
+    if (pending_old_set) memcpy(&pending_old, c->request, sizeof pending_old);
     chk_args_enter(c); /* args.c: NULL pointers and handles, constructors, operations */
     if (msc_fn_roles[c->fn] & MSC_ROLE_ARGS) {
         chk_topo_enter(c);       /* topo.c: topology, split */
@@ -1151,7 +1161,10 @@ static void post_request(msc_call_t *c, uint32_t ev)
         q.peer = MPI_ANY_SOURCE;
     }
     q.bytes = q.sig.bytes;
+    q.where = c->lang == MSC_LANG_C ? (const void *)c->request : NULL;
     chk_req_new(*c->request, &q);
+    if (pending_old_set && pending_old != MPI_REQUEST_NULL && pending_old != *c->request)
+        chk_req_overwritten(pending_old, c->request, c->fn, c->site);
 }
 
 /* A completed receive: blocks beyond the bytes received still as posted? */

@@ -227,8 +227,24 @@ typedef struct {
     int nrsum;
     int64_t rblock, rbytes; /* block size; bytes covered (first 64 MiB) */
     uint64_t rsum[CHK_RSUM_MAX];
+    /* The application's variable its handle was written to (C bindings;
+     * NULL in the others), and the posting call that wrote another
+     * request's handle over it while this one was still allocated
+     * (over_site NULL: none). */
+    const void *where;
+    msc_fn_t over_fn;
+    void *over_site;
 } chk_req_t;
 void chk_req_new(MPI_Request r, const chk_req_t *info) CHK_INTERNAL;
+/* A posting call wrote a new request's handle to `where`, which held `old`:
+ * if `old` is still allocated and its handle was written there, it is
+ * lost unless the application kept a copy. Remembered for the leak report
+ * at MPI_Finalize (LOCAL:REQUEST:OVERWRITTEN), which is made only if
+ * nothing completed or freed it by then. */
+void chk_req_overwritten(MPI_Request old, const void *where, msc_fn_t fn, void *site)
+    CHK_INTERNAL;
+/* "file:line" of one of this rank's call sites (check.c). */
+void chk_where(void *site, char *out, size_t n) CHK_INTERNAL;
 bool chk_req_get(MPI_Request r, chk_req_t *out) CHK_INTERNAL;
 /* A request completed: its record (false if unknown), and it is forgotten
  * (a persistent one becomes inactive). One lock for both. */

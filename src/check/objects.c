@@ -377,6 +377,23 @@ void chk_req_new(MPI_Request r, const chk_req_t *info)
      * freed since (a false SEND_MODIFIED on almost every send of a window of
      * two eager MPI_Isend completed out of order: MPICH's coll/nonblocking3). */
     bool shared = old && old->live && old->req.active && !old->req.persistent && !info->persistent;
+    if (shared && info->where && old->req.where == info->where) {
+        /* ... and the new one's handle written over the old one's, in the
+         * same variable: the old operation is the one the application can
+         * no longer complete. Its record stays in the table, marked for the
+         * leak report, and the new one's is displaced (a completion takes
+         * it first); a copy of the handle completes the old one as usual. */
+        chk_req_t q = *info;
+        q.checksum = 0, q.lo = q.hi = q.slo = q.shi = 0;
+        q.post_seq = ++post_seq;
+        stale_push(k, thread_id(), &q);
+        span_list(old, false);
+        recv_list(old, false);
+        old->req.checksum = 0, old->req.lo = old->req.hi = old->req.slo = old->req.shi = 0;
+        if (!old->req.over_site) old->req.over_fn = info->fn, old->req.over_site = info->site;
+        chk_unlock();
+        return;
+    }
     if (shared) {
         old->req.checksum = 0;
         stale_push(k, old->poster, &old->req);
@@ -398,6 +415,17 @@ void chk_req_new(MPI_Request r, const chk_req_t *info)
         o->fn = info->fn;
         span_list(o, o->req.active);
         recv_list(o, o->req.active);
+    }
+    chk_unlock();
+}
+
+void chk_req_overwritten(MPI_Request old, const void *where, msc_fn_t fn, void *site)
+{
+    chk_lock();
+    obj_t *o = find(CLS_REQUEST, key_of(&old, sizeof old));
+    if (o && o->live && where && o->req.where == where && !o->req.over_site) {
+        o->req.over_fn = fn;
+        o->req.over_site = site;
     }
     chk_unlock();
 }
@@ -1175,6 +1203,8 @@ typedef struct {
     msc_fn_t fn;
     void *site;
     int n;
+    msc_fn_t over_fn; /* requests: the call that overwrote its handle (over_site) */
+    void *over_site;
 } leak_t;
 
 void chk_objects_leaks(void)
@@ -1189,7 +1219,7 @@ void chk_objects_leaks(void)
             if (!o->live || !o->site) continue;
             const char *cls = NULL, *what = NULL;
             if (o->cls == CLS_REQUEST) {
-                cls = "LOCAL:REQUEST:NOT_FREED";
+                cls = o->req.over_site ? "LOCAL:REQUEST:OVERWRITTEN" : "LOCAL:REQUEST:NOT_FREED";
                 what = o->req.persistent && !o->req.active ? "inactive persistent"
                                                            : "pending";
             } else if (o->cls < MSC_OBJ_COUNT && leak_class[o->cls]) {
@@ -1203,11 +1233,24 @@ void chk_objects_leaks(void)
                 if (!m) break;
                 l = m;
             }
-            l[n++] = (leak_t){cls, what, o->fn, o->site, 0};
+            l[n++] = (leak_t){cls, what, o->fn, o->site, 0, o->req.over_fn, o->req.over_site};
         }
     chk_unlock();
     for (int i = 0; i < n; i++) {
-        if (strcmp(l[i].cls, "LOCAL:REQUEST:NOT_FREED") == 0)
+        if (l[i].over_site) {
+            char at[CHK_WHERE + 16];
+            chk_where(l[i].over_site, at, sizeof at);
+            chk_report(l[i].cls, l[i].fn, l[i].site,
+                       "The %s request made by %s here was lost: %s at %s wrote a new "
+                       "request's handle into the variable that held it while it was still "
+                       "allocated, and it was neither completed nor freed before MPI_Finalize. "
+                       "Without its handle a request can never be completed or freed (MPI-3.1 "
+                       "section 3.7.3), so its operation may never take place and its buffer "
+                       "may never be written or read; complete it (MPI_Wait) before the "
+                       "variable takes another request, or give each request a variable of "
+                       "its own.",
+                       l[i].what, msc_fn_name[l[i].fn], msc_fn_name[l[i].over_fn], at);
+        } else if (strcmp(l[i].cls, "LOCAL:REQUEST:NOT_FREED") == 0)
             chk_report(l[i].cls, l[i].fn, l[i].site,
                        "A %s request made by %s here was neither completed (MPI_Wait, "
                        "MPI_Test and their forms) nor freed (MPI_Request_free) before "

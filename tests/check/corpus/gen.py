@@ -1707,6 +1707,100 @@ before MPI_Finalize a process must locally complete every operation it started
 """, timeout=20)
 
 
+def requests_overwritten():
+    """Every way of posting a request (nonblocking receive, send, collective,
+    persistent request) crossed with every way of writing a new request into
+    the same variable while the first is still allocated. The twin keeps a
+    copy of the first handle and completes (or frees) it: the variable is
+    overwritten there too, and nothing is lost."""
+    doc = """A request handle overwritten while its request is still allocated. MPI-3.1
+section 3.7.3: a request is deallocated only by a completion call or
+MPI_Request_free on its handle (section 3.9 for persistent requests), and
+section 8.7 requires every operation complete and every request freed before
+MPI_Finalize; once its only handle is overwritten neither can happen.
+Erroneous: {what}. Correct twin: the first handle copied before the
+variable is reused, and that copy completed or freed."""
+    # kind: (code posting into VAR with TAG, what rank 1 does for it,
+    #        how its twin completes COPY, a phrase)
+    first = {
+        "irecv": ("MPI_Irecv(&in{t}, 1, MPI_INT, 1, {t}, MPI_COMM_WORLD, &{v});",
+                  "MPI_Send(&x, 1, MPI_INT, 0, {t}, MPI_COMM_WORLD);",
+                  "MPI_Wait(&{v}, MPI_STATUS_IGNORE);", "a pending MPI_Irecv"),
+        "isend": ("MPI_Isend(&out{t}, 1, MPI_INT, 1, {t}, MPI_COMM_WORLD, &{v});",
+                  "MPI_Recv(&x, 1, MPI_INT, 0, {t}, MPI_COMM_WORLD, MPI_STATUS_IGNORE);",
+                  "MPI_Wait(&{v}, MPI_STATUS_IGNORE);", "a pending MPI_Isend"),
+        "ibarrier": ("MPI_Ibarrier(MPI_COMM_WORLD, &{v});",
+                     "MPI_Ibarrier(MPI_COMM_WORLD, &r);\n        MPI_Wait(&r, MPI_STATUS_IGNORE);",
+                     "MPI_Wait(&{v}, MPI_STATUS_IGNORE);", "a pending MPI_Ibarrier"),
+        "send_init": ("MPI_Send_init(&out{t}, 1, MPI_INT, 1, {t}, MPI_COMM_WORLD, &{v});",
+                      "", "MPI_Request_free(&{v});", "an inactive persistent request of MPI_Send_init"),
+    }
+    second = {
+        "irecv": first["irecv"],
+        "isend": first["isend"],
+        "ibarrier": first["ibarrier"],
+        "send_init": ("MPI_Send_init(&out{t}, 1, MPI_INT, 1, {t}, MPI_COMM_WORLD, &{v});\n"
+                      "        MPI_Start(&{v});",
+                      "MPI_Recv(&x, 1, MPI_INT, 0, {t}, MPI_COMM_WORLD, MPI_STATUS_IGNORE);",
+                      "MPI_Wait(&{v}, MPI_STATUS_IGNORE);\n        MPI_Request_free(&{v});",
+                      "a started MPI_Send_init"),
+    }
+    for a, (apost, apeer, adone, aphrase) in first.items():
+        for b, (bpost, bpeer, bdone, bphrase) in second.items():
+            what = f"{aphrase} in r, then {bphrase} into r before the first completes; only the second is completed"
+            peer = "\n        ".join(x for x in (apeer.format(t=1), bpeer.format(t=2)) if x)
+            emit("request", f"g_overwritten_{a}_{b}"[2:], doc.format(what=what), START + f"""\
+    int x = 0, in1 = 0, in2 = 0, out1 = 1, out2 = 2;
+    MPI_Request r, copy;
+    if (rank == 0) {{
+        {apost.format(t=1, v="r")} /* EXPECT: LOCAL:REQUEST:OVERWRITTEN rank=0 */
+        copy = r;
+        {bpost.format(t=2, v="r")}
+        {bdone.format(v="r")}
+#ifndef BUG
+        {adone.format(v="copy")}
+#else
+        (void)copy;
+#endif
+    }} else if (rank == 1) {{
+        {peer}
+    }}
+    (void)x, (void)in1, (void)in2, (void)out1, (void)out2;
+    MPI_Barrier(MPI_COMM_WORLD);
+""", timeout=20)
+    # A variable of a helper function's frame: the second call's variable
+    # starts with the first call's handle in it (the same stack slot), which
+    # the caller kept and completes. Nothing is lost in either version; the
+    # bug is the second request never completed, a plain NOT_FREED.
+    emit("request", "overwritten_stack_slot", """A helper that posts an MPI_Irecv
+into a local variable and returns the handle, called twice: its local
+variable may hold the first call's handle when the second call posts into
+it (the same stack slot). The caller keeps both handles; nothing is
+overwritten that is not kept. Erroneous: the second request is never
+completed (MPI-3.1 section 8.7). Correct twin: both completed.""", START + """\
+    int in[2] = {0, 0}, x = 0;
+    MPI_Request keep[2];
+    if (rank == 0) {
+        keep[0] = post(&in[0], 1);
+        keep[1] = post(&in[1], 2);
+        MPI_Wait(&keep[0], MPI_STATUS_IGNORE);
+#ifndef BUG
+        MPI_Wait(&keep[1], MPI_STATUS_IGNORE);
+#endif
+    } else if (rank == 1) {
+        MPI_Send(&x, 1, MPI_INT, 0, 1, MPI_COMM_WORLD);
+        MPI_Send(&x, 1, MPI_INT, 0, 2, MPI_COMM_WORLD);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+""", pre="""__attribute__((noinline)) static MPI_Request post(int *buf, int tag)
+{
+    MPI_Request r; /* uninitialised: the slot's last value */
+    MPI_Irecv(buf, 1, MPI_INT, 1, tag, MPI_COMM_WORLD, &r); /* EXPECT: LOCAL:REQUEST:NOT_FREED rank=0 */
+    return r;
+}
+""", timeout=20)
+
+
 # --- NULL arguments ------------------------------------------------------------
 
 def nullargs():
@@ -2457,6 +2551,7 @@ def main():
     rma()
     rma_epochs()
     requests()
+    requests_overwritten()
     nullargs()
     lifecycle()
     threads()
