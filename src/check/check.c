@@ -1002,7 +1002,7 @@ static void chk_enter(msc_call_t *c)
     if (!never_waits(c->kind) && !nonblocking_probe(c)) chk_wd_enter(c);
     if (uses_shadow(c->kind)) chk_shadow_settle(c->comm);
     pending_sum = 0;
-    pending_old_set = c->lang == MSC_LANG_C && c->request && (msc_fn_roles[c->fn] & MSC_ROLE_REQUEST);
+    pending_old_set = (msc_fn_roles[c->fn] & MSC_ROLE_REQUEST) && c->lang == MSC_LANG_C && c->request;
     if (pending_old_set) memcpy(&pending_old, c->request, sizeof pending_old);
     chk_args_enter(c); /* args.c: NULL pointers and handles, constructors, operations */
     if (msc_fn_roles[c->fn] & MSC_ROLE_ARGS) {

@@ -25,6 +25,9 @@
  *                 completed, with what was known when they were posted
  *                 (src/core/requests.h), their status and bytes
  *   START         request or (nreq, requests)
+ *   PREADY        req_in, and part (MPI_Pready), part and part_hi (MPI_Pready_range)
+ *                 or nparts and partlist (MPI_Pready_list): partitions marked ready
+ *   PARRIVED      req_in part flag: a partition asked for
  *   COLL          comm root op buf count type rbuf rcount rtype (v-forms: counts rcounts
  *                 displs rdispls)
  *   ICOLL         as COLL, and request
@@ -144,6 +147,14 @@ typedef struct msc_call {
      * only for functions with the role: read nothing for the others. */
     intptr_t arg[10];
     int nargs;
+    /* Partitioned communication (MPI-4.0 section 4), set only by functions
+     * with these roles: parts, the partitions of MPI_Psend_init and
+     * MPI_Precv_init (count is already all of them); part, the partition
+     * of MPI_Pready and MPI_Parrived or the first of MPI_Pready_range,
+     * part_hi its last; nparts and partlist, MPI_Pready_list's. A Fortran
+     * INTEGER array is read as int (MPI_Fint is int in both MPIs here). */
+    int parts, part, part_hi, nparts;
+    const int *partlist;
     uint64_t req_id;          /* posting kinds: id of the new request (0: none) */
     msc_done_t *done;         /* completion kinds: what completed (thread scratch) */
     int ndone;

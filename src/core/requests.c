@@ -332,6 +332,7 @@ static inline __attribute__((always_inline)) void fill(msc_req_info_t *in, const
         in->file = zero_info.file;
         in->newcomm_fortran = 0;
         in->newcomm_at = NULL;
+        in->parts = 0;
         return;
     }
     if (k == MSC_KIND_ISENDRECV) {
@@ -358,6 +359,7 @@ static inline __attribute__((always_inline)) void fill(msc_req_info_t *in, const
     in->file = k == MSC_KIND_IO_IWRITE || k == MSC_KIND_IO_IREAD ? c->file : zero_info.file;
     in->newcomm_fortran = icomm && c->lang != MSC_LANG_C;
     in->newcomm_at = !icomm ? NULL : c->lang != MSC_LANG_C ? c->newcomm_f : (const void *)c->newcomm;
+    in->parts = p2p && (msc_fn_roles[c->fn] & MSC_ROLE_PARTS) ? c->parts : 0;
 }
 
 static void post(msc_call_t *c)

@@ -42,6 +42,8 @@ typedef struct {
     int thread;             /* index of the posting thread (msc_thread_t), or -1 */
     uint8_t persistent;
     uint8_t active;         /* persistent: started and not yet completed */
+    int parts;              /* SEND_INIT, RECV_INIT of MPI_Psend_init/MPI_Precv_init: the
+                             * partitions (count and bytes are all of them); 0 otherwise */
     /* ICOLL, COLL_INIT: the rest of the call's arguments (count, type and
      * root above), for modules that need them when a persistent collective
      * starts or an operation completes; MPI keeps the v-forms' arrays valid

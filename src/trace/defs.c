@@ -776,6 +776,10 @@ static void write_global(OTF2_GlobalDefWriter *gw, const tu_set_t *s, const tu_t
                                         OTF2_TYPE_SOURCE_CODE_LOCATION);
     OTF2_GlobalDefWriter_WriteParameter(gw, TRC_PARAM_COMMENT, str(&g, "comment"),
                                         OTF2_PARAMETER_TYPE_STRING);
+    OTF2_GlobalDefWriter_WriteParameter(gw, TRC_PARAM_PARTITION, str(&g, "MPI partition"),
+                                        OTF2_PARAMETER_TYPE_UINT64);
+    OTF2_GlobalDefWriter_WriteParameter(gw, TRC_PARAM_PARTITION_BYTES,
+                                        str(&g, "MPI partition bytes"), OTF2_PARAMETER_TYPE_UINT64);
     for (uint32_t i = 0; i < tu_count(s, TU_SCL); i++) {
         p = tu_key(s, TU_SCL, i, NULL);
         uint32_t line = (uint32_t)tu_get(&p);

@@ -85,6 +85,12 @@ uint32_t trc_io_closed(const void *var) TRC_HIDDEN;
 enum {
     TRC_ATTR_SCL = 0,       /* attribute SOURCE_CODE_LOCATION on records with one */
     TRC_PARAM_COMMENT = 0,  /* parameter "comment" of VT_log_comment's ParameterString */
+    /* Partitioned communication: in MPI_Pready*, for each partition made
+     * ready, "MPI partition" (its index) then "MPI partition bytes" (its
+     * size); in MPI_Parrived, the partition asked for, then the bytes it
+     * found arrived (its size, or 0 when it has not arrived). */
+    TRC_PARAM_PARTITION = 1,
+    TRC_PARAM_PARTITION_BYTES = 2,
 };
 
 /* MPI call sites as source code locations. Each return address into the

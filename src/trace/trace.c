@@ -62,6 +62,7 @@ typedef enum {
     R_RMA_GET, R_RMA_ATOMIC, R_RMA_OP_COMPLETE, R_RMA_COLL_BEGIN, R_RMA_COLL_END,
     R_RMA_GROUP_SYNC, R_RMA_REQUEST_LOCK, R_RMA_RELEASE_LOCK, R_IO_CREATE, R_IO_DESTROY,
     R_IO_BEGIN, R_IO_ISSUED, R_IO_COMPLETE, R_RMA_OP_COMPLETE_NB, R_RMA_OP_TEST, R_RMA_SYNC,
+    R_PARAM_UINT, /* a = parameter, x = value */
     R_MPI_ENTER /* an MPI call's Enter: a = function, x = call site */
 } rec_kind_t;
 
@@ -380,6 +381,7 @@ static void write_rec(trc_thread_t *t, const trc_rec_t *r)
         break;
     }
     case R_COMMENT: OTF2_EvtWriter_ParameterString(w, al, r->t, TRC_PARAM_COMMENT, r->a); break;
+    case R_PARAM_UINT: OTF2_EvtWriter_ParameterUnsignedInt(w, al, r->t, r->a, r->x); break;
     case R_RMA_WIN_CREATE: OTF2_EvtWriter_RmaWinCreate(w, al, r->t, r->a); break;
     case R_RMA_WIN_DESTROY: OTF2_EvtWriter_RmaWinDestroy(w, al, r->t, r->a); break;
     case R_RMA_PUT: OTF2_EvtWriter_RmaPut(w, al, r->t, r->a, r->b, r->x, r->y); break;
@@ -963,6 +965,35 @@ static uint64_t send_bytes(trc_thread_t *t, MPI_Datatype type, MPI_Count count)
     return count > 0 ? (uint64_t)(t->last_size * count) : 0;
 }
 
+/* The events of MPI_Pready*, MPI_Parrived: per partition, its index and its
+ * bytes (impl.h, TRC_PARAM_PARTITION), each partition being 1/parts of the
+ * request's message. Nothing for a request the table does not know. */
+static void partition(trc_thread_t *t, uint64_t ts, int part, int64_t bytes)
+{
+    emit(t, &(trc_rec_t){.kind = R_PARAM_UINT, .t = ts, .a = TRC_PARAM_PARTITION,
+                        .x = (uint64_t)part});
+    emit(t, &(trc_rec_t){.kind = R_PARAM_UINT, .t = ts, .a = TRC_PARAM_PARTITION_BYTES,
+                        .x = (uint64_t)bytes});
+}
+
+static void partitions(trc_thread_t *t, const msc_call_t *c, uint64_t te, uint64_t tl)
+{
+    msc_req_info_t in;
+    if (c->rc != MPI_SUCCESS || c->req_in == MPI_REQUEST_NULL || !msc_requests_find(c->req_in, &in) ||
+        in.parts <= 0)
+        return;
+    int64_t each = in.bytes / in.parts;
+    if (c->kind == MSC_KIND_PARRIVED) {
+        partition(t, tl, c->part, c->flag && *c->flag ? each : 0);
+    } else if (msc_fn_roles[c->fn] & MSC_ROLE_PARTLIST) { /* MPI_Pready_list */
+        for (int i = 0; c->partlist && i < c->nparts; i++) partition(t, te, c->partlist[i], each);
+    } else if (msc_fn_roles[c->fn] & MSC_ROLE_PARTHI) { /* MPI_Pready_range */
+        for (int p = c->part; p <= c->part_hi && p >= 0; p++) partition(t, te, p, each);
+    } else {
+        partition(t, te, c->part, each);
+    }
+}
+
 static int64_t recv_bytes(MPI_Status *st)
 {
     int n = 0;
@@ -1042,6 +1073,10 @@ static void records(trc_thread_t *t, msc_call_t *c, uint64_t te, uint64_t tl)
         break;
     case MSC_KIND_START:
         started(t, c->req_in, te);
+        break;
+    case MSC_KIND_PREADY:
+    case MSC_KIND_PARRIVED:
+        partitions(t, c, te, tl);
         break;
     case MSC_KIND_STARTALL:
         if (c->reqs_in)

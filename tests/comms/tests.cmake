@@ -108,14 +108,15 @@ endif()
 
 # Partitioned communication (MPI-4: MPICH): each MPI_Start ... MPI_Wait
 # cycle is one message of all the partitions (check_partitioned.py); traced
-# as a persistent send and receive (every message matched: check_trace.py);
-# no finding in check mode.
+# as a persistent send and receive (every message matched: check_trace.py)
+# with an event per partition readied or asked for
+# (check_partitioned_trace.py); no finding in check mode.
 if("mpich" IN_LIST MSC_FLAVORS)
   msc_mpi_program(mpich comms_partitioned SOURCES partitioned.c)
   set(part_check "${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_partitioned.py $MSC_OUT")
   msc_mpi_test(mpich comms/partitioned-profile-trace NP 2 PROGRAM comms_partitioned TIMEOUT 120
     ENV MPISCOPE_MODE=profile,trace MPISCOPE_QUIET=1
-    CHECK "${part_check} && ${comms_trace}")
+    CHECK "${part_check} && ${comms_trace} && /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/check_partitioned_trace.py $MSC_OUT")
   msc_mpi_test(mpich comms/partitioned-check NP 2 PROGRAM comms_partitioned TIMEOUT 120
     ENV MPISCOPE_MODE=profile,check MPISCOPE_QUIET=1
     CHECK "${part_check} && grep -q '\"count\": 0' $MPISCOPE_OUTPUT/checks.json")

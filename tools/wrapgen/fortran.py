@@ -282,8 +282,12 @@ def role_code(fn, sig, gen_error):
             before.append(f"msc_c.{role} = {conv}({param});")
         elif role == "tdisp":    # INTEGER(KIND=MPI_ADDRESS_KIND)
             before.append(f"msc_c.tdisp = *(const MPI_Aint *){param};")
-        elif role in ("peer", "tag", "rpeer", "rtag", "root"):
+        elif role in ("peer", "tag", "rpeer", "rtag", "root", "part", "nparts"):
             before.append(f"msc_c.{role} = msc_f_int({param});")
+        elif role == "parthi":
+            before.append(f"msc_c.part_hi = msc_f_int({param});")
+        elif role == "partlist":   # INTEGER array: MPI_Fint is int (msc_call_t.partlist)
+            before.append(f"msc_c.partlist = (const int *){param};")
         elif role in ("type", "rtype", "ttype"):
             before.append(f"msc_c.{role} = msc_f_type({param});")
         elif role == "op":
@@ -309,6 +313,8 @@ def role_code(fn, sig, gen_error):
             before.append(f"{param} = msc_f_status_in(msc_b, {param}, msc_fst);")
             before.append("msc_c.status = &msc_st;")
             after["status"] = f"msc_f_status_out({param}, &msc_st);"
+        elif role == "reqval":   # a request handle the call only reads
+            before.append(f"msc_c.req_in = msc_f_request({param});")
         elif role in ("request", "reqio"):
             decl.append("MPI_Request msc_req = MPI_REQUEST_NULL;")
             if role == "reqio":
@@ -365,6 +371,7 @@ def role_code(fn, sig, gen_error):
     if "parts" in r:   # partitions multiply the count (wrapgen.py's role_lines)
         which = "count" if "count" in r else "rcount"
         before.append(f"msc_c.{which} *= (MPI_Count)msc_f_int({r['parts']});")
+        before.append(f"msc_c.parts = msc_f_int({r['parts']});")
     if "reqs" in r:
         st = f"&{r['statuses']}" if "statuses" in r else "NULL"
         before.append(f"msc_f_requests_in(&msc_c, msc_b, msc_f_int({r['n']}), {r['reqs']}, {st});")

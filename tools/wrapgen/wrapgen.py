@@ -38,13 +38,15 @@ KINDS = ["OTHER", "LIFECYCLE", "HANDWRITTEN", "SEND", "RECV", "SENDRECV", "ISEND
          "CANCEL", "COLL", "ICOLL", "COMM", "COMM_FREE", "ABORT", "HANDLE_NEW", "HANDLE_FREE",
          "TYPE_COMMIT", "RMA_PUT", "RMA_GET", "RMA_ACC", "RMA_FENCE", "RMA_LOCK", "RMA_UNLOCK",
          "RMA_PSCW", "IO_READ", "IO_WRITE", "IO_IREAD", "IO_IWRITE", "RMA_RPUT", "RMA_RGET",
-         "RMA_RACC", "RMA_SYNC", "COLL_INIT", "IO_END", "ICOMM", "ISENDRECV"]
+         "RMA_RACC", "RMA_SYNC", "COLL_INIT", "IO_END", "ICOMM", "ISENDRECV", "PREADY",
+         "PARRIVED"]
 
 ROLES = {"buf", "rbuf", "count", "rcount", "type", "rtype", "peer", "tag", "rpeer", "rtag",
          "root", "op", "comm", "counts", "rcounts", "status", "request", "reqio", "n", "reqs",
          "statuses", "flag", "index", "outcount", "indices", "newcomm", "commio", "obj",
          "win", "file", "offset", "out", "group", "tdisp", "tcount", "ttype", "types",
-         "rtypes", "parts", "args", "displs", "rdispls"}
+         "rtypes", "parts", "args", "displs", "rdispls", "part", "parthi", "nparts",
+         "partlist", "reqval"}
 MAX_ARGS = 10  # role args: the call's first arguments, as integers (call.h: msc_call_t.arg)
 
 
@@ -221,7 +223,8 @@ def role_lines(fn):
               "comm": "comm", "request": "request", "flag": "flag", "index": "index",
               "outcount": "outcount", "indices": "indices", "newcomm": "newcomm",
               "win": "win", "file": "file", "offset": "offset", "group": "group",
-              "types": "types", "rtypes": "rtypes"}
+              "types": "types", "rtypes": "rtypes", "part": "part", "parthi": "part_hi",
+              "nparts": "nparts", "partlist": "partlist"}
     for role, param in r.items():
         if role in simple:
             val = f"(void *){param}" if role == "rbuf" and "const" in p.param(param).text \
@@ -249,6 +252,8 @@ def role_lines(fn):
             # parameters named `status` (ROMIO's in MPICH have no name).
             out.append(f"if ({param} == MPI_STATUS_IGNORE) {param} = &msc_status;")
             out.append(f"msc_c.status = {param};")
+        elif role == "reqval":   # a request handle passed by value
+            out.append(f"msc_c.req_in = {param};")
         elif role == "reqio":
             out.append(f"msc_c.request = {param};")
             # NULL is erroneous; the checks say so before PMPI sees it.
@@ -276,6 +281,7 @@ def role_lines(fn):
         if not which:
             raise GenError(f"{fn.name}: role parts needs role count or rcount")
         out.append(f"msc_c.{which} *= (MPI_Count){r['parts']};")
+        out.append(f"msc_c.parts = {r['parts']};")
     if "reqs" in r:
         n = r.get("n")
         if not n:
