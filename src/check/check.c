@@ -1231,11 +1231,46 @@ static uint32_t completed(msc_call_t *c, MPI_Request r, MPI_Status *st)
     return q.rp_ev;
 }
 
+/* The message a probe from MPI_ANY_SOURCE found on this thread (MPI_Probe,
+ * or MPI_Iprobe that found one): its communicator, source and tag, and the
+ * tag the probe asked for. The receive that then names that source takes
+ * that message (MPI-3.1 section 3.8.1), so the wildcard was the probe's:
+ * for the message races the receive is the probe's, posted from
+ * MPI_ANY_SOURCE with the probe's tag, at the probe's call. Taken by the
+ * next receive that matches it; the next probe replaces it. */
+static CHK_TLS struct {
+    bool set;
+    MPI_Comm comm;
+    int src, tag, ptag;
+    msc_fn_t fn;
+    void *site;
+} probed;
+
+static void probe_found(const msc_call_t *c)
+{
+    probed.set = false;
+    if (c->rc != MPI_SUCCESS || c->peer != MPI_ANY_SOURCE || !c->status) return;
+    if (c->fn != MSC_FN_MPI_Probe && !(c->fn == MSC_FN_MPI_Iprobe && c->flag && *c->flag)) return;
+    if (c->status->MPI_SOURCE == MPI_PROC_NULL || c->status->MPI_SOURCE < 0) return;
+    probed.set = true;
+    probed.comm = c->comm;
+    probed.src = c->status->MPI_SOURCE;
+    probed.tag = c->status->MPI_TAG;
+    probed.ptag = c->tag;
+    probed.fn = c->fn;
+    probed.site = c->site;
+}
+
 /* A receive's replay event, or none for MPI_PROC_NULL. */
 static uint32_t recv_event(const msc_call_t *c, chk_rp_mode_t mode, int src, int tag)
 {
-    return src == MPI_PROC_NULL ? CHK_RP_NONE
-                                : chk_rp_recv(c->fn, c->site, mode, c->comm, src, tag);
+    if (src == MPI_PROC_NULL) return CHK_RP_NONE;
+    if (probed.set && src == probed.src && c->comm == probed.comm &&
+        (tag == probed.tag || tag == MPI_ANY_TAG)) {
+        probed.set = false;
+        return chk_rp_recv(probed.fn, probed.site, mode, c->comm, MPI_ANY_SOURCE, probed.ptag);
+    }
+    return chk_rp_recv(c->fn, c->site, mode, c->comm, src, tag);
 }
 
 /* A persistent request started: its replay posting event. */
@@ -1440,6 +1475,7 @@ static void chk_leave(msc_call_t *c)
                               0, false, recv_event(c, CHK_RP_BLOCK, c->peer, c->tag));
         break;
     case MSC_KIND_PROBE:
+        probe_found(c);
         /* A matched probe takes the message out of matching: its sidecar
          * is taken now, in the same order; for the replay it is the
          * receive (MPI_Improbe is called until it succeeds). */

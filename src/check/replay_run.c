@@ -505,16 +505,22 @@ static void find_races(replay_t *R, rp_verdict_t *v)
                 v->race[c][0] = (rp_where_t){r, i, e->fn};
                 v->race[c][1] = (rp_where_t){e->peer, e->ref, R->ev[e->peer][e->ref].fn};
                 v->race[c][2] = (rp_where_t){o->peer, o->ref, R->ev[o->peer][o->ref].fn};
+                /* A probe from MPI_ANY_SOURCE stands for the receive that
+                 * took the message it found (check.c, probe_found). */
+                bool probe = e->fn == MSC_FN_MPI_Probe || e->fn == MSC_FN_MPI_Iprobe;
                 snprintf(v->race_text[c], CHK_TEXT,
-                         "A receive from MPI_ANY_SOURCE on rank %d (%s) took the message rank %d "
-                         "sent (%s, tag %d); the message rank %d sent (%s, tag %d), taken later on "
-                         "the same communicator, could have been taken instead: nothing in the "
-                         "program orders that send after this receive, so which of the two "
+                         "A %s from MPI_ANY_SOURCE on rank %d (%s) %s the message rank %d "
+                         "sent (%s, tag %d)%s; the message rank %d sent (%s, tag %d), taken later on "
+                         "the same communicator, could have been %s instead: nothing in the "
+                         "program orders that send after this %s, so which of the two "
                          "arrives first decides, and it can differ from run to run (a message "
                          "race). If the order matters, name the source or use distinct tags; if "
                          "the program handles the messages in any order, this is a warning only.",
-                         r, call_name(e), e->peer, call_name(&R->ev[e->peer][e->ref]), e->tag,
-                         o->peer, call_name(&R->ev[o->peer][o->ref]), o->tag);
+                         probe ? "probe" : "receive", r, call_name(e), probe ? "found" : "took",
+                         e->peer, call_name(&R->ev[e->peer][e->ref]), e->tag,
+                         probe ? ", which the receive from its source then took" : "", o->peer,
+                         call_name(&R->ev[o->peer][o->ref]), o->tag, probe ? "found" : "taken",
+                         probe ? "probe" : "receive");
                 break;
             }
         }

@@ -146,13 +146,81 @@ static void barrier_ok(void)
     if (rank == 0) MPI_Recv(&y, 1, MPI_INT, MPI_ANY_SOURCE, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 }
 
+/* MPI_Probe from any source, then a receive from the source it found
+ * (MPI-3.1 section 3.8.1): the probe chose the message, and another rank's
+ * could have been found first. */
+static void probe(void)
+{
+    if (rank == 0) {
+        for (int i = 0; i < 2; i++) {
+            MPI_Status st;
+            MPI_Probe(MPI_ANY_SOURCE, 0, MPI_COMM_WORLD, &st); /* expect(probe): GLOBAL:P2P:MESSAGE_RACE rank=0 */
+            MPI_Recv(&y, 1, MPI_INT, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
+    } else if (rank <= 2) {
+        MPI_Send(&x, 1, MPI_INT, 0, 0, MPI_COMM_WORLD); /* expect(probe): GLOBAL:P2P:MESSAGE_RACE rank=1, GLOBAL:P2P:MESSAGE_RACE rank=2 */
+    }
+}
+
+/* The same with MPI_Iprobe polled until it finds a message, then a
+ * nonblocking receive from its source. */
+static void iprobe(void)
+{
+    if (rank == 0) {
+        for (int i = 0; i < 2; i++) {
+            MPI_Status st;
+            MPI_Request r;
+            int flag = 0;
+            while (!flag) MPI_Iprobe(MPI_ANY_SOURCE, 0, MPI_COMM_WORLD, &flag, &st); /* expect(iprobe): GLOBAL:P2P:MESSAGE_RACE rank=0 */
+            MPI_Irecv(&y, 1, MPI_INT, st.MPI_SOURCE, 0, MPI_COMM_WORLD, &r);
+            MPI_Wait(&r, MPI_STATUS_IGNORE);
+        }
+    } else if (rank <= 2) {
+        MPI_Send(&x, 1, MPI_INT, 0, 0, MPI_COMM_WORLD); /* expect(iprobe): GLOBAL:P2P:MESSAGE_RACE rank=1, GLOBAL:P2P:MESSAGE_RACE rank=2 */
+    }
+}
+
+/* Twin: the probe from any source, but the second sender waits for a token
+ * rank 0 sends after its first receive. */
+static void probe_ordered_ok(void)
+{
+    MPI_Status st;
+    if (rank == 0) {
+        MPI_Probe(MPI_ANY_SOURCE, 0, MPI_COMM_WORLD, &st);
+        MPI_Recv(&y, 1, MPI_INT, st.MPI_SOURCE, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Send(&x, 1, MPI_INT, 2, 1, MPI_COMM_WORLD);
+        MPI_Probe(MPI_ANY_SOURCE, 0, MPI_COMM_WORLD, &st);
+        MPI_Recv(&y, 1, MPI_INT, st.MPI_SOURCE, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else if (rank == 1) {
+        MPI_Send(&x, 1, MPI_INT, 0, 0, MPI_COMM_WORLD);
+    } else if (rank == 2) {
+        MPI_Recv(&y, 1, MPI_INT, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Send(&x, 1, MPI_INT, 0, 0, MPI_COMM_WORLD);
+    }
+}
+
+/* Twin: probes of named sources. */
+static void probe_named_ok(void)
+{
+    MPI_Status st;
+    if (rank == 0) {
+        for (int src = 1; src <= 2; src++) {
+            MPI_Probe(src, 0, MPI_COMM_WORLD, &st);
+            MPI_Recv(&y, 1, MPI_INT, st.MPI_SOURCE, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
+    } else if (rank <= 2) {
+        MPI_Send(&x, 1, MPI_INT, 0, 0, MPI_COMM_WORLD);
+    }
+}
+
 int main(int argc, char **argv)
 {
     static const chk_case_t cases[] = {
         {"any2", any2},           {"self", self},           {"irecv", irecv},
         {"persistent", persistent}, {"barrier", barrier},   {"anytag_ok", anytag_ok},
         {"ordered_ok", ordered_ok}, {"named_ok", named_ok}, {"tags_ok", tags_ok},
-        {"barrier_ok", barrier_ok},
+        {"barrier_ok", barrier_ok}, {"probe", probe},         {"iprobe", iprobe},
+        {"probe_ordered_ok", probe_ordered_ok}, {"probe_named_ok", probe_named_ok},
     };
     return case_main(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }

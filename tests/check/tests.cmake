@@ -230,7 +230,8 @@ foreach(f IN LISTS MSC_FLAVORS)
   # Message races of race.c, one case per run (issue 25): each found with
   # the receive and both sends, exit 0; each twin silent.
   set(race_cases "any2 3" "self 2" "irecv 3" "persistent 3" "barrier 3" "anytag_ok 2"
-      "ordered_ok 3" "named_ok 3" "tags_ok 3" "barrier_ok 3")
+      "ordered_ok 3" "named_ok 3" "tags_ok 3" "barrier_ok 3" "probe 3" "iprobe 3"
+      "probe_ordered_ok 3" "probe_named_ok 3")
   chk_case_tests(race "" ${race_cases})
   chk_case_tests(zerobuf NP ${zb_cases})
   # A root's MPI_Bcast, then a rendezvous send received before the other
