@@ -16,6 +16,7 @@
 
 #include "../core/state.h"
 #include "defset.h"
+#include "segments.h"
 
 #define TRC_HIDDEN __attribute__((visibility("hidden")))
 
@@ -111,16 +112,6 @@ uint32_t trc_site_scl(const void *site) TRC_HIDDEN;
  * finalize), or UINT32_MAX. */
 uint32_t trc_comment_def(const char *text) TRC_HIDDEN;
 
-/* segments.c: a location's events flushed while the run goes on. After its
- * writer was closed, trc_segment_flush appends traces/<loc>.evt to
- * traces/<loc>.evt.flushed (`*base`: events in that file, updated) and
- * removes it; trc_segment_finish, after the last close, makes the two one
- * <loc>.evt. `chunk` is the archive's event chunk size. */
-bool trc_segment_flush(uint64_t loc, uint64_t chunk, uint64_t *base) TRC_HIDDEN;
-bool trc_segment_finish(uint64_t loc, uint64_t chunk, uint64_t base) TRC_HIDDEN;
-/* After a write error: the location's file cut back to its whole chunks and
- * ended so that readers stop there (segments.c). */
-bool trc_segment_salvage(uint64_t loc, uint64_t chunk) TRC_HIDDEN;
 
 /* A name for location `loc` (VT_registernamed), written at finalize. */
 void trc_loc_name(uint64_t loc, const char *name) TRC_HIDDEN;

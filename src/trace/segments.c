@@ -19,25 +19,39 @@
  * a flush leaves its events up to the flush in a readable file. At
  * MPI_Finalize, and in the emergency hook, the last writer's file is
  * appended the same way and the result becomes <loc>.evt.
+ *
+ * After a write error (a full disk) a file can end in a chunk written only
+ * in part, on which OTF2's reader loops. Whether a file's end is whole is
+ * never read from its bytes (its last two can be END_OF_FILE and
+ * END_OF_BUFFER by chance: in 3 % of the cuts of a real file they are); the
+ * caller knows whether the last close went through, and `sealed` where the
+ * last whole append ended (segments.h).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../core/state.h"
-#include "impl.h"
+#include "segments.h"
 
 enum { HDR_SIZE = 18, HDR_FIRST = 2, HDR_LAST = 10, END_OF_CHUNK = 0, END_OF_BUFFER = 1,
-       END_OF_FILE = 2 };
+       END_OF_FILE = 2, CHUNK_HEADER = 3 };
 
-static void evt_path(char *buf, size_t n, uint64_t loc, const char *suffix)
+/* A chunk header's second byte: the writer's byte order, in which its event
+ * numbers are. */
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+enum { HOST_ENDIANNESS = 0x23 };
+#else
+enum { HOST_ENDIANNESS = 0x42 };
+#endif
+
+static void evt_path(char *buf, size_t n, const trc_segfile_t *s, const char *suffix)
 {
-    snprintf(buf, n, "%s/trace/traces/%llu.evt%s", msc_g.outdir, (unsigned long long)loc,
-             suffix);
+    snprintf(buf, n, "%s/%llu.evt%s", s->dir, (unsigned long long)s->loc, suffix);
 }
 
 static bool write_all(int fd, const unsigned char *p, size_t n)
@@ -122,84 +136,131 @@ bad:
     return -1;
 }
 
-bool trc_segment_flush(uint64_t loc, uint64_t chunk, uint64_t *base)
+bool trc_segment_flush(trc_segfile_t *s)
 {
     char from[PATH_MAX + 64], to[PATH_MAX + 64];
-    evt_path(from, sizeof from, loc, "");
-    evt_path(to, sizeof to, loc, ".flushed");
-    int fd = open_unsealed(to, chunk, O_CREAT);
+    evt_path(from, sizeof from, s, "");
+    evt_path(to, sizeof to, s, ".flushed");
+    int fd = open_unsealed(to, s->chunk, O_CREAT);
     if (fd < 0) return false;
-    bool ok = append_chunks(from, fd, chunk, base);
+    uint64_t base = s->base;
+    struct stat st;
+    bool ok = append_chunks(from, fd, s->chunk, &base) && fstat(fd, &st) == 0;
     if (close(fd) != 0) ok = false;
-    if (ok) unlink(from);
-    return ok;
+    if (!ok) return false;
+    s->base = base;
+    s->sealed = (uint64_t)st.st_size;
+    unlink(from);
+    return true;
 }
 
-bool trc_segment_finish(uint64_t loc, uint64_t chunk, uint64_t base)
+bool trc_segment_finish(trc_segfile_t *s)
 {
     char from[PATH_MAX + 64], to[PATH_MAX + 64];
-    evt_path(from, sizeof from, loc, "");
-    evt_path(to, sizeof to, loc, ".flushed");
+    evt_path(from, sizeof from, s, "");
+    evt_path(to, sizeof to, s, ".flushed");
     if (access(to, F_OK) != 0) return true; /* never flushed: <loc>.evt is the whole */
     if (access(from, F_OK) != 0) return rename(to, from) == 0;
-    int fd = open_unsealed(to, chunk, 0);
+    int fd = open_unsealed(to, s->chunk, 0);
     if (fd < 0) return false;
-    bool ok = append_chunks(from, fd, chunk, &base);
+    uint64_t base = s->base;
+    bool ok = append_chunks(from, fd, s->chunk, &base);
     if (close(fd) != 0) ok = false;
     return ok && rename(to, from) == 0;
 }
 
-/* After a write error (a full disk) the location's file ends in a chunk
- * written only in part, on which OTF2's reader loops. It is cut back to its
- * whole chunks, and an empty chunk that ends the file (a header numbering
- * no event, then END_OF_FILE and END_OF_BUFFER, as a closed writer's last
- * chunk ends) is appended: readers then get every event of the whole chunks.
- * A file without a whole chunk, or whose end cannot be written (the disk
- * is still full), is emptied (readers see no events). */
-bool trc_segment_salvage(uint64_t loc, uint64_t chunk)
+/* `path` cut back to its whole chunks and ended by a chunk that numbers no
+ * event and holds END_OF_FILE and END_OF_BUFFER, as a closed writer's last
+ * chunk ends: readers get every event of the whole chunks and stop. A file
+ * without a whole chunk (cut in its first, empty, or missing) becomes that
+ * end alone: a location without events, which readers open. One whose end
+ * cannot be written (the disk is still full) is emptied. */
+static bool cut_back(const char *path, uint64_t chunk)
 {
-    char path[PATH_MAX + 64];
-    evt_path(path, sizeof path, loc, "");
-    int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0) return errno == ENOENT;
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
+    if (fd < 0) return false;
     struct stat st;
-    unsigned char tail[2], first[HDR_SIZE], last[HDR_SIZE];
+    unsigned char first[2], last[HDR_SIZE];
     bool ok = fstat(fd, &st) == 0;
     off_t size = ok ? st.st_size : 0;
-    if (ok && size >= HDR_SIZE + 2 && pread(fd, tail, 2, size - 2) == 2 &&
-        tail[0] == END_OF_FILE && tail[1] == END_OF_BUFFER) {
-        close(fd);
-        return true; /* whole */
-    }
     off_t whole = size / (off_t)chunk * (off_t)chunk;
-    if (ok && whole > 0 && pread(fd, first, HDR_SIZE, 0) == HDR_SIZE &&
+    unsigned char end[HDR_SIZE + 2] = {CHUNK_HEADER, HOST_ENDIANNESS};
+    uint64_t n = 0; /* the number of the last event of the whole chunks */
+    if (whole > 0 && pread(fd, first, 2, 0) == 2 && first[0] == CHUNK_HEADER &&
         pread(fd, last, HDR_SIZE, whole - (off_t)chunk) == HDR_SIZE &&
-        last[0] == first[0]) {
-        uint64_t n;
-        memcpy(&n, last + HDR_LAST, sizeof n);
-        unsigned char end[HDR_SIZE + 2];
+        last[0] == CHUNK_HEADER && last[1] == first[1]) {
         memcpy(end, first, 2);
-        uint64_t next = n + 1;
-        memcpy(end + HDR_FIRST, &next, sizeof next);
-        memcpy(end + HDR_LAST, &n, sizeof n);
-        end[HDR_SIZE] = END_OF_FILE;
-        end[HDR_SIZE + 1] = END_OF_BUFFER;
-        /* The disk is full: the end goes where the part-written chunk's
-         * bytes already are when there are enough of them, so that nothing
-         * new is allocated (another rank may have taken the space that
-         * cutting the file back frees), and only then is the file cut. */
-        if (size - whole >= (off_t)sizeof end)
-            ok = pwrite(fd, end, sizeof end, whole) == (ssize_t)sizeof end &&
-                 ftruncate(fd, whole + (off_t)sizeof end) == 0;
-        else
-            ok = ftruncate(fd, whole) == 0 &&
-                 pwrite(fd, end, sizeof end, whole) == (ssize_t)sizeof end;
-        /* A file without its end makes the reader loop: better none of
-         * its events than that. */
-        if (!ok) ok = ftruncate(fd, 0) == 0;
+        memcpy(&n, last + HDR_LAST, sizeof n);
     } else {
-        ok = ftruncate(fd, 0) == 0;
+        whole = 0;
     }
+    uint64_t next = n + 1;
+    memcpy(end + HDR_FIRST, &next, sizeof next);
+    memcpy(end + HDR_LAST, &n, sizeof n);
+    end[HDR_SIZE] = END_OF_FILE;
+    end[HDR_SIZE + 1] = END_OF_BUFFER;
+    /* The disk is full: the end goes where the part-written chunk's bytes
+     * already are when there are enough of them, so that nothing new is
+     * allocated (another rank may have taken the space that cutting the
+     * file back frees), and only then is the file cut. */
+    if (ok && size - whole >= (off_t)sizeof end)
+        ok = pwrite(fd, end, sizeof end, whole) == (ssize_t)sizeof end &&
+             ftruncate(fd, whole + (off_t)sizeof end) == 0;
+    else if (ok)
+        ok = ftruncate(fd, whole) == 0 &&
+             pwrite(fd, end, sizeof end, whole) == (ssize_t)sizeof end;
+    /* A file without its end makes the reader loop: better none of its
+     * events than that. */
+    if (!ok) ok = ftruncate(fd, 0) == 0;
     if (close(fd) != 0) ok = false;
     return ok;
+}
+
+/* Whether the file ends as a closed writer's file does. */
+static bool ends_closed(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) return false;
+    struct stat st;
+    unsigned char tail[2];
+    bool ok = fstat(fd, &st) == 0 && st.st_size >= HDR_SIZE + 2 &&
+              pread(fd, tail, 2, st.st_size - 2) == 2 && tail[0] == END_OF_FILE &&
+              tail[1] == END_OF_BUFFER;
+    close(fd);
+    return ok;
+}
+
+bool trc_segment_salvage(trc_segfile_t *s, bool closed)
+{
+    char evt[PATH_MAX + 64], flushed[PATH_MAX + 64];
+    evt_path(evt, sizeof evt, s, "");
+    evt_path(flushed, sizeof flushed, s, ".flushed");
+    bool have_evt = access(evt, F_OK) == 0;
+    /* Whether the joined file's end is a close's end, by what was done to
+     * it (never by its last bytes alone). */
+    bool whole = closed || !have_evt;
+    if (s->sealed > 0 && access(flushed, F_OK) == 0) {
+        /* What a cut append added goes; the rest ends with a close's end,
+         * whose last two bytes an append made END_OF_CHUNK (open_unsealed):
+         * they are END_OF_FILE and END_OF_BUFFER again. */
+        static const unsigned char tail[2] = {END_OF_FILE, END_OF_BUFFER};
+        int fd = open(flushed, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+        bool ok = fd >= 0 && s->sealed >= 2 && ftruncate(fd, (off_t)s->sealed) == 0 &&
+                  pwrite(fd, tail, 2, (off_t)s->sealed - 2) == 2;
+        if (fd >= 0 && close(fd) != 0) ok = false;
+        if (ok && have_evt) {
+            fd = open_unsealed(flushed, s->chunk, 0);
+            uint64_t base = s->base;
+            ok = fd >= 0 && append_chunks(evt, fd, s->chunk, &base);
+            if (fd >= 0 && close(fd) != 0) ok = false;
+            whole = whole && ok;
+        }
+        if (!ok) whole = false;
+        if (rename(flushed, evt) != 0) return false;
+    } else {
+        /* No append went through: <loc>.evt is all there is. */
+        unlink(flushed);
+    }
+    if (whole && ends_closed(evt)) return true;
+    return cut_back(evt, s->chunk);
 }

@@ -106,7 +106,8 @@ typedef struct {
     uint64_t rma_id;         /* matching ids of this location's RMA operations */
     uint64_t io_id;          /* matching ids of blocking file operations (with IO_BLOCKING) */
     uint64_t flushed;        /* events written by earlier writers of this location (flushes) */
-    uint64_t seg_base;       /* events in traces/<loc>.evt.flushed, by its chunk headers */
+    trc_segfile_t seg;       /* its files on disk: what earlier writers' flushes left */
+    bool evt_cut;            /* a close of its writer failed: traces/<loc>.evt ends cut */
     unsigned flush_gen;      /* the flush generation this location has reached */
     MPI_Datatype last_type;  /* the last datatype sent, its size and the type generation */
     MPI_Count last_size;
@@ -129,6 +130,7 @@ static int slot = -1;
 static OTF2_Archive *archive;
 static _Atomic bool active, failed;
 static char fail_reason[512];                /* the first failure of this rank */
+static char traces_dir[PATH_MAX + 32];       /* <outdir>/trace/traces */
 static int reserve_fd = -1;                  /* rank 0: trace/.reserve (see reserve_space) */
 static _Atomic uint64_t flushes;
 static pthread_mutex_t threads_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -274,6 +276,7 @@ static trc_thread_t *thread_open(msc_thread_t *th)
     trc_thread_t *t = calloc(1, sizeof *t);
     if (!t) return NULL;
     t->loc = (uint64_t)msc_g.world_rank | ((uint64_t)th->index << 32);
+    t->seg = (trc_segfile_t){.dir = traces_dir, .loc = t->loc, .chunk = evt_chunk};
     t->mprobe_comm = MPI_COMM_NULL;
     t->flush_gen = atomic_load(&flush_gen);
     site_forget(t);
@@ -1146,8 +1149,14 @@ static void thread_flush(trc_thread_t *t)
     OTF2_ErrorCode rc = OTF2_Archive_CloseEvtWriter(archive, t->w);
     t->w = NULL;
     t->flushed += n;
-    if (rc != OTF2_SUCCESS || !trc_segment_flush(t->loc, evt_chunk, &t->seg_base))
+    /* A close that failed left its file cut; an append that failed left it
+     * whole. Either way this location records nothing more, and no writer
+     * is opened again (one would truncate the file). */
+    t->evt_cut = rc != OTF2_SUCCESS;
+    if (t->evt_cut || !trc_segment_flush(&t->seg)) {
         fail("cannot flush the event buffer to disk");
+        return;
+    }
     t->w = OTF2_Archive_GetEvtWriter(archive, t->loc);
     if (!t->w) fail("cannot open the event writer again after a flush");
     /* A reader may start at this piece: the next Enters give their call
@@ -1538,6 +1547,7 @@ static int trace_init(int s)
 
     char path[PATH_MAX + 16];
     snprintf(path, sizeof path, "%s/trace", msc_g.outdir);
+    snprintf(traces_dir, sizeof traces_dir, "%s/trace/traces", msc_g.outdir);
     /* The archive's directory must be new: OTF2 writes through a symlink
      * planted under its name or inside an existing trace/, and fails on a
      * previous run's trace. Rank 0 looks; every rank follows its answer. */
@@ -1655,6 +1665,26 @@ static int no_write_for_others(const char *path, const struct stat *st, int type
     return 0;
 }
 
+/* The location's last writer closed and its files made one <loc>.evt. On a
+ * rank whose trace stopped on a write error, what the files hold is made
+ * what readers can read to its end (segments.c): whether <loc>.evt's end is
+ * whole is known from the closes, never guessed from its bytes. */
+static void close_location(trc_thread_t *t)
+{
+    bool closed = !t->evt_cut; /* <loc>.evt, if any, ends with a close's end */
+    if (t->w) {
+        /* After the error, a close writes nothing (pre_flush): the file
+         * holds only what earlier flushes wrote, maybe cut. */
+        bool before = atomic_load(&failed);
+        OTF2_ErrorCode rc = OTF2_Archive_CloseEvtWriter(archive, t->w);
+        closed = !before && rc == OTF2_SUCCESS && !atomic_load(&failed);
+    }
+    t->w = NULL;
+    if (!atomic_load(&failed) && !trc_segment_finish(&t->seg))
+        fail("cannot join the flushed events with the rest");
+    if (atomic_load(&failed)) trc_segment_salvage(&t->seg, closed);
+}
+
 static void trace_finalize(void)
 {
     atomic_store(&active, false);
@@ -1670,13 +1700,7 @@ static void trace_finalize(void)
         if (threads[i]->w) OTF2_EvtWriter_GetNumberOfEvents(threads[i]->w, &n);
         locs[nlocs].id = threads[i]->loc;
         locs[nlocs++].events = n + threads[i]->flushed;
-        if (threads[i]->w) OTF2_Archive_CloseEvtWriter(archive, threads[i]->w);
-        threads[i]->w = NULL;
-        if (!trc_segment_finish(threads[i]->loc, evt_chunk, threads[i]->seg_base))
-            fail("cannot join the flushed events with the rest");
-        /* This rank stopped on a write error: what its files hold is cut
-         * back to what readers can read. */
-        if (atomic_load(&failed)) trc_segment_salvage(threads[i]->loc, evt_chunk);
+        close_location(threads[i]);
         if (threads[i]->attrs) OTF2_AttributeList_Delete(threads[i]->attrs);
         threads[i]->attrs = NULL;
     }
@@ -1747,15 +1771,14 @@ static void emergency_write(const char *why)
     int nlocs = 0;
     for (int i = 0; locs && i < n; i++) {
         trc_thread_t *t = threads[i];
-        if (!t || !t->w) continue;
+        if (!t) continue;
         uint64_t events = 0;
-        t->unordered = 0;
-        release_held(t);
-        OTF2_EvtWriter_GetNumberOfEvents(t->w, &events);
-        OTF2_EvtWriter *w = t->w;
-        t->w = NULL;
-        if (OTF2_Archive_CloseEvtWriter(archive, w) != OTF2_SUCCESS) continue;
-        trc_segment_finish(t->loc, evt_chunk, t->seg_base);
+        if (t->w) {
+            t->unordered = 0;
+            release_held(t);
+            OTF2_EvtWriter_GetNumberOfEvents(t->w, &events);
+        }
+        close_location(t);
         locs[nlocs].id = t->loc;
         locs[nlocs++].events = events + t->flushed;
     }
