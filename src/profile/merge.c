@@ -112,22 +112,68 @@ static rec_t *set_get(set_t *st, const char *key)
     return e ? &e->r : NULL;
 }
 
-/* The index of host `name` in the set's table, added if new (0 without
- * memory: the first host stands for it). */
-static uint32_t host_index(set_t *st, const char *name)
+/* The index of `str` in the table, added if new (0 without memory: the
+ * first string stands for it). */
+static uint32_t strtab_index(strtab_t *t, const char *str)
 {
-    for (uint32_t i = 0; i < st->nhosts; i++)
-        if (strcmp(st->hosts[i], name) == 0) return i;
-    char **h = realloc(st->hosts, (st->nhosts + 1) * sizeof *h);
-    char *copy = strdup(name);
-    if (!h || !copy) {
-        if (h) st->hosts = h;
+    for (uint32_t i = 0; i < t->n; i++)
+        if (strcmp(t->s[i], str) == 0) return i;
+    char **s = realloc(t->s, (t->n + 1) * sizeof *s);
+    char *copy = strdup(str);
+    if (!s || !copy) {
+        if (s) t->s = s;
         free(copy);
         return 0;
     }
-    st->hosts = h;
-    h[st->nhosts] = copy;
-    return st->nhosts++;
+    t->s = s;
+    s[t->n] = copy;
+    return t->n++;
+}
+
+static void strtab_free(strtab_t *t)
+{
+    for (uint32_t i = 0; i < t->n; i++) free(t->s[i]);
+    free(t->s);
+    t->s = NULL, t->n = 0;
+}
+
+static void strtab_pack(FILE *o, const strtab_t *t)
+{
+    for (uint32_t i = 0; i < t->n; i++) {
+        uint32_t l = (uint32_t)strlen(t->s[i]);
+        fwrite(&l, sizeof l, 1, o);
+        fwrite(t->s[i], 1, l, o);
+    }
+}
+
+/* Which index of a rank a table's strings are for. */
+typedef enum { TAB_HOST, TAB_CMD } tab_of_t;
+
+static uint32_t *rank_index(rank_sum_t *r, tab_of_t which)
+{
+    return which == TAB_HOST ? &r->host : &r->cmd;
+}
+
+/* A child's table of `n` strings (at b + *off) merged into t: the child's
+ * ranks' indices become indices into t. False when the blob is short. */
+static bool strtab_merge(strtab_t *t, tab_of_t which, const char *b, size_t len, size_t *off,
+                         uint64_t n, rank_sum_t *child, uint64_t nranks)
+{
+    for (uint64_t i = 0; i < n; i++) {
+        uint32_t l;
+        if (len - *off < sizeof l) return false;
+        memcpy(&l, b + *off, sizeof l);
+        *off += sizeof l;
+        if (len - *off < l) return false;
+        char *str = strndup(b + *off, l);
+        *off += l;
+        uint32_t to = str ? strtab_index(t, str) : 0;
+        free(str);
+        for (uint64_t r = 0; r < nranks; r++)
+            if (*rank_index(&child[r], which) == i) *rank_index(&child[r], which) = to | 0x80000000u;
+    }
+    for (uint64_t r = 0; r < nranks; r++) *rank_index(&child[r], which) &= 0x7fffffffu;
+    return true;
 }
 
 static void io_merge(iorec_t *a, const iorec_t *b)
@@ -170,8 +216,8 @@ void msc_pset_free(set_t *st)
     free(st->idx);
     free(st->pairs);
     free(st->ranks);
-    for (uint32_t i = 0; i < st->nhosts; i++) free(st->hosts[i]);
-    free(st->hosts);
+    strtab_free(&st->hosts);
+    strtab_free(&st->cmds);
     memset(st, 0, sizeof *st);
 }
 
@@ -434,7 +480,8 @@ char *msc_pset_pack(set_t *st, size_t *len)
     st->h.nrec = st->n;
     st->h.npairs = st->npairs;
     st->h.nranks = st->nranks;
-    st->h.nhosts = st->nhosts;
+    st->h.nhosts = st->hosts.n;
+    st->h.ncmds = st->cmds.n;
     fwrite(&st->h, sizeof st->h, 1, o);
     for (size_t i = 0; i < st->n; i++) {
         uint32_t kl = (uint32_t)strlen(st->e[i].key);
@@ -446,11 +493,8 @@ char *msc_pset_pack(set_t *st, size_t *len)
     }
     if (st->npairs) fwrite(st->pairs, sizeof *st->pairs, st->npairs, o);
     if (st->nranks) fwrite(st->ranks, sizeof *st->ranks, st->nranks, o);
-    for (uint32_t i = 0; i < st->nhosts; i++) {
-        uint32_t hl = (uint32_t)strlen(st->hosts[i]);
-        fwrite(&hl, sizeof hl, 1, o);
-        fwrite(st->hosts[i], 1, hl, o);
-    }
+    strtab_pack(o, &st->hosts);
+    strtab_pack(o, &st->cmds);
     if (fclose(o) != 0) {
         free(buf);
         return NULL;
@@ -520,21 +564,11 @@ void msc_pset_merge(set_t *st, const char *b, size_t len)
     st->ranks = nr;
     rank_sum_t *child = nr + st->nranks;
     st->nranks += h.nranks;
-    /* The child's host indices become indices into this node's table. */
-    for (uint64_t i = 0; i < h.nhosts; i++) {
-        uint32_t hl;
-        if (len - off < sizeof hl) return;
-        memcpy(&hl, b + off, sizeof hl);
-        off += sizeof hl;
-        if (len - off < hl) return;
-        char *name = strndup(b + off, hl);
-        off += hl;
-        uint32_t to = host_index(st, name);
-        free(name);
-        for (uint64_t r = 0; r < h.nranks; r++)
-            if (child[r].host == i) child[r].host = to | 0x80000000u;
-    }
-    for (uint64_t r = 0; r < h.nranks; r++) child[r].host &= 0x7fffffffu;
+    /* The child's host and command indices become indices into this
+     * node's tables. */
+    if (!strtab_merge(&st->hosts, TAB_HOST, b, len, &off, h.nhosts, child, h.nranks) ||
+        !strtab_merge(&st->cmds, TAB_CMD, b, len, &off, h.ncmds, child, h.nranks))
+        return;
     st->h.dropped_sites += h.dropped_sites;
     st->h.merged_sites += h.merged_sites;
     st->h.dropped_requests += h.dropped_requests;
@@ -704,7 +738,8 @@ static void prof_write(bool flush, const char *why)
     }
     mine.io_ns = io_ns;
 
-    mine.host = host_index(&st, msc_prun_host());
+    mine.host = strtab_index(&st.hosts, msc_prun_host());
+    mine.cmd = strtab_index(&st.cmds, msc_prun_command());
     st.ranks = malloc(sizeof *st.ranks);
     if (st.ranks) st.ranks[0] = mine, st.nranks = 1;
     char *per_rank = NULL;

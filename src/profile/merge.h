@@ -55,7 +55,7 @@ typedef struct {
     uint64_t files_dropped;   /* opens of files beyond a rank's MPISCOPE_PROFILE_FILES */
     uint64_t files_merged;    /* file records summed into "O" by the merge budget */
     uint64_t worlds_spawned;  /* MPI_Comm_spawn(_multiple) calls, counted at their roots */
-    uint64_t npairs, nrec, nranks, nhosts;
+    uint64_t npairs, nrec, nranks, nhosts, ncmds;
 } header_t;
 
 /* One rank's line of the per-rank table: gathered whole, up the same tree
@@ -64,8 +64,15 @@ typedef struct {
 typedef struct {
     uint64_t wall_ns, profiled_ns, mpi_ns, calls;
     uint64_t io_ns;            /* ns in MPI-IO calls on files (io.c) */
-    uint32_t host, pad;        /* index into the set's hosts */
+    uint32_t host, cmd;        /* indices into the set's hosts and cmds */
 } rank_sum_t;
+
+/* Strings the ranks of a set share (host names, command lines), each once:
+ * a rank holds its index into the table. */
+typedef struct {
+    char **s;
+    uint32_t n;
+} strtab_t;
 
 typedef struct {
     entry_t *e;
@@ -76,8 +83,8 @@ typedef struct {
     size_t npairs;
     rank_sum_t *ranks;  /* the ranks of this subtree, in rank order */
     size_t nranks;
-    char **hosts;       /* the host names of those ranks, each once */
-    uint32_t nhosts;
+    strtab_t hosts;     /* the host names of those ranks */
+    strtab_t cmds;      /* their command lines (several: MPMD, MPI_Comm_spawn_multiple) */
     header_t h;
 } set_t;
 

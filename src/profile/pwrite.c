@@ -202,21 +202,24 @@ static void json_io(FILE *o, set_t *st, const rank_sum_t *ranks, int nranks, int
     fputc('}', o);
 }
 
-/* "hosts": each host with its ranks as ranges ("0-3,8"), in order of
- * their first rank. */
-static void json_hosts(FILE *o, const set_t *st, int rank0)
+/* A table of strings the ranks share, as `member`: each string (as `key`)
+ * with its ranks as ranges ("0-3,8") and their count, in order of their
+ * first rank. `cmd`: the ranks' command indices, else their host indices. */
+static void json_ranked(FILE *o, const char *member, const char *key, const strtab_t *t, bool cmd,
+                        const set_t *st, int rank0)
 {
-    fprintf(o, ", \"hosts\": [");
-    for (uint32_t h = 0; h < st->nhosts; h++) {
-        fprintf(o, "%s{\"name\": ", h ? ", " : "");
-        msc_json_put_string(o, st->hosts[h]);
+    fprintf(o, ", \"%s\": [", member);
+    for (uint32_t h = 0; h < t->n; h++) {
+        fprintf(o, "%s{\"%s\": ", h ? ", " : "", key);
+        msc_json_put_string(o, t->s[h]);
         fprintf(o, ", \"ranks\": \"");
         size_t count = 0;
         bool first = true;
         for (size_t i = 0; i < st->nranks; i++) {
-            if (st->ranks[i].host != h) continue;
+            if ((cmd ? st->ranks[i].cmd : st->ranks[i].host) != h) continue;
             size_t j = i;
-            while (j + 1 < st->nranks && st->ranks[j + 1].host == h) j++;
+            while (j + 1 < st->nranks && (cmd ? st->ranks[j + 1].cmd : st->ranks[j + 1].host) == h)
+                j++;
             if (j > i) fprintf(o, "%s%zu-%zu", first ? "" : ",", rank0 + i, rank0 + j);
             else fprintf(o, "%s%zu", first ? "" : ",", rank0 + i);
             count += j - i + 1, first = false, i = j;
@@ -272,11 +275,12 @@ void msc_pwrite_json(FILE *o, set_t *st, bool flush, const char *per_rank_fns, c
             (unsigned long long)tot.calls);
     fprintf(o, "\"run\": {");
     msc_prun_json(o, wmax);
-    json_hosts(o, st, rank0);
+    json_ranked(o, "hosts", "name", &st->hosts, false, st, rank0);
+    json_ranked(o, "commands", "command", &st->cmds, true, st, rank0);
     fprintf(o, "},\n\"per_rank\": [");
     for (int i = 0; i < nranks; i++) {
         fprintf(o, "%s\n  {\"rank\": %d, \"host\": ", i ? "," : "", rank0 + i);
-        msc_json_put_string(o, ranks[i].host < st->nhosts ? st->hosts[ranks[i].host] : "?");
+        msc_json_put_string(o, ranks[i].host < st->hosts.n ? st->hosts.s[ranks[i].host] : "?");
         fprintf(o, ", \"wall_ns\": %llu, \"profiled_ns\": %llu, \"mpi_ns\": %llu, \"calls\": %llu, \"io_ns\": %llu}",
                 (unsigned long long)ranks[i].wall_ns, (unsigned long long)ranks[i].profiled_ns,
                 (unsigned long long)ranks[i].mpi_ns, (unsigned long long)ranks[i].calls,

@@ -267,7 +267,20 @@ static void render_run(FILE *o, const msc_json_t *root)
 {
     const msc_json_t *run = msc_json_get(root, "run");
     if (!run) return;
-    fprintf(o, "  command   %s\n", msc_json_str(run, "command", "?"));
+    /* Several programs in one world (MPMD, MPI_Comm_spawn_multiple): each
+     * command with its ranks. */
+    const msc_json_t *cmds = msc_json_get(run, "commands");
+    size_t nc = cmds && cmds->type == MSC_JARR ? cmds->n : 0, k = 0;
+    if (nc > 1) {
+        fprintf(o, "  commands  %zu:", nc);
+        for (const msc_json_t *c = cmds->child; c && k < 8; c = c->next, k++)
+            fprintf(o, "%s %s (ranks %s)", k ? ";" : "", msc_json_str(c, "command", "?"),
+                    msc_json_str(c, "ranks", "?"));
+        if (nc > 8) fprintf(o, "; ... %zu more", nc - 8);
+        fputc('\n', o);
+    } else {
+        fprintf(o, "  command   %s\n", msc_json_str(run, "command", "?"));
+    }
     fprintf(o, "  started   %s, ran %.3f s (longest rank)\n", msc_json_str(run, "start_time", "?"),
             sec(msc_json_int(run, "duration_ns")));
     const msc_json_t *hosts = msc_json_get(run, "hosts");

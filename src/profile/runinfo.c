@@ -36,6 +36,7 @@ static char exe[PATH_MAX] = "";
 static const char *program = "?";
 static char args[ARGS_MAX]; /* the arguments after the program, NUL-separated */
 static size_t args_len;
+static char *command; /* the command line as one string, made once (msc_prun_command) */
 static struct timespec start;
 static char library[256] = "";
 static int version[2];
@@ -60,6 +61,8 @@ void msc_prun_init(void)
     program = exe[0] ? (slash ? slash + 1 : exe) : "?";
     clock_gettime(CLOCK_REALTIME, &start);
     PMPI_Get_version(&version[0], &version[1]);
+    free(command);
+    command = NULL;
     FILE *f = fopen("/proc/self/cmdline", "r");
     if (f) {
         args_len = fread(args, 1, sizeof args - 1, f);
@@ -106,6 +109,34 @@ const char *msc_prun_program(void)
     return program;
 }
 
+const char *msc_prun_command(void)
+{
+    if (command) return command;
+    /* The command line as one string, each argument quoted when it has to be. */
+    char *cmd = NULL;
+    size_t clen = 0;
+    FILE *c = open_memstream(&cmd, &clen);
+    if (!c) return exe;
+    fputs(exe, c);
+    for (size_t i = 0; i < args_len; i += strlen(args + i) + 1) {
+        const char *a = args + i;
+        bool plain = *a && !strpbrk(a, " \t\n'\"\\$`*?[]{}()<>|&;");
+        if (plain) {
+            fprintf(c, " %s", a);
+            continue;
+        }
+        fputs(" '", c);
+        for (; *a; a++) *a == '\'' ? fputs("'\\''", c) : fputc(*a, c);
+        fputc('\'', c);
+    }
+    if (fclose(c) != 0) {
+        free(cmd);
+        return exe;
+    }
+    command = cmd;
+    return command;
+}
+
 /* Whether a setting's value differs from its default. */
 static bool non_default(msc_setting_id_t id)
 {
@@ -134,28 +165,8 @@ void msc_prun_json(FILE *o, uint64_t wall_ns)
         fprintf(o, "%s", i ? ", " : "");
         msc_json_put_string(o, args + i);
     }
-    /* The command line as one string, each argument quoted when it has to be. */
-    char *cmd = NULL;
-    size_t clen = 0;
-    FILE *c = open_memstream(&cmd, &clen);
-    if (c) {
-        fputs(exe, c);
-        for (size_t i = 0; i < args_len; i += strlen(args + i) + 1) {
-            const char *a = args + i;
-            bool plain = *a && !strpbrk(a, " \t\n'\"\\$`*?[]{}()<>|&;");
-            if (plain) {
-                fprintf(c, " %s", a);
-                continue;
-            }
-            fputs(" '", c);
-            for (; *a; a++) *a == '\'' ? fputs("'\\''", c) : fputc(*a, c);
-            fputc('\'', c);
-        }
-        fclose(c);
-    }
     fprintf(o, "], \"command\": ");
-    msc_json_put_string(o, cmd ? cmd : exe);
-    free(cmd);
+    msc_json_put_string(o, msc_prun_command());
     struct tm tm;
     char when[64] = "";
     if (gmtime_r(&start.tv_sec, &tm))

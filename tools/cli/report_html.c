@@ -647,9 +647,24 @@ static void header_run(FILE *o, J *p)
     J *run = msc_json_get(p, "run");
     if (!run) return;
     char a[64];
-    fprintf(o, "<dl class=\"run\" id=\"run\"><dt>command</dt><dd><code>");
-    msc_html_esc(o, msc_json_str(run, "command", "?"));
-    fprintf(o, "</code></dd><dt>started</dt><dd>");
+    J *cmds = msc_json_get(run, "commands");
+    if (count(cmds) > 1) { /* several programs in one world: each with its ranks */
+        fprintf(o, "<dl class=\"run\" id=\"run\"><dt>commands</dt><dd>");
+        int c = 0;
+        for (J *x = cmds->child; x && c < 16; x = x->next, c++) {
+            fprintf(o, "%s<code>", c ? "; " : "");
+            msc_html_esc(o, msc_json_str(x, "command", "?"));
+            fprintf(o, "</code> (ranks ");
+            msc_html_esc(o, msc_json_str(x, "ranks", "?"));
+            fprintf(o, ")");
+        }
+        if (count(cmds) > 16) fprintf(o, "; ... %zu more", count(cmds) - 16);
+        fprintf(o, "</dd><dt>started</dt><dd>");
+    } else {
+        fprintf(o, "<dl class=\"run\" id=\"run\"><dt>command</dt><dd><code>");
+        msc_html_esc(o, msc_json_str(run, "command", "?"));
+        fprintf(o, "</code></dd><dt>started</dt><dd>");
+    }
     msc_html_esc(o, msc_json_str(run, "start_time", "?"));
     fprintf(o, ", ran %s</dd><dt>hosts</dt><dd>", secs((double)msc_json_int(run, "duration_ns"), a, sizeof a));
     J *hosts = msc_json_get(run, "hosts");
