@@ -376,6 +376,15 @@ static bool slurm_append(char **list, const msc_envvar_t *v, char *err, size_t e
     return true;
 }
 
+/* Open MPI's "-x NAME=VALUE" for each variable. */
+static void push_openmpi_vars(msc_argv_t *out, const msc_envvar_t *vars, int nvars)
+{
+    for (int i = 0; i < nvars; i++) {
+        argv_push(out, "-x", false);
+        argv_push(out, format("%s=%s", vars[i].name, vars[i].value), true);
+    }
+}
+
 bool msc_launcher_command(msc_launcher_t kind, int argc, char *const *argv,
                           const msc_envvar_t *vars, int nvars, msc_argv_t *out, char *err,
                           size_t errlen)
@@ -384,10 +393,7 @@ bool msc_launcher_command(msc_launcher_t kind, int argc, char *const *argv,
     argv_push(out, argv[0], false);
     switch (kind) {
     case MSC_LAUNCHER_OPENMPI:
-        for (int i = 0; i < nvars; i++) {
-            argv_push(out, "-x", false);
-            argv_push(out, format("%s=%s", vars[i].name, vars[i].value), true);
-        }
+        push_openmpi_vars(out, vars, nvars);
         break;
     case MSC_LAUNCHER_HYDRA:
         for (int i = 0; i < nvars; i++) {
@@ -457,8 +463,17 @@ bool msc_launcher_command(msc_launcher_t kind, int argc, char *const *argv,
         return false;
     }
     find_preload_options(kind, argc, argv, skip);
-    for (int i = 1; i < argc; i++)
-        if (!skip[i]) argv_push(out, argv[i], false);
+    for (int i = 1; i < argc; i++) {
+        if (skip[i]) continue;
+        argv_push(out, argv[i], false);
+        /* Open MPI gives "-x NAME=VALUE" to the ranks of the app context it
+         * is in (4.1: even before the first context's options), so an MPMD
+         * command (prog-a : -np 2 prog-b) gets ours again after every ":",
+         * or the ranks of the later programs would run without the tool
+         * while the first program's ranks wait for them in its exchanges. */
+        if (kind == MSC_LAUNCHER_OPENMPI && strcmp(argv[i], ":") == 0)
+            push_openmpi_vars(out, vars, nvars);
+    }
     free(skip);
     return true;
 }
