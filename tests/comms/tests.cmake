@@ -106,6 +106,50 @@ if("openmpi" IN_LIST MSC_FLAVORS)
     CHECK "${spawn_check} 2 check")
 endif()
 
+# One world of two programs (mpmd.c): started by the launcher with two
+# commands (MPMD, both MPIs), or made by MPI_Comm_spawn_multiple (Open MPI:
+# MPICH 4.0.2's spawn fails natively here). Each world's profile lists every
+# command line with its ranks (run.commands, profile.txt) and its exact
+# calls and matrix cells (check_mpmd.py); traced, every message matched;
+# no finding in check mode.
+foreach(f IN LISTS MSC_FLAVORS)
+  msc_mpi_program(${f} comms_mpmd SOURCES mpmd.c)
+  if(TARGET mpiscope)
+    foreach(mode trace check)
+      add_test(NAME ${f}/comms/mpmd-${mode}
+        COMMAND ${CMAKE_CURRENT_LIST_DIR}/mpmd.sh ${f} ${MSC_${f}_MPIRUN}
+                ${MSC_TEST_BIN}/${f}/comms_mpmd $<TARGET_FILE:mpiscope> ${mode})
+      set_tests_properties(${f}/comms/mpmd-${mode} PROPERTIES TIMEOUT 120
+        LABELS "mpi;${f}" ENVIRONMENT "MSC_OUT=${MSC_TEST_OUT}/${f}_comms_mpmd-${mode}")
+    endforeach()
+  endif()
+endforeach()
+if("openmpi" IN_LIST MSC_FLAVORS)
+  set(mpmd_check "${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_mpmd.py $MSC_OUT ${MSC_TEST_BIN}/openmpi/comms_mpmd")
+  msc_mpi_test(openmpi comms/spawn-multiple-trace NP 2 PROGRAM comms_mpmd TIMEOUT 180
+    ENV MPISCOPE_MODE=profile,trace MPISCOPE_QUIET=1 MSC_KEEP_STDOUT=1
+    CHECK "grep -q 'mpmd done' $MSC_OUT/.stdout && ${mpmd_check} spawn 2 trace")
+  msc_mpi_test(openmpi comms/spawn-multiple-check NP 2 PROGRAM comms_mpmd TIMEOUT 180
+    ENV MPISCOPE_MODE=profile,check MPISCOPE_QUIET=1
+    CHECK "${mpmd_check} spawn 2 check")
+endif()
+
+# Two ranks joined by MPI_Comm_join through a loopback socket (join.c):
+# the intercommunicator's messages are the world's (check_join.py: exact
+# calls, bytes and matrix cells); traced, every message matched; no
+# finding in check mode. Open MPI only: MPICH 4.0.2's join fails natively
+# here ("Unable to establish a port": its UCX netmod has no ports).
+if("openmpi" IN_LIST MSC_FLAVORS)
+  msc_mpi_program(openmpi comms_join SOURCES join.c)
+  set(join_check "${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_join.py $MSC_OUT 3")
+  msc_mpi_test(openmpi comms/join-profile-trace NP 3 PROGRAM comms_join TIMEOUT 120
+    ENV MPISCOPE_MODE=profile,trace MPISCOPE_QUIET=1 MSC_KEEP_STDOUT=1
+    CHECK "grep -q 'join done: 2' $MSC_OUT/.stdout && ${join_check} && ${comms_trace}")
+  msc_mpi_test(openmpi comms/join-check NP 3 PROGRAM comms_join TIMEOUT 120
+    ENV MPISCOPE_MODE=profile,check MPISCOPE_QUIET=1
+    CHECK "${join_check} check")
+endif()
+
 # Partitioned communication (MPI-4: MPICH): each MPI_Start ... MPI_Wait
 # cycle is one message of all the partitions (check_partitioned.py); traced
 # as a persistent send and receive (every message matched: check_trace.py)
