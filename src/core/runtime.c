@@ -21,6 +21,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -257,6 +258,61 @@ static void start_recording(void)
     start_modules(none);
 }
 
+/* Waits for `req` with short sleeps between tests (a peer on the same core
+ * gets it), at most `seconds`. False when it did not complete; the request
+ * is then left as it is. */
+static bool wait_bounded(MPI_Request *req, long seconds)
+{
+    uint64_t end = msc_now_ns() + (uint64_t)seconds * 1000000000u;
+    long ns = 20000;
+    for (int k = 0;; k++) {
+        int done = 0;
+        if (PMPI_Test(req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return false;
+        if (done) return true;
+        if (msc_now_ns() > end) return false;
+        if (k < 64) continue;
+        struct timespec ts = {0, ns};
+        nanosleep(&ts, NULL);
+        if (ns < 1000000) ns *= 2;
+    }
+}
+
+/* The tool's communicator: MPI_COMM_WORLD duplicated, with every rank of
+ * the world. A rank started without the library (an MPMD command or an app
+ * file that gives LD_PRELOAD to some programs only) never takes part, and a
+ * blocking duplicate would wait for it forever, in MPI_Init, or in the
+ * tool's exchange at MPI_Finalize. So the duplicate is nonblocking and
+ * bounded (MPISCOPE_SETUP_TIMEOUT), and an agreement on the new
+ * communicator, bounded the same way, follows: a rank whose duplicate
+ * completed only after the others gave up (it came far later) finds no one
+ * there and gives up too. A rank that gives up says so, leaves its request
+ * pending (nothing cancels a duplicate; MPI_Finalize ends it) and records
+ * nothing, so no rank of the tool ever waits for one that is not there. */
+static bool make_tool_comm(void)
+{
+    long limit = (long)msc_g.settings.v[MSC_SET_SETUP_TIMEOUT].num;
+    MPI_Comm c = MPI_COMM_NULL;
+    MPI_Request req;
+    if (PMPI_Comm_idup(MPI_COMM_WORLD, &c, &req) != MPI_SUCCESS) {
+        msc_warn_once("comm-dup", "cannot duplicate MPI_COMM_WORLD; recording is off");
+        return false;
+    }
+    int all = 1;
+    bool ok = wait_bounded(&req, limit) &&
+              PMPI_Iallreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, c, &req) == MPI_SUCCESS &&
+              wait_bounded(&req, limit);
+    if (!ok) {
+        msc_warn_once("setup", "not every rank of the world joined the tool's set-up within %ld s "
+                               "(MPISCOPE_SETUP_TIMEOUT): some ranks seem to run without the "
+                               "mpiscope library (an MPMD command or app file that gives it to "
+                               "some programs only?); recording is off in this process and the "
+                               "program carries on", limit);
+        return false;
+    }
+    msc_g.comm = c;
+    return true;
+}
+
 void msc_runtime_init(int thread_provided)
 {
     msc_clock_finish();
@@ -267,8 +323,7 @@ void msc_runtime_init(int thread_provided)
     PMPI_Comm_group(MPI_COMM_WORLD, &msc_g.world_group);
     msc_log_set_rank(msc_g.world_rank);
     slurm_singletons();
-    if (PMPI_Comm_dup(MPI_COMM_WORLD, &msc_g.comm) != MPI_SUCCESS) {
-        msc_warn_once("comm-dup", "cannot duplicate MPI_COMM_WORLD; recording is off");
+    if (!make_tool_comm()) {
         msc_g.comm = MPI_COMM_NULL;
         return;
     }

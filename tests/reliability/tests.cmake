@@ -142,3 +142,14 @@ if(TARGET mpiscope)
     endforeach()
   endforeach()
 endif()
+
+# The library in some ranks only (an MPMD command whose second program does
+# not get LD_PRELOAD): the tool's set-up is bounded (MPISCOPE_SETUP_TIMEOUT),
+# says so once and turns recording off; the program runs as without it.
+foreach(f IN LISTS MSC_FLAVORS)
+  add_test(NAME ${f}/reliability/partial-preload
+    COMMAND ${CMAKE_CURRENT_LIST_DIR}/partial-preload.sh ${f} ${MSC_TEST_BIN}/${f}/comms_mpmd)
+  set_tests_properties(${f}/reliability/partial-preload PROPERTIES TIMEOUT 120
+    LABELS "mpi;${f};reliability"
+    ENVIRONMENT "MSC_MPIRUN=${MSC_${f}_MPIRUN};MSC_LIB=${CMAKE_BINARY_DIR}/${MSC_LIBDIR_REL}/${f}/libmpiscope.so;MSC_OUT=${MSC_TEST_OUT}/${f}_reliability_partial_preload")
+endforeach()
