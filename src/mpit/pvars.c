@@ -493,6 +493,13 @@ static comm_slot_t *comm_slot(MPI_Comm comm)
     comm_slot_t *s = &comms[ncomms++];
     memset(s, 0, sizeof *s);
     s->comm = comm;
+    /* Open MPI 4.1's ob1 queue variable counts an intercommunicator's
+     * peers by its local group but keeps them by its remote group: bound
+     * to one whose local group is the larger (a spawned world of 3 ranks
+     * reading its parent's of 2) it reads past its array and the process
+     * crashes. Intercommunicators get the tool's own measure. */
+    int inter = 0;
+    if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) return s;
     if (queue_direct) {
         s->lp = queue_lp;
         s->count = msc_libpvar_bind(&s->lp, comm);
