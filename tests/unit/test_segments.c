@@ -339,39 +339,60 @@ TEST(segments_closed_file_keeps_every_event)
     remove_archive(&x);
 }
 
+/* Two writers of location 0, as the tool leaves them after a flush: the
+ * first's EVENTS / 2 events appended to <loc>.evt.flushed (`s` says what the
+ * append left), the second's EVENTS in <loc>.evt; `first` and `second` are
+ * the two files' bytes. */
+typedef struct {
+    archive_t x;
+    trc_segfile_t s;
+    char evt[400], flushed[400];
+    bytes_t first, second;
+} two_writers_t;
+
+static void two_writers(two_writers_t *w)
+{
+    open_archive(&w->x);
+    write_segment(&w->x, EVENTS / 2);
+    w->s = (trc_segfile_t){.dir = w->x.traces, .loc = 0, .chunk = CHUNK};
+    ASSERT(trc_segment_flush(&w->s));
+    ASSERT_EQ(w->s.base, EVENTS / 2);
+    file_path(w->evt, sizeof w->evt, &w->x, "");
+    file_path(w->flushed, sizeof w->flushed, &w->x, ".flushed");
+    write_segment(&w->x, EVENTS);
+    close_archive(&w->x);
+    w->first = slurp(w->flushed);
+    w->second = slurp(w->evt);
+}
+
+static void two_writers_free(two_writers_t *w)
+{
+    free(w->first.p);
+    free(w->second.p);
+    remove_archive(&w->x);
+}
+
 /* Two writers: the first flushed whole (appended to <loc>.evt.flushed), the
  * second's file cut anywhere. The result reads to its end: every event of
  * the first, then the second's whole chunks, numbered on. */
 TEST(segments_cut_after_a_flush_keeps_the_flushed)
 {
-    archive_t x;
-    open_archive(&x);
-    write_segment(&x, EVENTS / 2);
-    trc_segfile_t s = {.dir = x.traces, .loc = 0, .chunk = CHUNK};
-    ASSERT(trc_segment_flush(&s));
-    ASSERT_EQ(s.base, EVENTS / 2);
-    char evt[400], flushed[400];
-    file_path(evt, sizeof evt, &x, "");
-    file_path(flushed, sizeof flushed, &x, ".flushed");
-    write_segment(&x, EVENTS);
-    close_archive(&x);
-    bytes_t first = slurp(flushed), second = slurp(evt);
+    two_writers_t w;
+    two_writers(&w);
     size_t cuts[1024];
-    size_t n = cut_positions(&second, cuts, 1024, 16, 16411);
+    size_t n = cut_positions(&w.second, cuts, 1024, 16, 16411);
     for (size_t i = 0; i < 2 * n; i++) {
-        spit(flushed, first.p, first.n);
-        if (!spit_cut(evt, &second, cuts[i / 2], i % 2)) continue;
-        trc_segfile_t t = s;
+        spit(w.flushed, w.first.p, w.first.n);
+        if (!spit_cut(w.evt, &w.second, cuts[i / 2], i % 2)) continue;
+        trc_segfile_t t = w.s;
         ASSERT(trc_segment_salvage(&t, false));
-        long long got = read_events(&x);
-        uint64_t want = EVENTS / 2 + events_in_whole_chunks(&second, cuts[i / 2]);
+        long long got = read_events(&w.x);
+        uint64_t want = EVENTS / 2 + events_in_whole_chunks(&w.second, cuts[i / 2]);
         if (got < 0 || (uint64_t)got != want)
             FAIL("second writer cut at %zu%s: %lld events read, %llu expected", cuts[i / 2],
                  i % 2 ? " (ending 02 01)" : "", got, (unsigned long long)want);
     }
-    free(first.p);
-    free(second.p);
-    remove_archive(&x);
+    two_writers_free(&w);
 }
 
 /* The append of a whole second writer's file cut part way (the disk filled
@@ -380,43 +401,33 @@ TEST(segments_cut_after_a_flush_keeps_the_flushed)
  * again, the flushed events are still read. */
 TEST(segments_cut_append_is_dropped)
 {
-    archive_t x;
-    open_archive(&x);
-    write_segment(&x, EVENTS / 2);
-    trc_segfile_t s = {.dir = x.traces, .loc = 0, .chunk = CHUNK};
-    ASSERT(trc_segment_flush(&s));
-    char evt[400], flushed[400];
-    file_path(evt, sizeof evt, &x, "");
-    file_path(flushed, sizeof flushed, &x, ".flushed");
-    write_segment(&x, EVENTS);
-    close_archive(&x);
-    bytes_t first = slurp(flushed), second = slurp(evt);
+    two_writers_t w;
+    two_writers(&w);
     /* What a whole append makes, to cut. */
-    trc_segfile_t whole = s;
+    trc_segfile_t whole = w.s;
     ASSERT(trc_segment_flush(&whole));
-    bytes_t joined = slurp(flushed);
-    ASSERT(joined.n > first.n);
-    size_t cuts[] = {first.n + 1, first.n + CHUNK / 3, joined.n - 1, joined.n - 19};
+    bytes_t joined = slurp(w.flushed);
+    ASSERT(joined.n > w.first.n);
+    size_t n1 = w.first.n;
+    size_t cuts[] = {n1 + 1, n1 + CHUNK / 3, joined.n - 1, joined.n - 19};
     for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
-        spit(flushed, joined.p, cuts[i]);
-        spit(evt, second.p, second.n);
-        trc_segfile_t t = s;
+        spit(w.flushed, joined.p, cuts[i]);
+        spit(w.evt, w.second.p, w.second.n);
+        trc_segfile_t t = w.s;
         ASSERT(trc_segment_salvage(&t, true));
-        long long got = read_events(&x);
+        long long got = read_events(&w.x);
         if (got != EVENTS / 2 + EVENTS)
             FAIL("append cut at %zu: %lld events read, %d written", cuts[i], got,
                  EVENTS / 2 + EVENTS);
     }
     /* The second writer's file is gone too (a later rename lost it). */
-    spit(flushed, joined.p, first.n + 1000);
-    ASSERT(unlink(evt) == 0);
-    trc_segfile_t t = s;
+    spit(w.flushed, joined.p, n1 + 1000);
+    ASSERT(unlink(w.evt) == 0);
+    trc_segfile_t t = w.s;
     ASSERT(trc_segment_salvage(&t, true));
-    ASSERT_EQ(read_events(&x), EVENTS / 2);
-    free(first.p);
-    free(second.p);
+    ASSERT_EQ(read_events(&w.x), EVENTS / 2);
     free(joined.p);
-    remove_archive(&x);
+    two_writers_free(&w);
 }
 
 /* A location whose file was never written (the disk was full before its

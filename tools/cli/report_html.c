@@ -640,6 +640,21 @@ static void section_waitstates(FILE *o, J *ws)
 
 /* ---- the run: metadata, per-rank table, I/O, user regions (issue 16) ----- */
 
+/* The first 16 entries of run.hosts or run.commands: each `key` (in <code>
+ * with `code`) and its ranks, `sep` between them. */
+static void ranked_list(FILE *o, J *list, const char *key, const char *sep, bool code)
+{
+    int k = 0;
+    for (J *x = list ? list->child : NULL; x && k < 16; x = x->next, k++) {
+        fprintf(o, "%s%s", k ? sep : "", code ? "<code>" : "");
+        msc_html_esc(o, msc_json_str(x, key, "?"));
+        fprintf(o, "%s (ranks ", code ? "</code>" : "");
+        msc_html_esc(o, msc_json_str(x, "ranks", "?"));
+        fprintf(o, ")");
+    }
+    if (count(list) > 16) fprintf(o, "%s... %zu more", sep, count(list) - 16);
+}
+
 /* The header's facts about the run (profile.json "run"; older profiles
  * have none). */
 static void header_run(FILE *o, J *p)
@@ -650,15 +665,7 @@ static void header_run(FILE *o, J *p)
     J *cmds = msc_json_get(run, "commands");
     if (count(cmds) > 1) { /* several programs in one world: each with its ranks */
         fprintf(o, "<dl class=\"run\" id=\"run\"><dt>commands</dt><dd>");
-        int c = 0;
-        for (J *x = cmds->child; x && c < 16; x = x->next, c++) {
-            fprintf(o, "%s<code>", c ? "; " : "");
-            msc_html_esc(o, msc_json_str(x, "command", "?"));
-            fprintf(o, "</code> (ranks ");
-            msc_html_esc(o, msc_json_str(x, "ranks", "?"));
-            fprintf(o, ")");
-        }
-        if (count(cmds) > 16) fprintf(o, "; ... %zu more", count(cmds) - 16);
+        ranked_list(o, cmds, "command", "; ", true);
         fprintf(o, "</dd><dt>started</dt><dd>");
     } else {
         fprintf(o, "<dl class=\"run\" id=\"run\"><dt>command</dt><dd><code>");
@@ -667,16 +674,7 @@ static void header_run(FILE *o, J *p)
     }
     msc_html_esc(o, msc_json_str(run, "start_time", "?"));
     fprintf(o, ", ran %s</dd><dt>hosts</dt><dd>", secs((double)msc_json_int(run, "duration_ns"), a, sizeof a));
-    J *hosts = msc_json_get(run, "hosts");
-    int k = 0;
-    for (J *h = hosts ? hosts->child : NULL; h && k < 16; h = h->next, k++) {
-        fprintf(o, "%s", k ? ", " : "");
-        msc_html_esc(o, msc_json_str(h, "name", "?"));
-        fprintf(o, " (ranks ");
-        msc_html_esc(o, msc_json_str(h, "ranks", "?"));
-        fprintf(o, ")");
-    }
-    if (count(hosts) > 16) fprintf(o, ", ... %zu more", count(hosts) - 16);
+    ranked_list(o, msc_json_get(run, "hosts"), "name", ", ", false);
     /* The Slurm job, in the text report's words (render.c). */
     char *slurm = NULL;
     size_t slurm_len = 0;
