@@ -21,7 +21,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -29,6 +28,7 @@
 #include "log.h"
 #include "output.h"
 #include "requests.h"
+#include "wait.h"
 
 msc_hooks_t msc_hooks;
 
@@ -258,23 +258,26 @@ static void start_recording(void)
     start_modules(none);
 }
 
-/* Waits for `req` with short sleeps between tests (a peer on the same core
- * gets it), at most `seconds`. False when it did not complete; the request
- * is then left as it is. */
+typedef struct {
+    MPI_Request *req;
+    bool failed; /* the test itself failed: the wait ends, not done */
+} request_wait_t;
+
+static int request_done(void *arg)
+{
+    request_wait_t *w = arg;
+    int done = 0;
+    w->failed = PMPI_Test(w->req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS;
+    return done || w->failed;
+}
+
+/* Waits for `req` (msc_wait_sleepy), at most `seconds`. False when it did
+ * not complete; the request is then left as it is. */
 static bool wait_bounded(MPI_Request *req, long seconds)
 {
-    uint64_t end = msc_now_ns() + (uint64_t)seconds * 1000000000u;
-    long ns = 20000;
-    for (int k = 0;; k++) {
-        int done = 0;
-        if (PMPI_Test(req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return false;
-        if (done) return true;
-        if (msc_now_ns() > end) return false;
-        if (k < 64) continue;
-        struct timespec ts = {0, ns};
-        nanosleep(&ts, NULL);
-        if (ns < 1000000) ns *= 2;
-    }
+    request_wait_t w = {req, false};
+    uint64_t deadline = msc_now_ns() + (uint64_t)seconds * 1000000000u;
+    return msc_wait_sleepy(request_done, &w, deadline) && !w.failed;
 }
 
 /* The tool's communicator: MPI_COMM_WORLD duplicated, with every rank of

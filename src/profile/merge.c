@@ -23,7 +23,8 @@
  * 4. Write: rank 0 prints profile.json and renders profile.txt (pwrite.c).
  *
  * Waiting: a rank that waits for a child probes with short sleeps in
- * between instead of spinning in the MPI library's progress loop, so that
+ * between (msc_wait_sleepy, src/core/wait.c, which the tool's set-up at
+ * MPI_Init shares) instead of spinning in the MPI library's progress loop, so that
  * on oversubscribed cores the ranks still working get the CPU. Nothing
  * waits for rank 0's writing: the other ranks go on to PMPI_Finalize,
  * whose own wait sleeps in both MPIs (Open MPI's lazy wait, Hydra's PMI).
@@ -35,12 +36,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "callsite.h"
 #include "clock.h"
 #include "runinfo.h"
+#include "wait.h"
 #include "log.h"
 #include "requests.h"
 #include "state.h"
@@ -580,20 +581,6 @@ void msc_pset_merge(set_t *st, const char *b, size_t len)
     for (int k = 0; k < 3; k++) st->h.omitted[k] += h.omitted[k];
 }
 
-/* Waits with short sleeps between tests (see the top of the file): spins a
- * little for a fast peer, then sleeps 20 us, doubling up to 1 ms. `test`
- * returns nonzero when the wait is over. */
-static void wait_sleepy(int (*test)(void *), void *arg)
-{
-    long ns = 20000;
-    for (int k = 0; !test(arg); k++) {
-        if (k < 32) continue;
-        struct timespec ts = {0, ns};
-        nanosleep(&ts, NULL);
-        if (ns < 1000000) ns *= 2;
-    }
-}
-
 typedef struct {
     int src;
     MPI_Status st;
@@ -625,7 +612,7 @@ static void tree_merge(set_t *st)
         if (me + mask < n) {
             probe_t p = {.src = me + mask};
             int cnt = 0;
-            wait_sleepy(probe_test, &p);
+            msc_wait_sleepy(probe_test, &p, 0);
             PMPI_Get_count(&p.st, MPI_BYTE, &cnt);
             char *b = malloc(cnt > 0 ? (size_t)cnt : 1);
             PMPI_Recv(b ? b : NULL, b ? cnt : 0, MPI_BYTE, me + mask, TAG_MERGE, msc_g.comm,
